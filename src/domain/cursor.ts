@@ -1,0 +1,237 @@
+import { InvalidCursorError } from './errors.js';
+import type { ActivityQuery } from './ports/activity-log.js';
+import type { PostQuery, PostSortKey } from './ports/post-repository.js';
+
+/**
+ * Keyset pagination cursors, one format for every adapter.
+ *
+ * A cursor is the base64url (no padding) of the UTF-8 JSON `[1, scopeHash, position]`:
+ * - `1` is the format version;
+ * - `scopeHash` is a 64-bit FNV-1a hash (16 hex digits) of the canonical scope string, so a cursor
+ *   used with another list, sort or filter is refused without carrying the filters themselves;
+ * - `position` is the keyset of the last item returned: `[sortValue, id]` for posts (an ISO
+ *   instant or null, or the title), `[version]` for revisions, `[occurredAtIso, id]` for activity.
+ *
+ * Cursors are opaque to clients but not secret: they are not signed.
+ */
+
+const FORMAT_VERSION = 1;
+
+/** One field of a keyset position, checked by `decodeCursor` when a shape is given. */
+export type CursorField = 'string' | 'string|null' | 'instant' | 'instant|null' | 'integer';
+
+/** The position of a post list sorted by `key`: `[title, id]`, `[iso, id]` or `[iso | null, id]`. */
+export function postPositionShape(key: PostSortKey): readonly CursorField[] {
+  switch (key) {
+    case 'title':
+      return ['string', 'string'];
+    case 'publishedAt':
+      return ['instant|null', 'string'];
+    case 'createdAt':
+    case 'updatedAt':
+      return ['instant', 'string'];
+  }
+}
+/** The position of a revision list: `[version]`. */
+export const REVISION_POSITION: readonly CursorField[] = ['integer'];
+/** The position of an activity list: `[occurredAtIso, id]`. */
+export const ACTIVITY_POSITION: readonly CursorField[] = ['instant', 'string'];
+
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+// ---------------------------------------------------------------------------------------------
+// Scope
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(canonical);
+    // Arrays of strings are sets (statuses): order and repeats do not make another scope.
+    if (items.every((item) => typeof item === 'string')) {
+      return [...new Set(items as string[])].sort(compareUtf8);
+    }
+    return items;
+  }
+  if (value instanceof Date) return value.toISOString();
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort(compareUtf8)) {
+      const v = (value as Record<string, unknown>)[key];
+      if (v !== undefined) out[key] = canonical(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** UTF-8 byte order (which is also code point order). */
+function compareUtf8(a: string, b: string): number {
+  const ea = utf8.encode(a);
+  const eb = utf8.encode(b);
+  const n = Math.min(ea.length, eb.length);
+  for (let i = 0; i < n; i += 1) {
+    if (ea[i] !== eb[i]) return ea[i]! - eb[i]!;
+  }
+  return ea.length - eb.length;
+}
+
+/**
+ * A stable canonical JSON string of the parts that make a list: keys sorted, `undefined` values
+ * dropped, arrays of strings sorted and deduplicated, Dates as ISO strings.
+ */
+export function cursorScope(parts: Record<string, unknown>): string {
+  return JSON.stringify(canonical(parts));
+}
+
+/** The scope of `PostRepository.list`: the sort and every filter (an empty status list means all). */
+export function postCursorScope(query: Pick<PostQuery, 'status' | 'tag' | 'q' | 'sort'>): string {
+  return cursorScope({
+    list: 'posts',
+    sort: `${query.sort.key}:${query.sort.direction}`,
+    status: query.status !== undefined && query.status.length > 0 ? [...query.status] : undefined,
+    tag: query.tag,
+    q: query.q !== undefined && query.q !== '' ? query.q : undefined,
+  });
+}
+
+/** The scope of `RevisionRepository.list`: one post's history. */
+export function revisionCursorScope(postId: string): string {
+  return cursorScope({ list: 'revisions', postId });
+}
+
+/** The scope of `ActivityLog.list`: the post and type filters. */
+export function activityCursorScope(query: Pick<ActivityQuery, 'postId' | 'type'>): string {
+  return cursorScope({ list: 'activity', postId: query.postId, type: query.type });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const LOOKUP = new Map<string, number>([...ALPHABET].map((ch, i) => [ch, i]));
+
+/** base64url without padding. */
+export function base64UrlEncode(bytes: Uint8Array): string {
+  let out = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = bytes[i]! << 16;
+    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]!;
+  } else if (rest === 2) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
+    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]!;
+  }
+  return out;
+}
+
+/** Strict base64url decoding (no padding, no stray bits); null for anything else. */
+export function base64UrlDecode(text: string): Uint8Array | null {
+  if (text.length % 4 === 1) return null;
+  const sextets: number[] = [];
+  for (const ch of text) {
+    const v = LOOKUP.get(ch);
+    if (v === undefined) return null;
+    sextets.push(v);
+  }
+  const out = new Uint8Array(Math.floor((sextets.length * 6) / 8));
+  let o = 0;
+  let i = 0;
+  for (; i + 3 < sextets.length; i += 4) {
+    const n = (sextets[i]! << 18) | (sextets[i + 1]! << 12) | (sextets[i + 2]! << 6) | sextets[i + 3]!;
+    out[o++] = n >> 16;
+    out[o++] = (n >> 8) & 255;
+    out[o++] = n & 255;
+  }
+  const rest = sextets.length - i;
+  if (rest === 2) {
+    const n = (sextets[i]! << 18) | (sextets[i + 1]! << 12);
+    if ((n & 0xffff) !== 0) return null;
+    out[o++] = n >> 16;
+  } else if (rest === 3) {
+    const n = (sextets[i]! << 18) | (sextets[i + 1]! << 12) | (sextets[i + 2]! << 6);
+    if ((n & 0xff) !== 0) return null;
+    out[o++] = n >> 16;
+    out[o++] = (n >> 8) & 255;
+  }
+  return out;
+}
+
+const FNV_OFFSET = 0xcbf29ce484222325n;
+const FNV_PRIME = 0x100000001b3n;
+const MASK_64 = (1n << 64n) - 1n;
+
+function scopeHash(scope: string): string {
+  let h = FNV_OFFSET;
+  for (const byte of utf8.encode(scope)) {
+    h = ((h ^ BigInt(byte)) * FNV_PRIME) & MASK_64;
+  }
+  return h.toString(16).padStart(16, '0');
+}
+
+/** An opaque cursor for `position` within the list described by `scope` (see `cursorScope`). */
+export function encodeCursor(scope: string, position: unknown[]): string {
+  return base64UrlEncode(utf8.encode(JSON.stringify([FORMAT_VERSION, scopeHash(scope), position])));
+}
+
+function fieldMatches(field: CursorField, value: unknown): boolean {
+  switch (field) {
+    case 'string':
+      return typeof value === 'string';
+    case 'string|null':
+      return value === null || typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'instant':
+      return typeof value === 'string' && isIsoInstant(value);
+    case 'instant|null':
+      return value === null || (typeof value === 'string' && isIsoInstant(value));
+  }
+}
+
+function isIsoInstant(value: string): boolean {
+  const d = new Date(value);
+  return !Number.isNaN(d.getTime()) && d.toISOString() === value;
+}
+
+/**
+ * The position carried by `cursor`.
+ * @param shape when given, the position must have exactly these fields (instants are ISO strings
+ *   as `Date.toISOString` writes them).
+ * @throws InvalidCursorError when `cursor` is not a cursor, was issued for another scope, or its
+ *   position does not have `shape`.
+ */
+export function decodeCursor(cursor: string, scope: string, shape?: readonly CursorField[]): unknown[] {
+  const bytes = typeof cursor === 'string' && cursor.length > 0 ? base64UrlDecode(cursor) : null;
+  if (bytes === null) throw new InvalidCursorError('not a cursor');
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(strictUtf8.decode(bytes));
+  } catch {
+    throw new InvalidCursorError('not a cursor');
+  }
+  if (
+    !Array.isArray(envelope) ||
+    envelope.length !== 3 ||
+    envelope[0] !== FORMAT_VERSION ||
+    typeof envelope[1] !== 'string' ||
+    !Array.isArray(envelope[2])
+  ) {
+    throw new InvalidCursorError('not a cursor');
+  }
+  if (envelope[1] !== scopeHash(scope)) {
+    throw new InvalidCursorError('it was issued for another sort or other filters');
+  }
+  const position = envelope[2] as unknown[];
+  if (
+    shape !== undefined &&
+    (position.length !== shape.length || !shape.every((field, i) => fieldMatches(field, position[i])))
+  ) {
+    throw new InvalidCursorError('not a cursor');
+  }
+  return position;
+}

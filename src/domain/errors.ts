@@ -1,0 +1,210 @@
+import type { PostStatus } from './post.js';
+import type { BulkAction } from './post-rules.js';
+
+/** Every code a domain error can carry. Transport adapters map these to responses. */
+export const DOMAIN_ERROR_CODES = [
+  'not_found',
+  'slug_taken',
+  'duplicate_id',
+  'version_conflict',
+  'invalid_cursor',
+  'validation',
+  'invalid_transition',
+  'idempotency_key_in_flight',
+  'idempotency_key_reused',
+  'invalid_credentials',
+  'invalid_token',
+  'too_many_attempts',
+  'unavailable',
+] as const;
+
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+/**
+ * Base of the closed set of domain errors. Carries a stable `code` and a
+ * human-readable message without internals; knows nothing about HTTP.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly code: DomainErrorCode;
+
+  protected constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export function isDomainError(e: unknown): e is DomainError {
+  return e instanceof DomainError;
+}
+
+export type NotFoundEntity = 'post' | 'revision' | 'user';
+
+const ENTITY_LABEL: Record<NotFoundEntity, string> = {
+  post: 'Post',
+  revision: 'Revision',
+  user: 'User',
+};
+
+export class NotFoundError extends DomainError {
+  readonly code = 'not_found' as const;
+
+  constructor(
+    readonly entity: NotFoundEntity,
+    readonly id: string,
+  ) {
+    super(`${ENTITY_LABEL[entity]} '${id}' was not found.`);
+  }
+}
+
+export class SlugTakenError extends DomainError {
+  readonly code = 'slug_taken' as const;
+
+  constructor(
+    readonly slug: string,
+    readonly suggestedSlug?: string,
+  ) {
+    super(
+      suggestedSlug === undefined
+        ? `The slug '${slug}' is already in use.`
+        : `The slug '${slug}' is already in use; '${suggestedSlug}' is available.`,
+    );
+  }
+}
+
+export class DuplicateIdError extends DomainError {
+  readonly code = 'duplicate_id' as const;
+
+  constructor(readonly id: string) {
+    super(`A resource with id '${id}' already exists.`);
+  }
+}
+
+export class VersionConflictError extends DomainError {
+  readonly code = 'version_conflict' as const;
+
+  /**
+   * @param expected the version the client based its change on
+   * @param actual the current version, or null when it is not known
+   */
+  constructor(
+    readonly expected: number,
+    readonly actual: number | null,
+  ) {
+    super(
+      actual === null
+        ? `The resource was modified since version ${expected}.`
+        : `Version ${expected} is out of date; the current version is ${actual}.`,
+    );
+  }
+}
+
+export class InvalidCursorError extends DomainError {
+  readonly code = 'invalid_cursor' as const;
+
+  constructor(readonly reason: string) {
+    super(`The pagination cursor is invalid: ${reason}.`);
+  }
+}
+
+/** One problem with the input; `pointer` is a JSON Pointer into the request body, e.g. `/tags/3`. */
+export interface ValidationIssue {
+  pointer: string;
+  message: string;
+}
+
+export class ValidationError extends DomainError {
+  readonly code = 'validation' as const;
+  readonly issues: readonly ValidationIssue[];
+
+  constructor(issues: readonly ValidationIssue[]) {
+    super(
+      issues.length === 1
+        ? `Invalid input at ${issues[0]!.pointer}: ${issues[0]!.message}`
+        : `Invalid input: ${issues.length} problems found.`,
+    );
+    this.issues = issues.map((issue) => ({ ...issue }));
+  }
+}
+
+export class InvalidTransitionError extends DomainError {
+  readonly code = 'invalid_transition' as const;
+
+  constructor(
+    readonly from: PostStatus,
+    readonly action: BulkAction,
+  ) {
+    super(`Cannot ${action} a post that is ${from}.`);
+  }
+}
+
+export class IdempotencyKeyInFlightError extends DomainError {
+  readonly code = 'idempotency_key_in_flight' as const;
+
+  constructor() {
+    super('A request with this idempotency key is still being processed.');
+  }
+}
+
+/** The idempotency key was already used for a request with a different fingerprint. */
+export class IdempotencyKeyReusedError extends DomainError {
+  readonly code = 'idempotency_key_reused' as const;
+
+  constructor() {
+    super('This idempotency key was already used for a different request.');
+  }
+}
+
+export class InvalidCredentialsError extends DomainError {
+  readonly code = 'invalid_credentials' as const;
+
+  constructor() {
+    super('The username or password is incorrect.');
+  }
+}
+
+export class InvalidTokenError extends DomainError {
+  readonly code = 'invalid_token' as const;
+
+  /** @param reason short machine-friendly reason such as 'expired' or 'malformed'; not part of the message */
+  constructor(readonly reason: string) {
+    super('The access token is invalid or has expired.');
+  }
+}
+
+export class TooManyAttemptsError extends DomainError {
+  readonly code = 'too_many_attempts' as const;
+
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many attempts; try again in ${retryAfterSeconds} seconds.`);
+  }
+}
+
+/** The backing store (database, pool) is temporarily unavailable. */
+export class UnavailableError extends DomainError {
+  readonly code = 'unavailable' as const;
+
+  /** Pass the underlying failure as `cause`; it never reaches the message. */
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'The service is temporarily unavailable.',
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The closed set, as a union: switch on `code` to narrow. */
+export type AnyDomainError =
+  | NotFoundError
+  | SlugTakenError
+  | DuplicateIdError
+  | VersionConflictError
+  | InvalidCursorError
+  | ValidationError
+  | InvalidTransitionError
+  | IdempotencyKeyInFlightError
+  | IdempotencyKeyReusedError
+  | InvalidCredentialsError
+  | InvalidTokenError
+  | TooManyAttemptsError
+  | UnavailableError;

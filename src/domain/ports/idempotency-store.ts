@@ -1,0 +1,46 @@
+/** The answer stored for a completed idempotent request, replayed byte for byte. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface IdempotencyClaim {
+  /** Keys are scoped to a user: two users may use the same key. */
+  userId: string;
+  key: string;
+  /** Method, path and canonical body, hashed by the caller. */
+  fingerprint: string;
+  now: Date;
+  /** How long the claim holds while its request runs; after that another request may take it over. */
+  leaseMs: number;
+  /** When a completed record may be forgotten. */
+  expiresAt: Date;
+}
+
+export type ClaimOutcome =
+  | { outcome: 'claimed' }
+  | { outcome: 'in_flight'; retryAfterMs: number }
+  | { outcome: 'mismatch' }
+  | { outcome: 'completed'; response: StoredResponse };
+
+/**
+ * Idempotency keys, claimed atomically before any work (the store decides, never a read before
+ * the write).
+ * - `claim` on a free (or expired) key takes it: `claimed`. On a key held by a request still inside
+ *   its lease with the same fingerprint: `in_flight` with the lease time left. On a key whose lease
+ *   has run out: taken over, `claimed`. On a key with another fingerprint, held or completed:
+ *   `mismatch`. On a completed key with the same fingerprint: `completed` with the stored response.
+ *   Of N concurrent claims of one free key exactly one is `claimed`.
+ * - `complete` stores the response for a claimed key (inside the caller's transaction when one is
+ *   running, so the post and its stored answer commit together).
+ * - `release` frees a claimed key whose request failed, so a retry can claim it again; it does not
+ *   touch a completed key.
+ * - `read` returns the stored response of a completed key, or null.
+ */
+export interface IdempotencyStore {
+  claim(claim: IdempotencyClaim): Promise<ClaimOutcome>;
+  complete(userId: string, key: string, response: StoredResponse): Promise<void>;
+  release(userId: string, key: string): Promise<void>;
+  read(userId: string, key: string): Promise<StoredResponse | null>;
+}

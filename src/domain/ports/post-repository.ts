@@ -1,0 +1,113 @@
+import type { Post, PostStatus, PostSummary } from '../post.js';
+
+/** A post as first stored: version 1, `updatedAt` equal to `createdAt`. */
+export interface NewPost {
+  id: string;
+  title: string;
+  slug: string;
+  excerpt: string;
+  body: string;
+  tags: string[];
+  status: PostStatus;
+  wordCount: number;
+  createdAt: Date;
+  publishedAt: Date | null;
+}
+
+/** Fields a write may change; absent fields keep their value. */
+export interface PostChanges {
+  title?: string;
+  slug?: string;
+  excerpt?: string;
+  body?: string;
+  tags?: string[];
+  status?: PostStatus;
+  wordCount?: number;
+  publishedAt?: Date | null;
+}
+
+export type PostSortKey = 'updatedAt' | 'createdAt' | 'publishedAt' | 'title';
+export interface PostSort {
+  key: PostSortKey;
+  direction: 'asc' | 'desc';
+}
+
+export interface PostQuery {
+  /** Only these statuses; absent or empty means every status. */
+  status?: readonly PostStatus[];
+  /** Only posts carrying this (already normalised) tag. */
+  tag?: string;
+  /** Case-insensitive substring of title, excerpt or body. */
+  q?: string;
+  sort: PostSort;
+  /** 1 to 100. */
+  limit: number;
+  /** A `nextCursor` returned by an earlier call with the same sort and filters. */
+  cursor?: string | null;
+}
+
+export interface PostPage {
+  items: PostSummary[];
+  nextCursor: string | null;
+  total: number;
+}
+
+export interface TagCount {
+  name: string;
+  count: number;
+}
+
+/**
+ * Where posts live. Every adapter passes `describePostRepositoryContract`; each rule below has a
+ * test there whose name echoes it.
+ *
+ * Storage
+ * - `create` stores a post at version 1 with `updatedAt = createdAt` and returns it as stored.
+ * - Slugs are unique across every post whatever its status: `create` or `update` with a slug that
+ *   another post holds throws `SlugTakenError` and stores nothing. A duplicate id throws
+ *   `DuplicateIdError`, a different error.
+ * - Timestamps are kept at millisecond precision in UTC: a `Date` goes in and the same instant
+ *   comes out, on every adapter. The repository never reads a clock; instants come from callers.
+ * - Tags come back in the order they were stored.
+ * - `get` and `getBySlug` return null, never throw, for a missing post.
+ *
+ * Writes guarded by a version (optimistic concurrency, decided by the store, never by a read before
+ * the write)
+ * - `update(id, expectedVersion, changes, at)` applies the changes, sets `updatedAt = at` and bumps
+ *   the version by exactly one. A missing post throws `NotFoundError`; a version other than
+ *   `expectedVersion` throws `VersionConflictError` with the actual version and changes nothing.
+ *   Of N concurrent updates with the same expected version exactly one succeeds.
+ * - `delete(id, expectedVersion)` removes the post and returns it as it was; same errors.
+ *
+ * Listing
+ * - Filters: `status` (any of), `tag` (exact), `q` (case-insensitive substring of title, excerpt or
+ *   body: non-ASCII letters fold too, `ÉTÉ` finds `été`; `%` and `_` are plain characters).
+ * - Order: by the sort key in the sort direction, ties broken by `id` in byte order in the same
+ *   direction. Titles compare by their UTF-8 bytes (no collation). Posts with a null `publishedAt`
+ *   come last in both directions.
+ * - `total` counts every match across all pages. No match is `{ items: [], nextCursor: null,
+ *   total: 0 }`, never null or undefined.
+ * - Pages: `nextCursor` is null on the last page and otherwise resumes strictly after the last
+ *   item (keyset), so walking every page returns each match exactly once, even when posts are
+ *   created between fetches. A cursor used with another sort or other filters, or one that is not
+ *   a cursor at all, throws `InvalidCursorError`.
+ *
+ * Read models
+ * - `tagCounts` counts, for every tag on any post of any status, the posts carrying it, most used
+ *   first, ties by name in byte order.
+ * - `countByStatus` counts posts per status (zeros included) and `wordsPublished` sums `wordCount`
+ *   over published posts.
+ * - `slugsLike(base)` returns every stored slug that is `base` or `base-<n>`, to pick a free one.
+ */
+export interface PostRepository {
+  create(post: NewPost): Promise<Post>;
+  get(id: string): Promise<Post | null>;
+  getBySlug(slug: string): Promise<Post | null>;
+  list(query: PostQuery): Promise<PostPage>;
+  update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post>;
+  delete(id: string, expectedVersion: number): Promise<Post>;
+  slugsLike(base: string): Promise<string[]>;
+  tagCounts(): Promise<TagCount[]>;
+  countByStatus(): Promise<Record<PostStatus, number>>;
+  wordsPublished(): Promise<number>;
+}

@@ -1,0 +1,46 @@
+import type { PostStatus } from '../post.js';
+
+export interface Actor {
+  id: string;
+  name: string;
+}
+
+/** The full state of a post as one successful write left it. */
+export interface Revision {
+  postId: string;
+  version: number;
+  title: string;
+  slug: string;
+  excerpt: string;
+  body: string;
+  tags: string[];
+  status: PostStatus;
+  wordCount: number;
+  createdAt: Date;
+  actor: Actor;
+}
+
+export type RevisionSummary = Omit<Revision, 'body'>;
+
+export interface RevisionPage {
+  items: RevisionSummary[];
+  nextCursor: string | null;
+}
+
+/**
+ * The history of each post: one revision per successful write, numbered by the post version it
+ * recorded.
+ * - `append` stores a revision; a second revision with the same post and version throws
+ *   `VersionConflictError` (history is never rewritten).
+ * - `list` returns a post's revisions newest first (highest version first), `limit` 1 to 100,
+ *   keyset-paginated: `nextCursor` null on the last page, a foreign or garbled cursor throws
+ *   `InvalidCursorError`. No revisions is `{ items: [], nextCursor: null }`.
+ * - `get` returns null for an unknown post or version.
+ * - `deleteForPost` removes every revision of a post (the post is being deleted).
+ */
+export interface RevisionRepository {
+  append(revision: Revision): Promise<void>;
+  list(postId: string, page: { limit: number; cursor?: string | null }): Promise<RevisionPage>;
+  get(postId: string, version: number): Promise<Revision | null>;
+  deleteForPost(postId: string): Promise<void>;
+}

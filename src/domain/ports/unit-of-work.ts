@@ -1,0 +1,22 @@
+import type { ActivityLog } from './activity-log.js';
+import type { IdempotencyStore } from './idempotency-store.js';
+import type { PostRepository } from './post-repository.js';
+import type { RevisionRepository } from './revision-repository.js';
+
+/** The repositories a use case may write atomically. */
+export interface TransactionalRepositories {
+  posts: PostRepository;
+  revisions: RevisionRepository;
+  activity: ActivityLog;
+  idempotency: IdempotencyStore;
+}
+
+/**
+ * Runs `work` in one transaction: every write made through the repositories it is given commits
+ * together when `work` resolves, and none is visible to anyone when it throws (the error is
+ * rethrown unchanged). Transactions are isolated from each other: concurrent units see either all
+ * or none of another's writes.
+ */
+export interface UnitOfWork {
+  run<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,42 @@
+# MarginCMS tasks. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+BIN := node_modules/.bin
+MOCK_PORT ?= 4010
+
+.PHONY: help install run dev generate check-generated lint typecheck test test-unit mock migrate bench-db soak-pool clean
+
+help: ## List the tasks
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed ## Install dependencies (npm ci) when package files changed
+
+run: install generate ## Start the server (embedded PGlite under .data/ unless DATABASE_URL is set) on http://localhost:8080
+	$(BIN)/tsx src/main.ts
+
+generate: install ## Bundle openapi/ into generated/openapi.json and generated/api.d.ts
+	node scripts/generate.mjs
+
+check-generated: install ## Fail when generated/ is stale
+	node scripts/generate.mjs --check
+
+lint: install ## Lint the split spec with zero problems allowed
+	$(BIN)/redocly lint --config openapi/redocly.yaml openapi/openapi.yaml
+
+typecheck: install ## Type-check everything (handlers against the generated types)
+	$(BIN)/tsc -p tsconfig.json
+
+test-unit: install ## Run the test suites only
+	$(BIN)/vitest run
+
+test: lint check-generated typecheck test-unit ## Lint, check generated/, type-check and run every test
+
+mock: install ## Serve the contract with Prism on 127.0.0.1:$(MOCK_PORT)
+	$(BIN)/prism mock generated/openapi.json --host 127.0.0.1 --port $(MOCK_PORT)
+
+clean: ## Remove the embedded database under .data/
+	rm -rf .data

@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { UnavailableError, type Store } from '../../domain/index.js';
+import { createLogger } from '../../log.js';
+import { bearer, json, testApp, url } from '../../../test/support/http.js';
+import { ContractViolation } from '../../../test/support/contract-fetch.js';
+import { createHandlers } from './handlers/index.js';
+import type { HandlerRegistry } from './registry.js';
+
+const readyStore = { kind: 'memory', ping: async () => {} } as unknown as Store;
+const handlers = (store: Store = readyStore): HandlerRegistry => createHandlers({ store });
+const ULID = '01JDQ8Z4M6X2V7K9T3N5R8W1YB';
+
+describe('routing', () => {
+  it('routes every operation of the bundle to its handler (none answers 404)', async () => {
+    const { fetch, contract } = await testApp({ handlers: handlers(), allowNotImplemented: true });
+    expect(contract.routes).toHaveLength(19);
+    for (const route of contract.routes) {
+      const path = route.path.replace('{id}', ULID).replace('{version}', '1');
+      const response = await fetch(url(path), {
+        method: route.method.toUpperCase(),
+        headers: { ...bearer, 'content-type': 'application/json' },
+      });
+      expect(response.status, `${route.operationId} ${route.method} ${path}`).not.toBe(404);
+      expect(response.status, route.operationId).not.toBe(405);
+    }
+  });
+
+  it('answers an unknown path with a 404 problem', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    const response = await fetch(url('/nowhere'));
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await json(response)).toMatchObject({ type: 'https://margincms.dev/problems/not-found', status: 404 });
+  });
+
+  it('answers a wrong method with a 405 problem and Allow', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    const put = await fetch(url('/posts'), { method: 'PUT', headers: bearer });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect((await json(put)).type).toBe('https://margincms.dev/problems/method-not-allowed');
+    const bulk = await fetch(url('/posts/bulk'), { headers: bearer });
+    expect(bulk.status).toBe(405);
+    expect(bulk.headers.get('allow')).toBe('POST');
+  });
+
+  it('answers an operation that is not built yet with a 501 problem, never a fake success', async () => {
+    const { fetch } = await testApp({ handlers: handlers(), allowNotImplemented: true });
+    const response = await fetch(url('/stats'), { headers: bearer });
+    expect(response.status).toBe(501);
+    expect((await json(response)).type).toBe('https://margincms.dev/problems/not-implemented');
+  });
+});
+
+describe('request validation', () => {
+  it('rejects query values that break the schema with 422 listing every failing field', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    const response = await fetch(url('/posts?limit=500&status=draft&status=nope&sort=colour'), { headers: bearer });
+    expect(response.status).toBe(422);
+    const body = await json(response);
+    expect(body.type).toBe('https://margincms.dev/problems/validation-failed');
+    const pointers = body.errors.map((e: { pointer: string }) => e.pointer).sort();
+    expect(pointers).toEqual(['/query/limit', '/query/sort', '/query/status/1']);
+  });
+
+  it('rejects a body that breaks the schema with 422 naming each field, unknown ones included', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    const response = await fetch(url('/posts'), {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json', 'idempotency-key': 'k'.repeat(256) },
+      body: JSON.stringify({ title: '', slug: 'Not A Slug', colour: 'red' }),
+    });
+    expect(response.status).toBe(422);
+    const pointers = (await json(response)).errors.map((e: { pointer: string }) => e.pointer).sort();
+    expect(pointers).toEqual(['/body/colour', '/body/slug', '/body/title', '/headers/idempotency-key']);
+  });
+
+  it('rejects a malformed path parameter with 422', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    const response = await fetch(url('/posts/not-a-ulid/revisions/zero'), { headers: bearer });
+    expect(response.status).toBe(422);
+    const pointers = new Set((await json(response)).errors.map((e: { pointer: string }) => e.pointer));
+    expect(pointers).toEqual(new Set(['/path/id', '/path/version']));
+  });
+
+  it('answers malformed JSON with a 400 problem', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    const response = await fetch(url('/posts'), {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: '{"title": "unterminated',
+    });
+    expect(response.status).toBe(400);
+    expect((await json(response)).type).toBe('https://margincms.dev/problems/malformed-request');
+  });
+
+  it('answers a body over the limit with a 413 problem', async () => {
+    const { fetch } = await testApp({ handlers: handlers(), bodyLimitBytes: 2048 });
+    const response = await fetch(url('/posts'), {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Big', body: 'x'.repeat(4096) }),
+    });
+    expect(response.status).toBe(413);
+    expect((await json(response)).type).toBe('https://margincms.dev/problems/payload-too-large');
+  });
+});
+
+describe('bearer security', () => {
+  it('answers every protected operation of the bundle with 401 and WWW-Authenticate without a token', async () => {
+    const { fetch, contract } = await testApp({ handlers: handlers(), allowNotImplemented: true });
+    const protectedRoutes = contract.routes.filter((r) => r.requiresAuth);
+    expect(protectedRoutes.map((r) => r.operationId).sort()).toEqual(
+      [
+        'bulkPosts', 'createPost', 'deletePost', 'exportPost', 'getMe', 'getPost', 'getRevision', 'getStats',
+        'listActivity', 'listPosts', 'listRevisions', 'listTags', 'restoreRevision', 'updatePost',
+      ].sort(),
+    );
+    for (const route of protectedRoutes) {
+      const path = route.path.replace('{id}', ULID).replace('{version}', '1');
+      for (const headers of [{}, { authorization: "Bearer forged" }, { authorization: "Basic abc" }] as Record<string, string>[]) {
+        const response = await fetch(url(path), { method: route.method.toUpperCase(), headers });
+        expect(response.status, route.operationId).toBe(401);
+        expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      }
+    }
+  });
+});
+
+describe('meta', () => {
+  it('answers getHealth with 200 ok without a token', async () => {
+    const { client } = await testApp({ handlers: handlers() });
+    const { data, response } = await client.GET('/healthz');
+    expect(response.status).toBe(200);
+    expect(data).toEqual({ status: 'ok' });
+  });
+
+  it('answers getReadiness with 200 naming the store when the database answers', async () => {
+    const { client } = await testApp({ handlers: handlers() });
+    const { data } = await client.GET('/readyz');
+    expect(data).toEqual({ status: 'ready', database: 'memory' });
+  });
+
+  it('answers getReadiness with a 503 problem and Retry-After when the database does not answer', async () => {
+    const down = { kind: 'postgres', ping: async () => { throw new UnavailableError(2, 'The database is not answering.'); } };
+    const { fetch } = await testApp({ handlers: handlers(down as unknown as Store) });
+    const response = await fetch(url('/readyz'));
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
+  });
+});
+
+describe('errors', () => {
+  it('answers an unexpected error with a bare 500 problem carrying the logged request id', async () => {
+    const lines: string[] = [];
+    const failing = { kind: 'pglite', ping: async () => { throw new Error('relation "secret_table" does not exist'); } };
+    const { fetch } = await testApp({ handlers: handlers(failing as unknown as Store), logger: createLogger('error', (l) => lines.push(l)) });
+    const response = await fetch(url('/readyz'));
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).not.toContain('secret_table');
+    const body = JSON.parse(text);
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', requestId: body.requestId });
+  });
+
+  it('fails the test helper when a response drifts from the contract', async () => {
+    const drifting: HandlerRegistry = { ...handlers(), getHealth: async () => ({ status: 200, body: { status: 'fine' } as never }) };
+    const { fetch } = await testApp({ handlers: drifting });
+    await expect(fetch(url('/healthz'))).rejects.toBeInstanceOf(ContractViolation);
+  });
+});

@@ -1,0 +1,46 @@
+import type { AnyDomainError, DomainError, DomainErrorCode } from '../../domain/index.js';
+import { HttpProblem } from './problem.js';
+
+type Mapper = (error: never) => HttpProblem;
+
+/**
+ * The one table from domain errors to HTTP problems. A domain error code without a row here fails
+ * `tsc`, so a new error cannot reach a client as a bare 500.
+ */
+const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C }>) => HttpProblem } = {
+  not_found: (e) =>
+    new HttpProblem(404, 'not-found', e.message),
+  slug_taken: (e) =>
+    new HttpProblem(409, 'slug-taken', e.message, e.suggestedSlug ? { suggestedSlug: e.suggestedSlug } : {}),
+  duplicate_id: (e) => new HttpProblem(500, 'internal-error', e.message),
+  version_conflict: (e) => new HttpProblem(412, 'precondition-failed', e.message),
+  invalid_cursor: (e) =>
+    new HttpProblem(422, 'validation-failed', e.message, {
+      errors: [{ pointer: '/query/cursor', message: e.message }],
+    }),
+  validation: (e) =>
+    new HttpProblem(422, 'validation-failed', e.message, {
+      errors: e.issues.map((i) => ({ pointer: i.pointer, message: i.message })),
+    }),
+  invalid_transition: (e) =>
+    new HttpProblem(422, 'validation-failed', e.message, {
+      errors: [{ pointer: '/body/status', message: e.message }],
+    }),
+  idempotency_key_in_flight: (e) =>
+    new HttpProblem(409, 'idempotency-key-in-flight', e.message, {}, { 'retry-after': '1' }),
+  idempotency_key_reused: (e) =>
+    new HttpProblem(422, 'idempotency-key-reused', e.message, {
+      errors: [{ pointer: '/headers/idempotency-key', message: 'was used with a different request body' }],
+    }),
+  invalid_credentials: (e) => new HttpProblem(401, 'invalid-credentials', e.message),
+  invalid_token: (e) =>
+    new HttpProblem(401, 'unauthorized', e.message, {}, { 'www-authenticate': 'Bearer error="invalid_token"' }),
+  too_many_attempts: (e) =>
+    new HttpProblem(429, 'too-many-attempts', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
+  unavailable: (e) =>
+    new HttpProblem(503, 'service-unavailable', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
+};
+
+export function problemFromDomainError(error: DomainError): HttpProblem {
+  return (table[error.code] as Mapper)(error as never);
+}

@@ -1,0 +1,67 @@
+/** The problem kinds of the contract (`ProblemType` in the spec), by their stable slug. */
+export const PROBLEM_TYPES = {
+  'malformed-request': 'Malformed request',
+  'validation-failed': 'Validation failed',
+  unauthorized: 'Unauthorized',
+  'invalid-credentials': 'Invalid credentials',
+  'invalid-refresh-token': 'Invalid refresh token',
+  'not-found': 'Not found',
+  'method-not-allowed': 'Method not allowed',
+  'slug-taken': 'Slug taken',
+  'idempotency-key-in-flight': 'Request in progress',
+  'idempotency-key-reused': 'Idempotency key reused',
+  'precondition-failed': 'Precondition failed',
+  'precondition-required': 'Precondition required',
+  'payload-too-large': 'Payload too large',
+  'too-many-attempts': 'Too many attempts',
+  'internal-error': 'Internal server error',
+  'not-implemented': 'Not implemented',
+  'service-unavailable': 'Service unavailable',
+} as const;
+
+export type ProblemKind = keyof typeof PROBLEM_TYPES;
+export const PROBLEM_BASE = 'https://margincms.dev/problems/';
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  [extension: string]: unknown;
+}
+
+/**
+ * An HTTP answer that is an RFC 9457 problem. Thrown by the HTTP layer (and produced from domain
+ * errors by the problem map); the app's error handler turns it into the response.
+ */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly extensions: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'HttpProblem';
+  }
+
+  body(instance?: string): ProblemBody {
+    return {
+      type: PROBLEM_BASE + this.kind,
+      title: PROBLEM_TYPES[this.kind],
+      status: this.status,
+      detail: this.detail,
+      ...(instance === undefined ? {} : { instance }),
+      ...this.extensions,
+    };
+  }
+}
+
+export function problemResponse(problem: HttpProblem, instance?: string): Response {
+  return new Response(JSON.stringify(problem.body(instance)), {
+    status: problem.status,
+    headers: { 'content-type': 'application/problem+json', ...problem.headers },
+  });
+}

@@ -1,0 +1,59 @@
+import type { operations } from '../../../generated/api.js';
+
+/** Every operationId in the contract. */
+export type OperationId = keyof operations;
+
+type Op<K extends OperationId> = operations[K];
+type Defined<T> = [T] extends [never] ? Record<never, never> : T;
+type WithoutIndex<T> = { [P in keyof T as string extends P ? never : P]: T[P] };
+
+export type PathParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['path']>>;
+export type QueryParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['query']>>;
+export type HeaderParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['header']>>;
+export type RequestBody<K extends OperationId> =
+  Op<K> extends { requestBody: { content: { 'application/json': infer B } } }
+    ? B
+    : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
+      ? B | undefined
+      : undefined;
+
+type ReplyFor<S, R> = R extends { content: infer C }
+  ? { status: S; body: C[keyof C]; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> }
+  : { status: S; body?: undefined; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> };
+
+type Responses<K extends OperationId> = Op<K>['responses'];
+
+/**
+ * What a handler may answer: one of the operation's declared status codes with the body of that
+ * response and its declared headers. Anything else fails `tsc`. Errors are thrown (domain errors,
+ * or `HttpProblem`) and mapped to problem+json in one place.
+ */
+export type Reply<K extends OperationId> = {
+  [S in keyof Responses<K> & number]: ReplyFor<S, Responses<K>[S]>;
+}[keyof Responses<K> & number];
+
+/** The authenticated caller, set by the bearer security handler. */
+export interface Principal {
+  userId: string;
+  name: string;
+  tokenId: string;
+}
+
+/** A validated request: parameters coerced to their schema types, defaults applied. */
+export interface RequestOf<K extends OperationId> {
+  operationId: K;
+  params: PathParams<K>;
+  query: QueryParams<K>;
+  /** Declared header parameters, lowercase names. */
+  headers: { [H in keyof HeaderParams<K> as Lowercase<H & string>]: HeaderParams<K>[H] };
+  body: RequestBody<K>;
+  principal: Principal | null;
+  requestId: string;
+  /** The path of this request, e.g. `/api/v1/posts`. */
+  path: string;
+}
+
+export type Handler<K extends OperationId> = (request: RequestOf<K>) => Promise<Reply<K>>;
+
+/** One handler per operationId: a missing one, or one that drifts from the contract, fails `tsc`. */
+export type HandlerRegistry = { [K in OperationId]: Handler<K> };

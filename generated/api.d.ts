@@ -74,7 +74,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new pair
-         * @description Consumes the refresh token atomically and returns a new pair: of two parallel refreshes with one token, exactly one consumes it. Reusing a consumed token revokes its whole family and answers 401 — except a retry within the grace window (default 10 s) after the first use, from a client whose response was lost: it is answered like an idempotent retry, 200 with a fresh pair of the same family and `Idempotent-Replayed: true`, and logs nobody out.
+         * @description Consumes the refresh token atomically and returns a new pair: of two parallel refreshes with one token exactly one pair is issued. Presenting a consumed token again within the grace window (default 10 s, `REFRESH_GRACE_SECONDS`) answers like an idempotent retry: 200 with the same pair that the first use issued and `Idempotent-Replayed: true`, logging nobody out (the pair is stored encrypted under the consumed token, so only its holder can read it back). Reuse after the grace window is treated as theft: the whole family of tokens from that login is revoked and the answer is 401.
          */
         post: operations["refreshTokens"];
         delete?: never;
@@ -385,6 +385,7 @@ export interface components {
         BulkIds: components["schemas"]["PostId"][];
         /** @description One action applied to each listed post. `tag` is required for `addTag` and `removeTag` and forbidden for the other actions. */
         BulkPostsRequest: components["schemas"]["BulkStatusAction"] | components["schemas"]["BulkTagAction"];
+        /** @description Per id, in request order. `addTag` on a post that already has the tag, or `removeTag` on one without it, succeeds without a change (the version stays). */
         BulkResult: {
             /** @enum {string} */
             action: "publish" | "unpublish" | "archive" | "delete" | "addTag" | "removeTag";
@@ -953,7 +954,7 @@ export interface components {
                 "application/json": components["schemas"]["TokenPair"];
             };
         };
-        /** @description The refresh token was consumed and a new pair issued. A retry of the same refresh token within the grace window (default 10 s) after its first use gets a fresh pair of the same family and `Idempotent-Replayed: true`, so a client whose response was lost is not logged out. */
+        /** @description The refresh token was consumed and a new pair issued. Presenting the same refresh token again within the grace window (default 10 s) after its first use answers the very same pair again with `Idempotent-Replayed: true`, as an idempotent retry would be, so a client whose response was lost, or two tabs refreshing at once, are not logged out. */
         TokensRefreshedResponse: {
             headers: {
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];

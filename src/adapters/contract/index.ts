@@ -1,0 +1,36 @@
+import { describe } from 'vitest';
+import { describeActivityLogContract } from './activity-log.contract.js';
+import type { MakeStore } from './fixtures.js';
+import { describeIdempotencyStoreContract } from './idempotency-store.contract.js';
+import { describePostRepositoryContract } from './post-repository.contract.js';
+import { describeRefreshTokenRepositoryContract } from './refresh-token-repository.contract.js';
+import { describeRevisionRepositoryContract } from './revision-repository.contract.js';
+import { describeUnitOfWorkContract } from './unit-of-work.contract.js';
+import { describeUserRepositoryContract } from './user-repository.contract.js';
+
+export type { MakeStore } from './fixtures.js';
+export {
+  describeActivityLogContract,
+  describeIdempotencyStoreContract,
+  describePostRepositoryContract,
+  describeRefreshTokenRepositoryContract,
+  describeRevisionRepositoryContract,
+  describeUnitOfWorkContract,
+  describeUserRepositoryContract,
+};
+
+/**
+ * Every port contract, run against one adapter. `make` returns a fresh, empty store for each test;
+ * the suites close it afterwards. No skips: an adapter passes all of it or does not pass.
+ */
+export function describeStoreContract(adapterName: string, make: MakeStore): void {
+  describe(`Store contract: ${adapterName}`, () => {
+    describePostRepositoryContract(make);
+    describeRevisionRepositoryContract(make);
+    describeActivityLogContract(make);
+    describeIdempotencyStoreContract(make);
+    describeUserRepositoryContract(make);
+    describeRefreshTokenRepositoryContract(make);
+    describeUnitOfWorkContract(make);
+  });
+}

@@ -1,0 +1,830 @@
+import { describe, expect, it } from 'vitest';
+import { encodeCursor, postCursorScope } from '../../domain/cursor.js';
+import {
+  DuplicateIdError,
+  InvalidCursorError,
+  NotFoundError,
+  SlugTakenError,
+  VersionConflictError,
+} from '../../domain/errors.js';
+import type { Post, PostStatus } from '../../domain/post.js';
+import type {
+  PostQuery,
+  PostRepository,
+  PostSort,
+  PostSortKey,
+} from '../../domain/ports/post-repository.js';
+import {
+  type MakeStore,
+  minute,
+  newPost,
+  rejectionOf,
+  revisionOf,
+  times,
+  ulid,
+  useStore,
+} from './fixtures.js';
+
+/**
+ * The ordering fixture: ten posts whose titles disagree between UTF-8 byte order, UTF-16 order
+ * and any collation (case, accents, ß, an emoji, U+FF5A), with equal timestamps, equal titles and
+ * null `publishedAt`s. `c`, `u` and `p` are minutes (see `minute`) of createdAt, updatedAt and
+ * publishedAt.
+ */
+const ORDERING: ReadonlyArray<{
+  n: number;
+  title: string;
+  c: number;
+  u: number;
+  p: number | null;
+  status: PostStatus;
+}> = [
+  { n: 1, title: 'apple', c: 5, u: 5, p: null, status: 'draft' },
+  { n: 2, title: 'Banana', c: 1, u: 9, p: 3, status: 'published' },
+  { n: 3, title: 'zebra', c: 5, u: 7, p: 3, status: 'archived' },
+  { n: 4, title: 'Été', c: 2, u: 7, p: null, status: 'draft' },
+  { n: 5, title: 'été', c: 8, u: 8, p: 6, status: 'published' },
+  { n: 6, title: 'ß', c: 5, u: 9, p: 8, status: 'published' },
+  { n: 7, title: '😀 party', c: 3, u: 4, p: 3, status: 'draft' },
+  { n: 8, title: 'ｚ wide', c: 9, u: 9, p: null, status: 'draft' },
+  { n: 9, title: 'apple', c: 4, u: 6, p: 5, status: 'published' },
+  { n: 10, title: 'Zulu', c: 6, u: 7, p: 9, status: 'published' },
+];
+
+/** Neither any expected order nor its reverse; every group of ties is scrambled too. */
+const INSERTION_ORDER = [3, 9, 6, 10, 4, 1, 8, 2, 7, 5];
+
+/** The expected order of the fixture for each sort, as fixture numbers. */
+const EXPECTED: Record<`${PostSortKey}:${'asc' | 'desc'}`, number[]> = {
+  'title:asc': [2, 10, 1, 9, 3, 4, 6, 5, 8, 7],
+  'title:desc': [7, 8, 5, 6, 4, 3, 9, 1, 10, 2],
+  'createdAt:asc': [2, 4, 7, 9, 1, 3, 6, 10, 5, 8],
+  'createdAt:desc': [8, 5, 10, 6, 3, 1, 9, 7, 4, 2],
+  'updatedAt:asc': [7, 1, 9, 3, 4, 10, 5, 2, 6, 8],
+  'updatedAt:desc': [8, 6, 2, 5, 10, 4, 3, 9, 1, 7],
+  'publishedAt:asc': [2, 3, 7, 9, 5, 6, 10, 1, 4, 8],
+  'publishedAt:desc': [10, 6, 5, 9, 7, 3, 2, 8, 4, 1],
+};
+
+const SORTS: PostSort[] = (['updatedAt', 'createdAt', 'publishedAt', 'title'] as const).flatMap(
+  (key) => (['asc', 'desc'] as const).map((direction) => ({ key, direction })),
+);
+
+function expectedIds(sort: PostSort): string[] {
+  return EXPECTED[`${sort.key}:${sort.direction}`].map(ulid);
+}
+
+async function seedOrdering(posts: PostRepository): Promise<void> {
+  for (const n of INSERTION_ORDER) {
+    const row = ORDERING.find((r) => r.n === n)!;
+    await posts.create(
+      newPost(n, {
+        title: row.title,
+        status: row.status,
+        createdAt: minute(row.c),
+        publishedAt: row.p === null ? null : minute(row.p),
+      }),
+    );
+  }
+  // Updates in yet another order, so that updatedAt differs from createdAt.
+  for (const row of [...ORDERING].reverse()) {
+    if (row.u !== row.c) await posts.update(ulid(row.n), 1, {}, minute(row.u));
+  }
+}
+
+async function walk(
+  posts: PostRepository,
+  query: Omit<PostQuery, 'cursor'>,
+  between?: (page: number) => Promise<void>,
+): Promise<{ ids: string[]; pages: Array<{ size: number; total: number; last: boolean }> }> {
+  const ids: string[] = [];
+  const pages: Array<{ size: number; total: number; last: boolean }> = [];
+  let cursor: string | null = null;
+  do {
+    const page = await posts.list({ ...query, cursor });
+    ids.push(...page.items.map((p) => p.id));
+    pages.push({ size: page.items.length, total: page.total, last: page.nextCursor === null });
+    cursor = page.nextCursor;
+    if (pages.length > 60) throw new Error('the walk does not end');
+    if (cursor !== null && between !== undefined) await between(pages.length);
+  } while (cursor !== null);
+  return { ids, pages };
+}
+
+function newPostAsStored(n: number, overrides: Parameters<typeof newPost>[1]): Post {
+  const input = newPost(n, overrides);
+  return { ...input, version: 1, updatedAt: new Date(input.createdAt.getTime()) };
+}
+
+function sorted(ids: string[]): string[] {
+  return [...ids].sort();
+}
+
+const SORT: PostSort = { key: 'createdAt', direction: 'asc' };
+
+export function describePostRepositoryContract(make: MakeStore): void {
+  describe('PostRepository', () => {
+    const store = useStore(make);
+    const posts = (): PostRepository => store().posts;
+
+    async function ids(query: Partial<PostQuery>): Promise<string[]> {
+      const page = await posts().list({ sort: SORT, limit: 100, ...query });
+      return page.items.map((p) => p.id);
+    }
+
+    describe('storage', () => {
+      it('create stores a post at version 1 with updatedAt = createdAt and returns it as stored', async () => {
+        const input = newPost(1, {
+          title: 'Hello',
+          slug: 'hello',
+          excerpt: 'An excerpt',
+          body: '# Hello\n\nWorld',
+          tags: ['b', 'a'],
+          status: 'published',
+          wordCount: 2,
+          createdAt: new Date('2026-03-04T05:06:07.891Z'),
+          publishedAt: new Date('2026-03-04T06:00:00.001Z'),
+        });
+        const created = await posts().create(input);
+        const expected: Post = {
+          ...input,
+          version: 1,
+          updatedAt: new Date('2026-03-04T05:06:07.891Z'),
+        };
+        expect(created).toStrictEqual(expected);
+        expect(await posts().get(input.id)).toStrictEqual(expected);
+        expect(await posts().getBySlug('hello')).toStrictEqual(expected);
+      });
+
+      it('create with a slug that another post holds throws SlugTakenError and stores nothing', async () => {
+        await posts().create(newPost(1, { slug: 'taken', title: 'First' }));
+        const error = await rejectionOf(posts().create(newPost(2, { slug: 'taken', title: 'Second' })));
+        expect(error).toBeInstanceOf(SlugTakenError);
+        expect((error as SlugTakenError).slug).toBe('taken');
+        expect(await posts().get(ulid(2))).toBeNull();
+        expect((await posts().getBySlug('taken'))?.id).toBe(ulid(1));
+        expect((await posts().get(ulid(1)))?.title).toBe('First');
+        expect((await posts().list({ sort: SORT, limit: 10 })).total).toBe(1);
+      });
+
+      it('slugs are unique across every post whatever its status (draft, published, archived)', async () => {
+        const statuses: PostStatus[] = ['draft', 'published', 'archived'];
+        for (const [i, status] of statuses.entries()) {
+          await posts().create(newPost(i + 1, { slug: `s-${status}`, status }));
+        }
+        for (const [i, status] of statuses.entries()) {
+          const error = await rejectionOf(posts().create(newPost(10 + i, { slug: `s-${status}` })));
+          expect(error, status).toBeInstanceOf(SlugTakenError);
+        }
+        expect((await posts().list({ sort: SORT, limit: 10 })).total).toBe(3);
+      });
+
+      it('update with a slug that another post holds throws SlugTakenError and changes nothing', async () => {
+        await posts().create(newPost(1, { slug: 'first', status: 'archived' }));
+        await posts().create(newPost(2, { slug: 'second', title: 'Second' }));
+        const before = await posts().get(ulid(2));
+        const error = await rejectionOf(
+          posts().update(ulid(2), 1, { slug: 'first', title: 'Changed' }, minute(30)),
+        );
+        expect(error).toBeInstanceOf(SlugTakenError);
+        expect(await posts().get(ulid(2))).toStrictEqual(before);
+        expect((await posts().getBySlug('first'))?.id).toBe(ulid(1));
+      });
+
+      it('update keeping its own slug is not a conflict', async () => {
+        await posts().create(newPost(1, { slug: 'mine' }));
+        const updated = await posts().update(ulid(1), 1, { slug: 'mine', title: 'T' }, minute(30));
+        expect(updated.slug).toBe('mine');
+        expect(updated.version).toBe(2);
+      });
+
+      it('a deleted post no longer holds its slug', async () => {
+        await posts().create(newPost(1, { slug: 'reused' }));
+        await posts().delete(ulid(1), 1);
+        await posts().create(newPost(2, { slug: 'reused' }));
+        expect((await posts().getBySlug('reused'))?.id).toBe(ulid(2));
+      });
+
+      it('a duplicate id throws DuplicateIdError, a different error, and stores nothing', async () => {
+        await posts().create(newPost(1, { slug: 'original', title: 'Original' }));
+        const error = await rejectionOf(posts().create(newPost(1, { slug: 'other', title: 'Other' })));
+        expect(error).toBeInstanceOf(DuplicateIdError);
+        expect(error).not.toBeInstanceOf(SlugTakenError);
+        expect(await posts().getBySlug('other')).toBeNull();
+        expect((await posts().get(ulid(1)))?.title).toBe('Original');
+        expect((await posts().list({ sort: SORT, limit: 10 })).total).toBe(1);
+      });
+
+      it('timestamps are kept at millisecond precision in UTC: a Date goes in and the same instant comes out', async () => {
+        const createdAt = new Date('2026-03-04T05:06:07.891Z');
+        const publishedAt = new Date('2026-03-29T01:30:00.001Z');
+        const at = new Date('2026-12-31T23:59:59.999Z');
+        const created = await posts().create(newPost(1, { slug: 'ts', createdAt, publishedAt }));
+        const reads = async (): Promise<Array<Omit<Post, 'body'>>> => [
+          (await posts().get(ulid(1)))!,
+          (await posts().getBySlug('ts'))!,
+          ...(await posts().list({ sort: SORT, limit: 10 })).items,
+        ];
+        for (const p of [created, ...(await reads())]) {
+          expect(p.createdAt.toISOString()).toBe('2026-03-04T05:06:07.891Z');
+          expect(p.updatedAt.toISOString()).toBe('2026-03-04T05:06:07.891Z');
+          expect(p.publishedAt?.toISOString()).toBe('2026-03-29T01:30:00.001Z');
+        }
+        const updated = await posts().update(ulid(1), 1, { title: 'x' }, at);
+        for (const p of [updated, ...(await reads())]) {
+          expect(p.createdAt.toISOString()).toBe('2026-03-04T05:06:07.891Z');
+          expect(p.updatedAt.toISOString()).toBe('2026-12-31T23:59:59.999Z');
+          expect(p.publishedAt?.toISOString()).toBe('2026-03-29T01:30:00.001Z');
+        }
+        const deleted = await posts().delete(ulid(1), 2);
+        expect(deleted.updatedAt.toISOString()).toBe('2026-12-31T23:59:59.999Z');
+      });
+
+      it('timestamps: the instant returned equals the instant given (getTime) on every read, whatever the input', async () => {
+        // A Date holds whole milliseconds: the fraction is dropped by the Date itself.
+        const createdAt = new Date(Date.UTC(2026, 2, 4, 5, 6, 7, 891) + 0.5);
+        const publishedAt = new Date(Date.UTC(1999, 11, 31, 23, 59, 59, 999) + 0.25);
+        const at = new Date(Date.UTC(2101, 0, 1, 0, 0, 0, 1) + 0.75);
+        await posts().create(newPost(1, { slug: 'sub', createdAt, publishedAt, status: 'published' }));
+        await posts().update(ulid(1), 1, {}, at);
+        const all = [
+          (await posts().get(ulid(1)))!,
+          (await posts().getBySlug('sub'))!,
+          ...(await posts().list({ sort: SORT, limit: 10 })).items,
+          ...(await posts().list({ sort: { key: 'publishedAt', direction: 'desc' }, limit: 10 })).items,
+        ];
+        for (const p of all) {
+          expect(p.createdAt.getTime()).toBe(createdAt.getTime());
+          expect(p.publishedAt?.getTime()).toBe(publishedAt.getTime());
+          expect(p.updatedAt.getTime()).toBe(at.getTime());
+        }
+      });
+
+      it('the repository never reads a clock: every instant comes from the caller', async () => {
+        const past = new Date('1999-01-02T03:04:05.678Z');
+        const future = new Date('2101-02-03T04:05:06.789Z');
+        const created = await posts().create(newPost(1, { createdAt: past, publishedAt: null }));
+        expect(created.updatedAt.getTime()).toBe(past.getTime());
+        const updated = await posts().update(ulid(1), 1, { publishedAt: future }, future);
+        expect(updated.updatedAt.getTime()).toBe(future.getTime());
+        expect(updated.createdAt.getTime()).toBe(past.getTime());
+        const back = await posts().update(ulid(1), 2, {}, past);
+        expect(back.updatedAt.getTime()).toBe(past.getTime());
+      });
+
+      it('tags come back in the order they were stored', async () => {
+        await posts().create(newPost(1, { tags: ['zeta', 'alpha', 'été', 'mid'] }));
+        expect((await posts().get(ulid(1)))?.tags).toEqual(['zeta', 'alpha', 'été', 'mid']);
+        expect((await posts().list({ sort: SORT, limit: 1 })).items[0]?.tags).toEqual([
+          'zeta',
+          'alpha',
+          'été',
+          'mid',
+        ]);
+        const updated = await posts().update(ulid(1), 1, { tags: ['mid', 'zeta', 'b'] }, minute(30));
+        expect(updated.tags).toEqual(['mid', 'zeta', 'b']);
+        expect((await posts().getBySlug('post-1'))?.tags).toEqual(['mid', 'zeta', 'b']);
+      });
+
+      it('get and getBySlug return null, never throw, for a missing post', async () => {
+        expect(await posts().get(ulid(404))).toBeNull();
+        expect(await posts().getBySlug('missing')).toBeNull();
+        await posts().create(newPost(1));
+        expect(await posts().get(ulid(404))).toBeNull();
+        expect(await posts().getBySlug('missing')).toBeNull();
+      });
+
+      it('returns copies: mutating an input or a result does not change the stored post', async () => {
+        const input = newPost(1, { tags: ['a'], status: 'published' });
+        const created = await posts().create(input);
+        input.tags.push('input');
+        input.createdAt.setUTCFullYear(1990);
+        input.publishedAt!.setUTCFullYear(1990);
+        created.tags.push('created');
+        created.updatedAt.setUTCFullYear(1991);
+        created.title = 'mutated';
+        const got = (await posts().get(ulid(1)))!;
+        got.tags.push('got');
+        got.createdAt.setUTCFullYear(1992);
+        got.publishedAt!.setUTCFullYear(1992);
+        const listed = (await posts().list({ sort: SORT, limit: 1 })).items[0]!;
+        listed.tags.push('listed');
+        listed.updatedAt.setUTCFullYear(1993);
+        expect(await posts().get(ulid(1))).toStrictEqual(newPostAsStored(1, { tags: ['a'], status: 'published' }));
+        const changes = { tags: ['x', 'y'] };
+        const at = minute(40);
+        const updated = await posts().update(ulid(1), 1, changes, at);
+        changes.tags.push('changes');
+        at.setUTCFullYear(1994);
+        updated.tags.push('updated');
+        const stored = (await posts().get(ulid(1)))!;
+        expect(stored.title).toBe('Post 1');
+        expect(stored.tags).toEqual(['x', 'y']);
+        expect(stored.createdAt.getTime()).toBe(minute(1).getTime());
+        expect(stored.publishedAt?.getTime()).toBe(minute(1).getTime());
+        expect(stored.updatedAt.getTime()).toBe(minute(40).getTime());
+        expect(await posts().get(ulid(1))).not.toBe(await posts().get(ulid(1)));
+      });
+    });
+
+    describe('writes guarded by a version', () => {
+      it('update applies the changes, sets updatedAt = at and bumps the version by exactly one', async () => {
+        await posts().create(newPost(1, { title: 'One', body: 'old', wordCount: 1 }));
+        const v2 = await posts().update(
+          ulid(1),
+          1,
+          {
+            title: 'Two',
+            slug: 'two',
+            excerpt: 'e',
+            body: 'new body',
+            tags: ['t'],
+            status: 'published',
+            wordCount: 2,
+            publishedAt: minute(20),
+          },
+          minute(21),
+        );
+        expect(v2).toStrictEqual({
+          id: ulid(1),
+          title: 'Two',
+          slug: 'two',
+          excerpt: 'e',
+          body: 'new body',
+          tags: ['t'],
+          status: 'published',
+          version: 2,
+          wordCount: 2,
+          createdAt: minute(1),
+          updatedAt: minute(21),
+          publishedAt: minute(20),
+        });
+        expect(await posts().get(ulid(1))).toStrictEqual(v2);
+        const v3 = await posts().update(ulid(1), 2, { title: 'Three' }, minute(22));
+        const v4 = await posts().update(ulid(1), 3, {}, minute(23));
+        expect([v3.version, v4.version]).toEqual([3, 4]);
+        expect((await posts().get(ulid(1)))?.version).toBe(4);
+      });
+
+      it('update: absent fields keep their value (a field set to undefined is absent)', async () => {
+        const created = await posts().create(
+          newPost(1, { excerpt: 'ex', body: 'b', tags: ['k'], status: 'published', wordCount: 7 }),
+        );
+        const updated = await posts().update(
+          ulid(1),
+          1,
+          { title: 'New', body: undefined, publishedAt: undefined },
+          minute(30),
+        );
+        expect(updated).toStrictEqual({ ...created, title: 'New', version: 2, updatedAt: minute(30) });
+      });
+
+      it('update sets publishedAt to null when asked', async () => {
+        await posts().create(newPost(1, { status: 'published' }));
+        const updated = await posts().update(ulid(1), 1, { publishedAt: null, status: 'draft' }, minute(30));
+        expect(updated.publishedAt).toBeNull();
+        expect((await posts().get(ulid(1)))?.publishedAt).toBeNull();
+      });
+
+      it('update of a missing post throws NotFoundError', async () => {
+        const error = await rejectionOf(posts().update(ulid(404), 1, { title: 'x' }, minute(1)));
+        expect(error).toBeInstanceOf(NotFoundError);
+        expect(await posts().get(ulid(404))).toBeNull();
+      });
+
+      it('update with a version other than expectedVersion throws VersionConflictError with the actual version and changes nothing', async () => {
+        await posts().create(newPost(1));
+        await posts().update(ulid(1), 1, { title: 'v2' }, minute(30));
+        const before = await posts().get(ulid(1));
+        for (const stale of [1, 3, 0]) {
+          const error = await rejectionOf(
+            posts().update(ulid(1), stale, { title: 'lost', slug: 'lost' }, minute(31)),
+          );
+          expect(error).toBeInstanceOf(VersionConflictError);
+          expect((error as VersionConflictError).expected).toBe(stale);
+          expect((error as VersionConflictError).actual).toBe(2);
+        }
+        expect(await posts().get(ulid(1))).toStrictEqual(before);
+        expect(await posts().getBySlug('lost')).toBeNull();
+      });
+
+      it('of N concurrent updates with the same expected version exactly one succeeds (N = 20)', async () => {
+        await posts().create(newPost(1));
+        const results = await Promise.allSettled(
+          times(20, (i) => posts().update(ulid(1), 1, { title: `writer ${i}` }, minute(30))),
+        );
+        const fulfilled = results.filter((r) => r.status === 'fulfilled');
+        const rejected = results.filter((r) => r.status === 'rejected');
+        expect(fulfilled).toHaveLength(1);
+        expect(rejected).toHaveLength(19);
+        for (const r of rejected) {
+          expect(r.reason).toBeInstanceOf(VersionConflictError);
+          expect((r.reason as VersionConflictError).actual).toBe(2);
+        }
+        const winner = (fulfilled[0] as PromiseFulfilledResult<Post>).value;
+        const stored = await posts().get(ulid(1));
+        expect(stored?.version).toBe(2);
+        expect(stored?.title).toBe(winner.title);
+      });
+
+      it('delete removes the post and returns it as it was', async () => {
+        await posts().create(newPost(1, { body: 'the body', tags: ['a', 'b'] }));
+        const before = await posts().update(ulid(1), 1, { title: 'Last' }, minute(30));
+        const deleted = await posts().delete(ulid(1), 2);
+        expect(deleted).toStrictEqual(before);
+        expect(await posts().get(ulid(1))).toBeNull();
+        expect(await posts().getBySlug('post-1')).toBeNull();
+        expect(await posts().list({ sort: SORT, limit: 10 })).toStrictEqual({
+          items: [],
+          nextCursor: null,
+          total: 0,
+        });
+      });
+
+      it('delete of a missing post throws NotFoundError', async () => {
+        expect(await rejectionOf(posts().delete(ulid(404), 1))).toBeInstanceOf(NotFoundError);
+        await posts().create(newPost(1));
+        await posts().delete(ulid(1), 1);
+        expect(await rejectionOf(posts().delete(ulid(1), 1))).toBeInstanceOf(NotFoundError);
+      });
+
+      it('delete with a stale version throws VersionConflictError with the actual version and keeps the post', async () => {
+        await posts().create(newPost(1));
+        await posts().update(ulid(1), 1, {}, minute(30));
+        const before = await posts().get(ulid(1));
+        const error = await rejectionOf(posts().delete(ulid(1), 1));
+        expect(error).toBeInstanceOf(VersionConflictError);
+        expect((error as VersionConflictError).actual).toBe(2);
+        expect(await posts().get(ulid(1))).toStrictEqual(before);
+      });
+
+      it('of N concurrent deletes with the same expected version exactly one succeeds (N = 10)', async () => {
+        await posts().create(newPost(1));
+        const results = await Promise.allSettled(times(10, () => posts().delete(ulid(1), 1)));
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        for (const r of results) {
+          if (r.status === 'rejected') {
+            expect(
+              r.reason instanceof NotFoundError || r.reason instanceof VersionConflictError,
+            ).toBe(true);
+          }
+        }
+        expect(await posts().get(ulid(1))).toBeNull();
+      });
+    });
+
+    describe('listing: filters', () => {
+      it('status keeps posts with any of the given statuses; absent or empty means every status', async () => {
+        await posts().create(newPost(1, { status: 'draft' }));
+        await posts().create(newPost(2, { status: 'published' }));
+        await posts().create(newPost(3, { status: 'archived' }));
+        await posts().create(newPost(4, { status: 'published' }));
+        expect(await ids({ status: ['published'] })).toEqual([ulid(2), ulid(4)]);
+        expect(await ids({ status: ['archived', 'draft'] })).toEqual([ulid(1), ulid(3)]);
+        expect(await ids({ status: [] })).toEqual([ulid(1), ulid(2), ulid(3), ulid(4)]);
+        expect(await ids({})).toEqual([ulid(1), ulid(2), ulid(3), ulid(4)]);
+      });
+
+      it('tag keeps posts carrying exactly that tag', async () => {
+        await posts().create(newPost(1, { tags: ['js'] }));
+        await posts().create(newPost(2, { tags: ['javascript', 'x'] }));
+        await posts().create(newPost(3, { tags: ['x', 'js'] }));
+        await posts().create(newPost(4, { tags: ['js-tips'] }));
+        await posts().create(newPost(5, { tags: ['JS'] }));
+        expect(await ids({ tag: 'js' })).toEqual([ulid(1), ulid(3)]);
+        expect(await ids({ tag: 'j' })).toEqual([]);
+      });
+
+      async function seedSearch(): Promise<void> {
+        const rows: Array<[number, string, string, string, PostStatus, string[]]> = [
+          [1, 'The NeEdLe', '', '', 'published', ['hay']],
+          [2, 'Title', 'a NEEDLE here', '', 'draft', ['hay']],
+          [3, 'Title', '', 'body with a needle', 'archived', []],
+          [4, 'Summer', 'été à Paris', '', 'published', ['travel']],
+          [5, 'ÉTÉ festival', '', '', 'draft', ['travel']],
+          [6, 'Discount', '', 'Save 100% today', 'published', ['travel']],
+          [7, 'Thousand', 'about 1000 things', '', 'published', []],
+          [8, 'snake_case names', '', '', 'published', ['code']],
+          [9, 'snakeXcase names', '', '', 'draft', ['code']],
+          [10, 'Windows', '', 'C:\\Users\\ada', 'draft', []],
+          [11, 'Nothing', 'nothing', 'nothing', 'published', ['hay']],
+        ];
+        for (const [n, title, excerpt, body, status, tags] of rows) {
+          await posts().create(newPost(n, { title, excerpt, body, status, tags }));
+        }
+      }
+
+      it('q is a case-insensitive substring of title, excerpt or body', async () => {
+        await seedSearch();
+        expect(await ids({ q: 'Needle' })).toEqual([ulid(1), ulid(2), ulid(3)]);
+        expect(await ids({ q: 'NEEDLE' })).toEqual([ulid(1), ulid(2), ulid(3)]);
+        expect(await ids({ q: 'eedl' })).toEqual([ulid(1), ulid(2), ulid(3)]);
+      });
+
+      it('q: non-ASCII letters fold too, ÉTÉ finds été', async () => {
+        await seedSearch();
+        expect(await ids({ q: 'ÉTÉ' })).toEqual([ulid(4), ulid(5)]);
+        expect(await ids({ q: 'été' })).toEqual([ulid(4), ulid(5)]);
+        expect(await ids({ q: 'Été À' })).toEqual([ulid(4)]);
+      });
+
+      it('q: % and _ are plain characters', async () => {
+        await seedSearch();
+        expect(await ids({ q: '0%' })).toEqual([ulid(6)]);
+        expect(await ids({ q: '%' })).toEqual([ulid(6)]);
+        expect(await ids({ q: '_' })).toEqual([ulid(8)]);
+        expect(await ids({ q: 'e_c' })).toEqual([ulid(8)]);
+        expect(await ids({ q: '\\' })).toEqual([ulid(10)]);
+        expect(await ids({ q: ':\\u' })).toEqual([ulid(10)]);
+      });
+
+      it('q combines with status and tag filters', async () => {
+        await seedSearch();
+        expect(await ids({ q: 'été', status: ['published'] })).toEqual([ulid(4)]);
+        expect(await ids({ q: 'needle', tag: 'hay' })).toEqual([ulid(1), ulid(2)]);
+        expect(await ids({ q: 'needle', tag: 'hay', status: ['draft', 'archived'] })).toEqual([ulid(2)]);
+        expect(await ids({ q: 'names', tag: 'code', status: ['published'] })).toEqual([ulid(8)]);
+        expect(await ids({ q: 's', tag: 'travel', status: ['published'] })).toEqual([ulid(4), ulid(6)]);
+        const page = await posts().list({ sort: SORT, limit: 1, q: 'needle', tag: 'hay' });
+        expect(page.total).toBe(2);
+      });
+
+      it('listed items are summaries: they carry no body', async () => {
+        await posts().create(newPost(1, { body: 'secret body' }));
+        const page = await posts().list({ sort: SORT, limit: 10 });
+        expect(page.items[0]).not.toHaveProperty('body');
+        expect(page.items[0]?.id).toBe(ulid(1));
+      });
+    });
+
+    describe('listing: order', () => {
+      it('the fixture is inserted in an order that is neither the expected one nor its reverse', () => {
+        const inserted = INSERTION_ORDER.join();
+        for (const order of Object.values(EXPECTED)) {
+          expect(order.join()).not.toBe(inserted);
+          expect([...order].reverse().join()).not.toBe(inserted);
+        }
+      });
+
+      for (const sort of SORTS) {
+        it(`orders by ${sort.key} ${sort.direction}, ties broken by id in byte order in the same direction${
+          sort.key === 'title' ? ', titles by their UTF-8 bytes (no collation)' : ''
+        }${sort.key === 'publishedAt' ? ', null publishedAt last' : ''}`, async () => {
+          await seedOrdering(posts());
+          const page = await posts().list({ sort, limit: 100 });
+          expect(page.items.map((p) => p.id)).toEqual(expectedIds(sort));
+          expect(page.total).toBe(10);
+          expect(page.nextCursor).toBeNull();
+        });
+      }
+
+      it('posts with a null publishedAt come last in both directions, ties by id in the sort direction', async () => {
+        await posts().create(newPost(2, { publishedAt: null }));
+        await posts().create(newPost(1, { publishedAt: minute(50) }));
+        await posts().create(newPost(4, { publishedAt: null }));
+        await posts().create(newPost(3, { publishedAt: minute(10) }));
+        const asc = await ids({ sort: { key: 'publishedAt', direction: 'asc' } });
+        const desc = await ids({ sort: { key: 'publishedAt', direction: 'desc' } });
+        expect(asc).toEqual([ulid(3), ulid(1), ulid(2), ulid(4)]);
+        expect(desc).toEqual([ulid(1), ulid(3), ulid(4), ulid(2)]);
+      });
+
+      it('titles compare by their UTF-8 bytes: uppercase before lowercase, U+FF5A before an emoji', async () => {
+        const titles = ['😀', 'ｚ', 'a', 'B', 'é', 'É', 'ß', 'z', 'Z'];
+        for (const [i, title] of titles.entries()) await posts().create(newPost(i + 1, { title }));
+        const page = await posts().list({ sort: { key: 'title', direction: 'asc' }, limit: 100 });
+        expect(page.items.map((p) => p.title)).toEqual(['B', 'Z', 'a', 'z', 'É', 'ß', 'é', 'ｚ', '😀']);
+      });
+    });
+
+    describe('listing: total and empty results', () => {
+      it('no match is { items: [], nextCursor: null, total: 0 }', async () => {
+        const empty = { items: [], nextCursor: null, total: 0 };
+        for (const sort of SORTS) {
+          expect(await posts().list({ sort, limit: 10 })).toStrictEqual(empty);
+        }
+        await seedOrdering(posts());
+        expect(await posts().list({ sort: SORT, limit: 10, q: 'no such text' })).toStrictEqual(empty);
+        expect(await posts().list({ sort: SORT, limit: 10, tag: 'none' })).toStrictEqual(empty);
+        expect(await posts().list({ sort: SORT, limit: 10, status: ['archived'], q: 'apple' })).toStrictEqual(
+          empty,
+        );
+      });
+
+      it('total counts every match across all pages, on every page', async () => {
+        await seedOrdering(posts());
+        const { pages } = await walk(posts(), { sort: SORT, limit: 3 });
+        expect(pages.map((p) => p.total)).toEqual([10, 10, 10, 10]);
+        const drafts = await walk(posts(), { sort: SORT, limit: 1, status: ['draft'] });
+        expect(drafts.pages.map((p) => p.total)).toEqual([4, 4, 4, 4]);
+      });
+    });
+
+    describe('listing: pages', () => {
+      for (const sort of SORTS) {
+        it(`walking every page returns each match exactly once, in order (${sort.key} ${sort.direction}, limits 1, 2, 3)`, async () => {
+          await seedOrdering(posts());
+          for (const limit of [1, 2, 3]) {
+            const { ids: seen, pages } = await walk(posts(), { sort, limit });
+            expect(seen, `limit ${limit}`).toEqual(expectedIds(sort));
+            expect(pages).toHaveLength(Math.ceil(10 / limit));
+            expect(pages.slice(0, -1).every((p) => p.size === limit && !p.last)).toBe(true);
+            expect(pages.at(-1)?.last).toBe(true);
+          }
+        });
+      }
+
+      it('walking pages with filters crosses from dated posts to null publishedAt in both directions', async () => {
+        await seedOrdering(posts());
+        const asc = await walk(posts(), {
+          sort: { key: 'publishedAt', direction: 'asc' },
+          limit: 1,
+          status: ['draft'],
+        });
+        expect(asc.ids).toEqual([7, 1, 4, 8].map(ulid));
+        const desc = await walk(posts(), {
+          sort: { key: 'publishedAt', direction: 'desc' },
+          limit: 2,
+          status: ['published', 'archived'],
+        });
+        expect(desc.ids).toEqual([10, 6, 5, 9, 3, 2].map(ulid));
+      });
+
+      it('a page holds exactly limit items when more exist; nextCursor is null on the last page', async () => {
+        for (let n = 1; n <= 5; n += 1) await posts().create(newPost(n));
+        const first = await posts().list({ sort: SORT, limit: 2 });
+        expect(first.items).toHaveLength(2);
+        expect(first.nextCursor).not.toBeNull();
+        const second = await posts().list({ sort: SORT, limit: 3, cursor: first.nextCursor });
+        expect(second.items.map((p) => p.id)).toEqual([ulid(3), ulid(4), ulid(5)]);
+        expect(second.nextCursor).toBeNull();
+        const exact = await posts().list({ sort: SORT, limit: 5 });
+        expect(exact.items).toHaveLength(5);
+        expect(exact.nextCursor).toBeNull();
+        const one = await posts().list({ sort: SORT, limit: 100 });
+        expect(one.items).toHaveLength(5);
+        expect(one.nextCursor).toBeNull();
+      });
+
+      for (const sort of SORTS) {
+        it(`nextCursor resumes strictly after the last item even when posts are created between fetches (${sort.key} ${sort.direction})`, async () => {
+          await seedOrdering(posts());
+          let k = 0;
+          const { ids: seen } = await walk(posts(), { sort, limit: 3 }, async () => {
+            k += 1;
+            // One post sorting before everything and one after, whatever the direction.
+            await posts().create(
+              newPost(100 + k, {
+                title: `!low ${k}`,
+                slug: `low-${k}`,
+                createdAt: new Date(Date.UTC(2020, 0, 1, 0, 0, k)),
+                publishedAt: new Date(Date.UTC(2020, 0, 1, 0, 0, k)),
+              }),
+            );
+            await posts().create(
+              newPost(200 + k, {
+                title: `🚀 high ${k}`,
+                slug: `high-${k}`,
+                createdAt: new Date(Date.UTC(2030, 0, 1, 0, 0, k)),
+                publishedAt: new Date(Date.UTC(2030, 0, 1, 0, 0, k)),
+              }),
+            );
+          });
+          expect(k).toBeGreaterThan(0);
+          expect(new Set(seen).size).toBe(seen.length);
+          const originals = new Set(expectedIds(sort));
+          expect(seen.filter((id) => originals.has(id))).toEqual(expectedIds(sort));
+        });
+      }
+
+      it('a cursor used with another sort throws InvalidCursorError', async () => {
+        await seedOrdering(posts());
+        const query: PostQuery = { sort: { key: 'title', direction: 'asc' }, limit: 2 };
+        const { nextCursor } = await posts().list(query);
+        expect(nextCursor).not.toBeNull();
+        for (const sort of SORTS.filter((s) => !(s.key === 'title' && s.direction === 'asc'))) {
+          const error = await rejectionOf(posts().list({ ...query, sort, cursor: nextCursor }));
+          expect(error, `${sort.key} ${sort.direction}`).toBeInstanceOf(InvalidCursorError);
+        }
+      });
+
+      it('a cursor used with other filters throws InvalidCursorError', async () => {
+        await seedOrdering(posts());
+        const query: PostQuery = { sort: SORT, limit: 1, status: ['draft', 'published'] };
+        const { nextCursor: cursor } = await posts().list(query);
+        expect(cursor).not.toBeNull();
+        const others: PostQuery[] = [
+          { ...query, status: ['draft'] },
+          { ...query, status: undefined },
+          { ...query, tag: 'x' },
+          { ...query, q: 'apple' },
+        ];
+        for (const other of others) {
+          expect(await rejectionOf(posts().list({ ...other, cursor }))).toBeInstanceOf(InvalidCursorError);
+        }
+        const { nextCursor: searching } = await posts().list({ sort: SORT, limit: 1, q: 'a' });
+        expect(searching).not.toBeNull();
+        const error = await rejectionOf(posts().list({ sort: SORT, limit: 1, q: 'A', cursor: searching }));
+        expect(error).toBeInstanceOf(InvalidCursorError);
+      });
+
+      it('the same filters in another form keep a cursor valid: statuses in another order, another limit', async () => {
+        await seedOrdering(posts());
+        const first = await posts().list({ sort: SORT, limit: 2, status: ['draft', 'published'] });
+        const next = await posts().list({
+          sort: SORT,
+          limit: 3,
+          status: ['published', 'draft'],
+          cursor: first.nextCursor,
+        });
+        // draft or published by createdAt asc: 2, 4, 7, 9, 1, 6, 10, 5, 8
+        expect([...first.items, ...next.items].map((p) => p.id)).toEqual([2, 4, 7, 9, 1].map(ulid));
+      });
+
+      it('a cursor that is not a cursor at all throws InvalidCursorError', async () => {
+        await seedOrdering(posts());
+        const post = (await posts().get(ulid(1)))!;
+        await store().revisions.append(revisionOf(post));
+        await store().revisions.append(revisionOf({ ...post, version: 2 }));
+        const revisionCursor = (await store().revisions.list(ulid(1), { limit: 1 })).nextCursor!;
+        const { nextCursor } = await posts().list({ sort: SORT, limit: 2 });
+        const garbled = [
+          'garbage',
+          'not a cursor',
+          '%%%',
+          nextCursor!.slice(0, -4),
+          `${nextCursor!}x`,
+          revisionCursor,
+          encodeCursor(postCursorScope({ sort: SORT }), [42]),
+          encodeCursor(postCursorScope({ sort: SORT }), ['yesterday', ulid(1)]),
+        ];
+        for (const cursor of garbled) {
+          const error = await rejectionOf(posts().list({ sort: SORT, limit: 2, cursor }));
+          expect(error, cursor).toBeInstanceOf(InvalidCursorError);
+        }
+      });
+    });
+
+    describe('read models', () => {
+      it('tagCounts counts posts per tag over every status, most used first, ties by name in byte order', async () => {
+        await posts().create(newPost(1, { status: 'draft', tags: ['b', 'a'] }));
+        await posts().create(newPost(2, { status: 'published', tags: ['a', 'c'] }));
+        await posts().create(newPost(3, { status: 'archived', tags: ['c', 'é', 'a'] }));
+        await posts().create(newPost(4, { status: 'draft', tags: ['zz', 'b'] }));
+        await posts().create(newPost(5, { status: 'draft', tags: [] }));
+        expect(await posts().tagCounts()).toStrictEqual([
+          { name: 'a', count: 3 },
+          { name: 'b', count: 2 },
+          { name: 'c', count: 2 },
+          { name: 'zz', count: 1 },
+          { name: 'é', count: 1 },
+        ]);
+        await posts().delete(ulid(3), 1);
+        expect(await posts().tagCounts()).toStrictEqual([
+          { name: 'a', count: 2 },
+          { name: 'b', count: 2 },
+          { name: 'c', count: 1 },
+          { name: 'zz', count: 1 },
+        ]);
+      });
+
+      it('tagCounts of no posts is []', async () => {
+        expect(await posts().tagCounts()).toStrictEqual([]);
+      });
+
+      it('countByStatus counts posts per status, zeros included', async () => {
+        expect(await posts().countByStatus()).toStrictEqual({ draft: 0, published: 0, archived: 0 });
+        await posts().create(newPost(1, { status: 'published' }));
+        await posts().create(newPost(2, { status: 'published' }));
+        await posts().create(newPost(3, { status: 'draft' }));
+        expect(await posts().countByStatus()).toStrictEqual({ draft: 1, published: 2, archived: 0 });
+        await posts().update(ulid(3), 1, { status: 'archived' }, minute(30));
+        expect(await posts().countByStatus()).toStrictEqual({ draft: 0, published: 2, archived: 1 });
+      });
+
+      it('wordsPublished sums wordCount over published posts only', async () => {
+        expect(await posts().wordsPublished()).toBe(0);
+        await posts().create(newPost(1, { status: 'published', wordCount: 120 }));
+        await posts().create(newPost(2, { status: 'published', wordCount: 5 }));
+        await posts().create(newPost(3, { status: 'draft', wordCount: 1000 }));
+        await posts().create(newPost(4, { status: 'archived', wordCount: 10000, publishedAt: minute(1) }));
+        expect(await posts().wordsPublished()).toBe(125);
+        await posts().update(ulid(2), 1, { status: 'archived' }, minute(30));
+        expect(await posts().wordsPublished()).toBe(120);
+      });
+
+      it('slugsLike(base) returns every stored slug that is base or base-<n>', async () => {
+        const slugs = ['hello', 'hello-2', 'hello-10', 'hello-world', 'hello-2-x', 'say-hello', 'hellox', 'hell', 'hello-a'];
+        const statuses: PostStatus[] = ['draft', 'published', 'archived'];
+        for (const [i, slug] of slugs.entries()) {
+          await posts().create(newPost(i + 1, { slug, status: statuses[i % 3]! }));
+        }
+        expect(sorted(await posts().slugsLike('hello'))).toEqual(['hello', 'hello-10', 'hello-2']);
+        expect(sorted(await posts().slugsLike('hello-world'))).toEqual(['hello-world']);
+        expect(await posts().slugsLike('absent')).toStrictEqual([]);
+        await posts().create(newPost(50, { slug: 'absent-3' }));
+        expect(await posts().slugsLike('absent')).toStrictEqual(['absent-3']);
+      });
+    });
+  });
+}

@@ -1,0 +1,123 @@
+import type { Logger } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres from 'postgres';
+import type { Database } from './database.js';
+import {
+  MIGRATIONS_FOLDER,
+  MIGRATIONS_SCHEMA,
+  MIGRATIONS_TABLE,
+  migrationConfig,
+  pendingMigrations,
+  readJournal,
+  SchemaBehindError,
+} from './migrations.js';
+import { pgErrorInfo, toDomainError } from './pg-errors.js';
+
+export interface PostgresOptions {
+  /** `postgres://user:password@host:port/database`. */
+  url: string;
+  /** Most connections the pool opens. */
+  poolSize: number;
+  connectTimeoutSeconds: number;
+  /** An idle connection is closed after this long. */
+  idleTimeoutSeconds: number;
+  /** Sent as `statement_timeout`: the server cancels a longer statement (57014, mapped to 503). */
+  statementTimeoutMs: number;
+  /** Seconds before a connection is replaced; postgres.js picks 30–60 min at random by default. */
+  maxLifetime?: number;
+  /** Defaults to the repository's `drizzle/`. */
+  migrationsFolder?: string;
+  /** Sees every query Drizzle sends (debugging, `scripts/bench-db.ts`). */
+  logger?: Logger;
+}
+
+export interface PostgresConnection {
+  readonly kind: 'postgres';
+  readonly db: Database;
+  readonly sql: postgres.Sql;
+  /** Throws `SchemaBehindError` ('database schema is behind: run `make migrate`') when behind. */
+  checkSchema(): Promise<void>;
+  /** Ends the pool. */
+  close(): Promise<void>;
+}
+
+/** Reconnect delay in seconds after the `attempt`-th failure: doubles from 50 ms, capped at 1 s, jittered. */
+export function reconnectBackoff(attempt: number): number {
+  return Math.min(1, 0.05 * 2 ** attempt) * (0.5 + Math.random() / 2);
+}
+
+function poolOptions(options: PostgresOptions): postgres.Options<Record<string, never>> {
+  return {
+    max: options.poolSize,
+    connect_timeout: options.connectTimeoutSeconds,
+    idle_timeout: options.idleTimeoutSeconds,
+    ...(options.maxLifetime !== undefined ? { max_lifetime: options.maxLifetime } : {}),
+    backoff: reconnectBackoff,
+    onnotice: () => undefined,
+    connection: {
+      application_name: 'margin-cms',
+      TimeZone: 'UTC',
+      statement_timeout: options.statementTimeoutMs,
+    },
+  };
+}
+
+/**
+ * A postgres.js pool behind Drizzle. Connects lazily: nothing is sent before the first query (call
+ * `checkSchema()` at start-up to find out early). Does not migrate: see `migratePostgres`.
+ */
+export async function openPostgres(options: PostgresOptions): Promise<PostgresConnection> {
+  const sql = postgres(options.url, poolOptions(options));
+  const db = drizzle(sql, options.logger !== undefined ? { logger: options.logger } : {});
+  const migrationsFolder = options.migrationsFolder ?? MIGRATIONS_FOLDER;
+  return {
+    kind: 'postgres',
+    db,
+    sql,
+    checkSchema: () => checkSchema(sql, migrationsFolder),
+    close: () => sql.end({ timeout: 5 }),
+  };
+}
+
+async function checkSchema(sql: postgres.Sql, migrationsFolder: string): Promise<void> {
+  let latest: number | null;
+  try {
+    const rows = await sql<{ latest: string | null }[]>`
+      select max(created_at)::text as latest from ${sql(MIGRATIONS_SCHEMA)}.${sql(MIGRATIONS_TABLE)}`;
+    latest = rows[0]?.latest == null ? null : Number(rows[0].latest);
+  } catch (error) {
+    const code = pgErrorInfo(error)?.code;
+    // 42P01 undefined_table, 3F000 invalid_schema_name: never migrated.
+    if (code !== '42P01' && code !== '3F000') throw toDomainError(error);
+    latest = null;
+  }
+  const pending = pendingMigrations(readJournal(migrationsFolder), latest);
+  if (pending.length > 0) throw new SchemaBehindError(pending.map((m) => m.tag));
+}
+
+/**
+ * Applies pending migrations over one dedicated connection, holding an advisory lock so that two
+ * deployers running it at once apply each migration once.
+ */
+export async function migratePostgres(
+  url: string,
+  options: { migrationsFolder?: string; connectTimeoutSeconds?: number } = {},
+): Promise<void> {
+  const sql = postgres(url, {
+    max: 1,
+    connect_timeout: options.connectTimeoutSeconds ?? 10,
+    onnotice: () => undefined,
+    connection: { application_name: 'margin-cms-migrate', TimeZone: 'UTC' },
+  });
+  try {
+    await sql`select pg_advisory_lock(hashtext('margin-cms:migrate'))`;
+    try {
+      await migrate(drizzle(sql), migrationConfig(options.migrationsFolder));
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext('margin-cms:migrate'))`;
+    }
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

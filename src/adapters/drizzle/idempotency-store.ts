@@ -1,0 +1,128 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type {
+  ClaimOutcome,
+  IdempotencyClaim,
+  IdempotencyStore,
+  StoredResponse,
+} from '../../domain/ports/idempotency-store.js';
+import type { DbSession } from './database.js';
+import { idempotencyKeys } from './schema.js';
+
+/** How often `claim` retries when the key changed hands between its two statements. */
+const CLAIM_ATTEMPTS = 5;
+
+function parseResponse(row: {
+  responseStatus: number | null;
+  responseHeaders: string | null;
+  responseBody: string | null;
+}): StoredResponse | null {
+  if (row.responseStatus === null || row.responseHeaders === null || row.responseBody === null) {
+    return null;
+  }
+  return {
+    status: row.responseStatus,
+    headers: JSON.parse(row.responseHeaders) as Record<string, string>,
+    body: row.responseBody,
+  };
+}
+
+export class DrizzleIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly session: DbSession) {}
+
+  /**
+   * One statement takes the key when it is free: absent, completed and expired, or held past its
+   * lease (`INSERT … ON CONFLICT DO UPDATE … WHERE`). Only when it did not is the holder read, to
+   * tell in-flight, completed and mismatch apart.
+   */
+  async claim(claim: IdempotencyClaim): Promise<ClaimOutcome> {
+    const now = claim.now;
+    const t = idempotencyKeys;
+    for (let attempt = 1; ; attempt += 1) {
+      const outcome = await this.session.run(async (db): Promise<ClaimOutcome | null> => {
+        const taken = await db
+          .insert(t)
+          .values({
+            userId: claim.userId,
+            key: claim.key,
+            fingerprint: claim.fingerprint,
+            state: 'in_flight',
+            claimedAt: now,
+            leaseUntil: new Date(now.getTime() + claim.leaseMs),
+            expiresAt: claim.expiresAt,
+            responseStatus: null,
+            responseHeaders: null,
+            responseBody: null,
+          })
+          .onConflictDoUpdate({
+            target: [t.userId, t.key],
+            set: {
+              fingerprint: sql`excluded.fingerprint`,
+              state: sql`excluded.state`,
+              claimedAt: sql`excluded.claimed_at`,
+              leaseUntil: sql`excluded.lease_until`,
+              expiresAt: sql`excluded.expires_at`,
+              responseStatus: null,
+              responseHeaders: null,
+              responseBody: null,
+            },
+            setWhere: sql`(${t.state} = 'completed' AND ${t.expiresAt} <= ${now.toISOString()}::timestamptz)
+              OR (${t.state} = 'in_flight' AND ${t.leaseUntil} <= ${now.toISOString()}::timestamptz)`,
+          })
+          .returning({ userId: t.userId });
+        if (taken.length > 0) return { outcome: 'claimed' };
+
+        const held = await db
+          .select()
+          .from(t)
+          .where(and(eq(t.userId, claim.userId), eq(t.key, claim.key)));
+        const row = held[0];
+        if (row === undefined) return null; // released meanwhile: try again
+        if (row.fingerprint !== claim.fingerprint) return { outcome: 'mismatch' };
+        const response = row.state === 'completed' ? parseResponse(row) : null;
+        if (response !== null) return { outcome: 'completed', response };
+        return { outcome: 'in_flight', retryAfterMs: row.leaseUntil.getTime() - now.getTime() };
+      });
+      if (outcome !== null) return outcome;
+      if (attempt >= CLAIM_ATTEMPTS) {
+        throw new Error(`idempotency key kept changing hands over ${CLAIM_ATTEMPTS} attempts`);
+      }
+    }
+  }
+
+  async complete(userId: string, key: string, response: StoredResponse): Promise<void> {
+    const t = idempotencyKeys;
+    await this.session.run((db) =>
+      db
+        .update(t)
+        .set({
+          state: 'completed',
+          responseStatus: response.status,
+          responseHeaders: JSON.stringify(response.headers),
+          responseBody: response.body,
+        })
+        .where(and(eq(t.userId, userId), eq(t.key, key))),
+    );
+  }
+
+  async release(userId: string, key: string): Promise<void> {
+    const t = idempotencyKeys;
+    await this.session.run((db) =>
+      db.delete(t).where(and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'))),
+    );
+  }
+
+  async read(userId: string, key: string): Promise<StoredResponse | null> {
+    const t = idempotencyKeys;
+    const rows = await this.session.run((db) =>
+      db
+        .select({
+          responseStatus: t.responseStatus,
+          responseHeaders: t.responseHeaders,
+          responseBody: t.responseBody,
+        })
+        .from(t)
+        .where(and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'completed'))),
+    );
+    return rows[0] === undefined ? null : parseResponse(rows[0]);
+  }
+}

@@ -1,0 +1,145 @@
+import { DrizzleQueryError } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import {
+  DuplicateIdError,
+  SlugTakenError,
+  UnavailableError,
+  VersionConflictError,
+} from '../../domain/errors.js';
+import { domainErrorFor, mapPgErrors, pgErrorInfo, toDomainError } from './pg-errors.js';
+
+/** A postgres.js `PostgresError`: the constraint is in `constraint_name`. */
+function postgresJsError(code: string, constraint?: string): Error {
+  return Object.assign(new Error('postgres.js error'), {
+    name: 'PostgresError',
+    severity: 'ERROR',
+    code,
+    ...(constraint === undefined ? {} : { constraint_name: constraint }),
+  });
+}
+
+/** A PGlite `DatabaseError`: the constraint is in `constraint`. */
+function pgliteError(code: string, constraint?: string): Error {
+  return Object.assign(new Error('pglite error'), {
+    name: 'error',
+    severity: 'ERROR',
+    code,
+    constraint,
+  });
+}
+
+/** What Drizzle throws: the driver error on `.cause`. */
+function wrapped(cause: Error): Error {
+  return new DrizzleQueryError('insert into "posts" ...', [], cause);
+}
+
+const shapes = [
+  ['postgres.js', postgresJsError],
+  ['PGlite', pgliteError],
+] as const;
+
+describe.each(shapes)('domainErrorFor (%s error shape)', (_name, make) => {
+  it('maps 23505 on posts_slug_key to SlugTakenError naming the slug', () => {
+    const e = domainErrorFor(wrapped(make('23505', 'posts_slug_key')), { slug: 'hello', id: 'P1' });
+    expect(e).toBeInstanceOf(SlugTakenError);
+    expect((e as SlugTakenError).slug).toBe('hello');
+  });
+
+  it('maps 23505 on posts_pkey to DuplicateIdError naming the id', () => {
+    const e = domainErrorFor(wrapped(make('23505', 'posts_pkey')), { slug: 'hello', id: 'P1' });
+    expect(e).toBeInstanceOf(DuplicateIdError);
+    expect((e as DuplicateIdError).id).toBe('P1');
+  });
+
+  it('maps 23505 on revisions_pkey to VersionConflictError with the version', () => {
+    const e = domainErrorFor(wrapped(make('23505', 'revisions_pkey')), { version: 3 });
+    expect(e).toBeInstanceOf(VersionConflictError);
+    expect((e as VersionConflictError).expected).toBe(3);
+  });
+
+  it.each(['activity_events_pkey', 'users_pkey', 'refresh_tokens_pkey'])(
+    'maps 23505 on %s to DuplicateIdError',
+    (constraint) => {
+      expect(domainErrorFor(wrapped(make('23505', constraint)), { id: 'X' })).toBeInstanceOf(
+        DuplicateIdError,
+      );
+    },
+  );
+
+  it('finds the driver error unwrapped too', () => {
+    expect(domainErrorFor(make('23505', 'posts_slug_key'))).toBeInstanceOf(SlugTakenError);
+  });
+
+  it('leaves a unique violation on an unknown constraint unmapped', () => {
+    const original = wrapped(make('23505', 'something_else_key'));
+    expect(domainErrorFor(original)).toBeNull();
+    expect(toDomainError(original)).toBe(original);
+  });
+
+  it('leaves other SQLSTATEs (syntax error, check violation) unmapped', () => {
+    expect(domainErrorFor(wrapped(make('42601')))).toBeNull();
+    expect(domainErrorFor(wrapped(make('23514', 'posts_status_check')))).toBeNull();
+  });
+
+  it.each(['57014', '08006', '08001', '57P01', '57P03', '53300', '40001', '40P01'])(
+    'maps SQLSTATE %s to UnavailableError keeping the cause',
+    (code) => {
+      const original = wrapped(make(code));
+      const e = domainErrorFor(original);
+      expect(e).toBeInstanceOf(UnavailableError);
+      expect((e as UnavailableError).retryAfterSeconds).toBeGreaterThan(0);
+      expect((e as UnavailableError).cause).toBe(original);
+      expect(e?.message).not.toContain('error');
+    },
+  );
+});
+
+describe('domainErrorFor (connection failures)', () => {
+  it.each(['ECONNREFUSED', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'ECONNRESET'])(
+    'maps code %s to UnavailableError',
+    (code) => {
+      const cause = Object.assign(new Error(`connect ${code}`), { code });
+      expect(domainErrorFor(wrapped(cause))).toBeInstanceOf(UnavailableError);
+    },
+  );
+
+  it('looks inside an AggregateError (Node tries every address)', () => {
+    const inner = Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' });
+    expect(domainErrorFor(new AggregateError([inner], 'connect failed'))).toBeInstanceOf(
+      UnavailableError,
+    );
+  });
+
+  it('leaves plain errors and non-errors unmapped', () => {
+    expect(domainErrorFor(new Error('boom'))).toBeNull();
+    expect(domainErrorFor('boom')).toBeNull();
+    expect(domainErrorFor(null)).toBeNull();
+  });
+
+  it('survives a cause cycle', () => {
+    const a = new Error('a') as Error & { cause?: unknown };
+    const b = new Error('b', { cause: a });
+    a.cause = b;
+    expect(domainErrorFor(a)).toBeNull();
+  });
+
+  it('does not take a domain error code for a SQLSTATE', () => {
+    const e = new SlugTakenError('x');
+    expect(pgErrorInfo(e)).toBeNull();
+    expect(toDomainError(e)).toBe(e);
+  });
+});
+
+describe('mapPgErrors', () => {
+  it('returns the result and rethrows mapped failures', async () => {
+    await expect(mapPgErrors(async () => 42)).resolves.toBe(42);
+    await expect(
+      mapPgErrors(
+        async () => {
+          throw wrapped(postgresJsError('23505', 'posts_slug_key'));
+        },
+        { slug: 's' },
+      ),
+    ).rejects.toBeInstanceOf(SlugTakenError);
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * The one place where database failures become domain errors: a SQLSTATE plus, for constraint
+ * violations, the explicit constraint name from `schema.ts`.
+ *
+ * Drizzle wraps driver errors (`DrizzleQueryError`) with the original on `.cause`; postgres.js
+ * names the violated constraint `constraint_name`, PGlite names it `constraint`. Connection
+ * failures carry a Node or postgres.js code (`ECONNREFUSED`, `CONNECT_TIMEOUT`) instead.
+ */
+import {
+  DuplicateIdError,
+  SlugTakenError,
+  UnavailableError,
+  VersionConflictError,
+  type DomainError,
+} from '../../domain/errors.js';
+
+/** What the failing call was about, so that the domain error can name it. */
+export interface PgErrorContext {
+  id?: string;
+  slug?: string;
+  version?: number;
+}
+
+/** The fields of a database error we look at, whichever driver raised it. */
+export interface PgErrorInfo {
+  code: string;
+  constraint: string | undefined;
+}
+
+/** Seconds a client is told to wait when the store is unavailable. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+const UNIQUE_VIOLATION = '23505';
+
+type Mapper = (ctx: PgErrorContext, cause: unknown) => DomainError;
+
+const duplicateId: Mapper = (ctx) => new DuplicateIdError(ctx.id ?? '');
+
+/** 23505 by constraint name. */
+const UNIQUE_CONSTRAINTS: Readonly<Record<string, Mapper>> = {
+  posts_pkey: duplicateId,
+  posts_slug_key: (ctx) => new SlugTakenError(ctx.slug ?? ''),
+  revisions_pkey: (ctx) => new VersionConflictError(ctx.version ?? 0, null),
+  activity_events_pkey: duplicateId,
+  users_pkey: duplicateId,
+  refresh_tokens_pkey: duplicateId,
+  refresh_tokens_token_hash_key: duplicateId,
+};
+
+/** The constraints whose unique violations become domain errors (a test checks they exist). */
+export const MAPPED_UNIQUE_CONSTRAINTS: readonly string[] = Object.keys(UNIQUE_CONSTRAINTS);
+
+/** SQLSTATEs meaning "try again later": the statement or the connection, not the request, failed. */
+function isTransientSqlState(code: string): boolean {
+  return (
+    code.startsWith('08') || // connection exception
+    code === '57014' || // query_canceled (statement_timeout)
+    code === '57P01' || // admin_shutdown
+    code === '57P02' || // crash_shutdown
+    code === '57P03' || // cannot_connect_now
+    code === '53300' || // too_many_connections
+    code === '40001' || // serialization_failure
+    code === '40P01' // deadlock_detected
+  );
+}
+
+/** Codes that Node's net module and postgres.js put on connection failures. */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+]);
+
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+function stringField(value: unknown, field: string): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = (value as Record<string, unknown>)[field];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** The error itself, then its `.cause` chain and the members of an `AggregateError`. */
+function* errorChain(error: unknown): Generator<unknown> {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (e === undefined || e === null || seen.has(e)) continue;
+    seen.add(e);
+    yield e;
+    if (typeof e === 'object') {
+      queue.push((e as { cause?: unknown }).cause);
+      const members = (e as { errors?: unknown }).errors;
+      if (Array.isArray(members)) queue.push(...members);
+    }
+  }
+}
+
+/** The first SQLSTATE found along the cause chain, with its constraint name, or null. */
+export function pgErrorInfo(error: unknown): PgErrorInfo | null {
+  for (const e of errorChain(error)) {
+    const code = stringField(e, 'code');
+    if (code !== undefined && SQLSTATE.test(code)) {
+      return {
+        code,
+        constraint: stringField(e, 'constraint_name') ?? stringField(e, 'constraint'),
+      };
+    }
+  }
+  return null;
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  for (const e of errorChain(error)) {
+    const code = stringField(e, 'code');
+    if (code !== undefined && CONNECTION_CODES.has(code)) return true;
+  }
+  return false;
+}
+
+/**
+ * The domain error that `error` stands for, or null when it is not one we map (a bug, a
+ * constraint we do not expect): callers rethrow the original then.
+ */
+export function domainErrorFor(error: unknown, ctx: PgErrorContext = {}): DomainError | null {
+  const info = pgErrorInfo(error);
+  if (info !== null) {
+    if (info.code === UNIQUE_VIOLATION && info.constraint !== undefined) {
+      const map = UNIQUE_CONSTRAINTS[info.constraint];
+      if (map) return map(ctx, error);
+    }
+    if (isTransientSqlState(info.code)) return unavailable(error);
+    return null;
+  }
+  return isConnectionFailure(error) ? unavailable(error) : null;
+}
+
+function unavailable(cause: unknown): UnavailableError {
+  return new UnavailableError(UNAVAILABLE_RETRY_AFTER_SECONDS, undefined, { cause });
+}
+
+/** The mapped domain error, or `error` unchanged. Use as `catch (e) { throw toDomainError(e) }`. */
+export function toDomainError(error: unknown, ctx: PgErrorContext = {}): unknown {
+  return domainErrorFor(error, ctx) ?? error;
+}
+
+/** Runs `fn`, rethrowing its failure mapped by `toDomainError`. */
+export async function mapPgErrors<T>(fn: () => Promise<T>, ctx: PgErrorContext = {}): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw toDomainError(e, ctx);
+  }
+}

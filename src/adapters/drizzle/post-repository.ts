@@ -1,0 +1,368 @@
+import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import {
+  decodeCursor,
+  encodeCursor,
+  postCursorScope,
+  postPositionShape,
+} from '../../domain/cursor.js';
+import { NotFoundError, VersionConflictError } from '../../domain/errors.js';
+import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
+import type {
+  NewPost,
+  PostChanges,
+  PostPage,
+  PostQuery,
+  PostRepository,
+  PostSortKey,
+  TagCount,
+} from '../../domain/ports/post-repository.js';
+import { checkedLimit, hasCursor, type Database, type DbSession } from './database.js';
+import { posts } from './schema.js';
+
+const summaryColumns = {
+  id: posts.id,
+  title: posts.title,
+  slug: posts.slug,
+  excerpt: posts.excerpt,
+  tags: posts.tags,
+  status: posts.status,
+  version: posts.version,
+  wordCount: posts.wordCount,
+  createdAt: posts.createdAt,
+  updatedAt: posts.updatedAt,
+  publishedAt: posts.publishedAt,
+};
+const postColumns = { ...summaryColumns, body: posts.body };
+
+interface SummaryRow {
+  id: string;
+  title: string;
+  slug: string;
+  excerpt: string;
+  tags: string[];
+  status: string;
+  version: number;
+  wordCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+  publishedAt: Date | null;
+}
+interface PostRow extends SummaryRow {
+  body: string;
+}
+
+const SORT_COLUMNS = {
+  updatedAt: posts.updatedAt,
+  createdAt: posts.createdAt,
+  publishedAt: posts.publishedAt,
+  title: posts.title,
+} as const;
+
+/** `title \n excerpt \n body`, lowercased here so that folding is the same on every database. */
+export function searchTextOf(p: { title: string; excerpt: string; body: string }): string {
+  return `${p.title}\n${p.excerpt}\n${p.body}`.toLowerCase();
+}
+
+/** `s` as a LIKE pattern matching itself literally (`\` is LIKE's default escape). */
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+}
+
+function toSummary(row: SummaryRow): PostSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    excerpt: row.excerpt,
+    tags: [...row.tags],
+    status: row.status as PostStatus,
+    version: row.version,
+    wordCount: row.wordCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    publishedAt: row.publishedAt,
+  };
+}
+
+function toPost(row: PostRow): Post {
+  return { ...toSummary(row), body: row.body };
+}
+
+function prepareStatements(db: Database) {
+  return {
+    byId: db
+      .select(postColumns)
+      .from(posts)
+      .where(eq(posts.id, sql.placeholder('id')))
+      .prepare('posts_by_id'),
+    bySlug: db
+      .select(postColumns)
+      .from(posts)
+      .where(eq(posts.slug, sql.placeholder('slug')))
+      .prepare('posts_by_slug'),
+    versionOf: db
+      .select({ version: posts.version })
+      .from(posts)
+      .where(eq(posts.id, sql.placeholder('id')))
+      .prepare('posts_version_of'),
+  };
+}
+
+/** A keyset position: the sort value of the last item (ISO instant, title or null) and its id. */
+type Position = [value: string | null, id: string];
+
+export class DrizzlePostRepository implements PostRepository {
+  #statements: ReturnType<typeof prepareStatements> | undefined;
+
+  constructor(private readonly session: DbSession) {}
+
+  get #stmt() {
+    return (this.#statements ??= prepareStatements(this.session.db));
+  }
+
+  async create(post: NewPost): Promise<Post> {
+    const rows = await this.session.guarded(
+      (db) =>
+        db
+          .insert(posts)
+          .values({
+            id: post.id,
+            title: post.title,
+            slug: post.slug,
+            excerpt: post.excerpt,
+            body: post.body,
+            searchText: searchTextOf(post),
+            tags: [...post.tags],
+            status: post.status,
+            version: 1,
+            wordCount: post.wordCount,
+            createdAt: post.createdAt,
+            updatedAt: post.createdAt,
+            publishedAt: post.publishedAt,
+          })
+          .returning(postColumns),
+      { id: post.id, slug: post.slug },
+    );
+    return toPost(rows[0]!);
+  }
+
+  async get(id: string): Promise<Post | null> {
+    const rows = await this.session.run(() => this.#stmt.byId.execute({ id }));
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
+  async getBySlug(slug: string): Promise<Post | null> {
+    const rows = await this.session.run(() => this.#stmt.bySlug.execute({ slug }));
+    return rows[0] ? toPost(rows[0]) : null;
+  }
+
+  async list(query: PostQuery): Promise<PostPage> {
+    const limit = checkedLimit(query.limit);
+    const { key, direction } = query.sort;
+    const scope = postCursorScope(query);
+    const position = hasCursor(query.cursor) ? decodePosition(query.cursor, scope, key) : null;
+
+    const filters: SQL[] = [];
+    if (query.status !== undefined && query.status.length > 0) {
+      filters.push(inArray(posts.status, [...query.status]));
+    }
+    if (query.tag !== undefined) {
+      filters.push(sql`${posts.tags} @> ARRAY[${query.tag}]::text[]`);
+    }
+    if (query.q !== undefined && query.q !== '') {
+      filters.push(sql`${posts.searchText} LIKE ${`%${escapeLike(query.q.toLowerCase())}%`}`);
+    }
+
+    const [rows, total] = await this.session.run((db) =>
+      Promise.all([
+        fetchPage(db, filters, key, direction, position, limit + 1),
+        db
+          .select({ n: count() })
+          .from(posts)
+          .where(and(...filters))
+          .then((r) => r[0]?.n ?? 0),
+      ]),
+    );
+
+    const items = rows.slice(0, limit).map(toSummary);
+    const last = items[items.length - 1];
+    const nextCursor =
+      rows.length > limit && last !== undefined
+        ? encodeCursor(scope, positionOf(last, key))
+        : null;
+    return { items, nextCursor, total };
+  }
+
+  async update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post> {
+    const set: Partial<typeof posts.$inferInsert> = {};
+    if (changes.title !== undefined) set.title = changes.title;
+    if (changes.slug !== undefined) set.slug = changes.slug;
+    if (changes.excerpt !== undefined) set.excerpt = changes.excerpt;
+    if (changes.body !== undefined) set.body = changes.body;
+    if (changes.tags !== undefined) set.tags = [...changes.tags];
+    if (changes.status !== undefined) set.status = changes.status;
+    if (changes.wordCount !== undefined) set.wordCount = changes.wordCount;
+    if (changes.publishedAt !== undefined) set.publishedAt = changes.publishedAt;
+    set.updatedAt = at;
+
+    const contentFields = [changes.title, changes.excerpt, changes.body];
+    const allContent = contentFields.every((v) => v !== undefined);
+    const someContent = contentFields.some((v) => v !== undefined);
+
+    const write = async (db: Database): Promise<PostRow | undefined> => {
+      if (allContent) {
+        set.searchText = searchTextOf(changes as Required<Pick<PostChanges, 'title' | 'excerpt' | 'body'>>);
+      } else if (someContent) {
+        // The search text needs the fields this change keeps: read them at the expected version.
+        // The guarded UPDATE below still decides: had the post moved on, it matches no row.
+        const current = await db
+          .select({ title: posts.title, excerpt: posts.excerpt, body: posts.body, version: posts.version })
+          .from(posts)
+          .where(eq(posts.id, id));
+        const row = current[0];
+        if (row === undefined) throw new NotFoundError('post', id);
+        if (row.version !== expectedVersion) throw new VersionConflictError(expectedVersion, row.version);
+        set.searchText = searchTextOf({
+          title: changes.title ?? row.title,
+          excerpt: changes.excerpt ?? row.excerpt,
+          body: changes.body ?? row.body,
+        });
+      }
+      const updated = await db
+        .update(posts)
+        .set({ ...set, version: sql`${posts.version} + 1` })
+        .where(and(eq(posts.id, id), eq(posts.version, expectedVersion)))
+        .returning(postColumns);
+      if (updated[0] !== undefined) return updated[0];
+      await this.#throwMissingOrConflict(db, id, expectedVersion);
+      return undefined;
+    };
+
+    const ctx = { id, ...(changes.slug !== undefined ? { slug: changes.slug } : {}) };
+    const row =
+      changes.slug !== undefined
+        ? await this.session.guarded(write, ctx)
+        : await this.session.run(write, ctx);
+    return toPost(row!);
+  }
+
+  async delete(id: string, expectedVersion: number): Promise<Post> {
+    const row = await this.session.run(async (db) => {
+      const deleted = await db
+        .delete(posts)
+        .where(and(eq(posts.id, id), eq(posts.version, expectedVersion)))
+        .returning(postColumns);
+      if (deleted[0] !== undefined) return deleted[0];
+      await this.#throwMissingOrConflict(db, id, expectedVersion);
+      return undefined;
+    });
+    return toPost(row!);
+  }
+
+  /** After a guarded write matched no row: one read decides which error it was. */
+  async #throwMissingOrConflict(db: Database, id: string, expectedVersion: number): Promise<never> {
+    const rows =
+      db === this.session.db
+        ? await this.#stmt.versionOf.execute({ id })
+        : await db.select({ version: posts.version }).from(posts).where(eq(posts.id, id));
+    const actual = rows[0]?.version;
+    if (actual === undefined) throw new NotFoundError('post', id);
+    throw new VersionConflictError(expectedVersion, actual);
+  }
+
+  async slugsLike(base: string): Promise<string[]> {
+    const rows = await this.session.run((db) =>
+      db
+        .select({ slug: posts.slug })
+        .from(posts)
+        .where(
+          sql`(${posts.slug} = ${base} OR (${posts.slug} LIKE ${`${escapeLike(base)}-%`} AND substr(${posts.slug}, ${base.length + 2}) ~ '^[0-9]+$'))`,
+        )
+        .orderBy(posts.slug),
+    );
+    return rows.map((r) => r.slug);
+  }
+
+  async tagCounts(): Promise<TagCount[]> {
+    const tag = sql<string>`tag`;
+    const rows = await this.session.run((db) =>
+      db
+        .select({ name: tag, count: sql<number>`count(DISTINCT ${posts.id})`.mapWith(Number) })
+        .from(sql`${posts} CROSS JOIN LATERAL unnest(${posts.tags}) AS tag`)
+        .groupBy(tag)
+        .orderBy(sql`2 DESC`, sql`tag COLLATE "C" ASC`),
+    );
+    return rows.map((r) => ({ name: r.name, count: r.count }));
+  }
+
+  async countByStatus(): Promise<Record<PostStatus, number>> {
+    const rows = await this.session.run((db) =>
+      db.select({ status: posts.status, n: count() }).from(posts).groupBy(posts.status),
+    );
+    const counts = Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<PostStatus, number>;
+    for (const r of rows) counts[r.status as PostStatus] = r.n;
+    return counts;
+  }
+
+  async wordsPublished(): Promise<number> {
+    const rows = await this.session.run((db) =>
+      db
+        .select({ n: sql<number>`coalesce(sum(${posts.wordCount}), 0)`.mapWith(Number) })
+        .from(posts)
+        .where(eq(posts.status, 'published')),
+    );
+    return rows[0]?.n ?? 0;
+  }
+}
+
+function decodePosition(cursor: string, scope: string, key: PostSortKey): Position {
+  const [value, id] = decodeCursor(cursor, scope, postPositionShape(key)) as Position;
+  return [value, id];
+}
+
+function positionOf(item: PostSummary, key: PostSortKey): Position {
+  const value = item[key];
+  return [value instanceof Date ? value.toISOString() : value, item.id];
+}
+
+/**
+ * One page in `key direction, id direction` order (nulls last in both directions), resuming
+ * strictly after `position`. Every branch is a range scan of one of the sort indexes.
+ */
+async function fetchPage(
+  db: Database,
+  filters: SQL[],
+  key: PostSortKey,
+  direction: 'asc' | 'desc',
+  position: Position | null,
+  fetch: number,
+): Promise<SummaryRow[]> {
+  const col = SORT_COLUMNS[key];
+  const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
+  const after = sql.raw(direction === 'asc' ? '>' : '<');
+  const nullable = key === 'publishedAt';
+  const orderBy = [
+    nullable ? sql`${col} ${dir} NULLS LAST` : sql`${col} ${dir}`,
+    sql`${posts.id} ${dir}`,
+  ];
+  const select = (where: SQL[], n: number) =>
+    db
+      .select(summaryColumns)
+      .from(posts)
+      .where(and(...filters, ...where))
+      .orderBy(...orderBy)
+      .limit(n);
+
+  if (position === null) return select([], fetch);
+
+  const [value, id] = position;
+  if (value === null) {
+    // Inside the trailing run of posts never published.
+    return select([sql`${col} IS NULL`, sql`${posts.id} ${after} ${id}`], fetch);
+  }
+  const typed = key === 'title' ? sql`${value}` : sql`${value}::timestamptz`;
+  const rows = await select([sql`(${col}, ${posts.id}) ${after} (${typed}, ${id})`], fetch);
+  if (!nullable || rows.length >= fetch) return rows;
+  // The non-null run is exhausted: the posts never published follow.
+  return [...rows, ...(await select([sql`${col} IS NULL`], fetch - rows.length))];
+}

@@ -1,0 +1,14 @@
+import { describe, expect, it } from 'vitest';
+import { POST_STATUSES } from '../../domain/post.js';
+import { ACTIVITY_TYPES } from '../../domain/post-rules.js';
+import { ACTIVITY_TYPE_SQL_VALUES, STATUS_SQL_VALUES } from './schema.js';
+
+describe('schema', () => {
+  it('allows exactly the domain post statuses (posts_status_check, revisions_status_check)', () => {
+    expect([...STATUS_SQL_VALUES]).toEqual([...POST_STATUSES]);
+  });
+
+  it('allows exactly the domain activity types (activity_events_type_check)', () => {
+    expect([...ACTIVITY_TYPE_SQL_VALUES]).toEqual([...ACTIVITY_TYPES]);
+  });
+});

@@ -1,0 +1,229 @@
+/**
+ * The PostgreSQL schema shared by the PGlite and PostgreSQL modes. Every constraint and index is
+ * named explicitly: `pg-errors.ts` maps violations by constraint name, and migrations stay
+ * readable.
+ *
+ * Kept free of imports from the rest of the code base so that drizzle-kit can load it on its own.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  check,
+  customType,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
+
+/** `text COLLATE "C"`: compares and sorts by UTF-8 bytes whatever the database locale. */
+const textC = customType<{ data: string; driverData: string }>({
+  dataType: () => 'text COLLATE "C"',
+});
+
+/** Millisecond precision in UTC, a `Date` in and out. */
+const instant = (name: string) => timestamp(name, { precision: 3, withTimezone: true, mode: 'date' });
+
+/** Kept in step with `POST_STATUSES` (a test checks it). */
+export const STATUS_SQL_VALUES = ['draft', 'published', 'archived'] as const;
+/** Kept in step with `ACTIVITY_TYPES` (a test checks it). */
+export const ACTIVITY_TYPE_SQL_VALUES = [
+  'created',
+  'updated',
+  'published',
+  'unpublished',
+  'archived',
+  'deleted',
+  'restored',
+] as const;
+
+const inList = (values: readonly string[]) =>
+  sql.raw(values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', '));
+
+export const posts = pgTable(
+  'posts',
+  {
+    id: textC('id').notNull(),
+    title: textC('title').notNull(),
+    /** Byte order, so that the unique index also serves `slugsLike`'s prefix search. */
+    slug: textC('slug').notNull(),
+    excerpt: text('excerpt').notNull(),
+    body: text('body').notNull(),
+    /** `title \n excerpt \n body` lowercased by the application (`toLowerCase()`), for `q`. */
+    searchText: text('search_text').notNull(),
+    tags: text('tags').array().notNull(),
+    status: text('status').notNull(),
+    version: integer('version').notNull(),
+    wordCount: integer('word_count').notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+    publishedAt: instant('published_at'),
+  },
+  (t) => [
+    primaryKey({ name: 'posts_pkey', columns: [t.id] }),
+    unique('posts_slug_key').on(t.slug),
+    check('posts_status_check', sql`${t.status} IN (${inList(STATUS_SQL_VALUES)})`),
+    check('posts_version_check', sql`${t.version} >= 1`),
+    check('posts_word_count_check', sql`${t.wordCount} >= 0`),
+    // One index per sort key; each serves both directions except publishedAt, whose nulls come
+    // last in both directions and so needs one index per direction.
+    index('posts_updated_at_id_idx').on(t.updatedAt, t.id),
+    index('posts_created_at_id_idx').on(t.createdAt, t.id),
+    index('posts_published_at_asc_id_idx').on(t.publishedAt.asc().nullsLast(), t.id.asc()),
+    index('posts_published_at_desc_id_idx').on(t.publishedAt.desc().nullsLast(), t.id.desc()),
+    index('posts_title_id_idx').on(t.title, t.id),
+    index('posts_status_idx').on(t.status),
+    index('posts_tags_idx').using('gin', t.tags),
+    // Needs the pg_trgm extension, created by the first migration.
+    index('posts_search_text_trgm_idx').using('gin', t.searchText.op('gin_trgm_ops')),
+  ],
+);
+
+export const revisions = pgTable(
+  'revisions',
+  {
+    postId: textC('post_id').notNull(),
+    version: integer('version').notNull(),
+    title: text('title').notNull(),
+    slug: text('slug').notNull(),
+    excerpt: text('excerpt').notNull(),
+    body: text('body').notNull(),
+    tags: text('tags').array().notNull(),
+    status: text('status').notNull(),
+    wordCount: integer('word_count').notNull(),
+    createdAt: instant('created_at').notNull(),
+    actorId: text('actor_id').notNull(),
+    actorName: text('actor_name').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'revisions_pkey', columns: [t.postId, t.version] }),
+    check('revisions_status_check', sql`${t.status} IN (${inList(STATUS_SQL_VALUES)})`),
+  ],
+);
+
+export const activityEvents = pgTable(
+  'activity_events',
+  {
+    id: textC('id').notNull(),
+    type: text('type').notNull(),
+    postId: textC('post_id').notNull(),
+    postTitle: text('post_title').notNull(),
+    postVersion: integer('post_version').notNull(),
+    actorId: text('actor_id').notNull(),
+    actorName: text('actor_name').notNull(),
+    occurredAt: instant('occurred_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'activity_events_pkey', columns: [t.id] }),
+    check('activity_events_type_check', sql`${t.type} IN (${inList(ACTIVITY_TYPE_SQL_VALUES)})`),
+    index('activity_events_occurred_at_id_idx').on(t.occurredAt, t.id),
+    index('activity_events_post_id_occurred_at_id_idx').on(t.postId, t.occurredAt, t.id),
+    index('activity_events_type_occurred_at_id_idx').on(t.type, t.occurredAt, t.id),
+  ],
+);
+
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    userId: text('user_id').notNull(),
+    key: text('key').notNull(),
+    fingerprint: text('fingerprint').notNull(),
+    /** 'in_flight' while its request runs, 'completed' once the response is stored. */
+    state: text('state').notNull(),
+    claimedAt: instant('claimed_at').notNull(),
+    /** While in flight, no other request may take the key before this instant. */
+    leaseUntil: instant('lease_until').notNull(),
+    /** After this instant the record is forgotten: the key is free again. */
+    expiresAt: instant('expires_at').notNull(),
+    responseStatus: integer('response_status'),
+    /** The response headers as a JSON object, kept as text so they replay exactly. */
+    responseHeaders: text('response_headers'),
+    responseBody: text('response_body'),
+  },
+  (t) => [
+    primaryKey({ name: 'idempotency_keys_pkey', columns: [t.userId, t.key] }),
+    check('idempotency_keys_state_check', sql`${t.state} IN ('in_flight', 'completed')`),
+    check(
+      'idempotency_keys_response_check',
+      sql`(${t.state} = 'completed') = (${t.responseStatus} IS NOT NULL AND ${t.responseHeaders} IS NOT NULL AND ${t.responseBody} IS NOT NULL)`,
+    ),
+    index('idempotency_keys_expires_at_idx').on(t.expiresAt),
+  ],
+);
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').notNull(),
+    /** Stored lowercased. */
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'users_pkey', columns: [t.id] }),
+    unique('users_email_key').on(t.email),
+  ],
+);
+
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    id: text('id').notNull(),
+    familyId: text('family_id').notNull(),
+    userId: text('user_id').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: instant('created_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    consumedAt: instant('consumed_at'),
+    revokedAt: instant('revoked_at'),
+  },
+  (t) => [
+    primaryKey({ name: 'refresh_tokens_pkey', columns: [t.id] }),
+    unique('refresh_tokens_token_hash_key').on(t.tokenHash),
+    index('refresh_tokens_family_id_idx').on(t.familyId),
+    index('refresh_tokens_user_id_idx').on(t.userId),
+  ],
+);
+
+/** One row per login attempt, for a login throttle (counts per key over a recent window). */
+export const loginAttempts = pgTable(
+  'login_attempts',
+  {
+    id: bigint('id', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    key: text('key').notNull(),
+    attemptedAt: instant('attempted_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'login_attempts_pkey', columns: [t.id] }),
+    index('login_attempts_key_attempted_at_idx').on(t.key, t.attemptedAt),
+    index('login_attempts_attempted_at_idx').on(t.attemptedAt),
+  ],
+);
+
+/** Every table, in the order `TRUNCATE` lists them. */
+export const ALL_TABLES = [
+  'posts',
+  'revisions',
+  'activity_events',
+  'idempotency_keys',
+  'users',
+  'refresh_tokens',
+  'login_attempts',
+] as const;
+
+export const schema = {
+  posts,
+  revisions,
+  activityEvents,
+  idempotencyKeys,
+  users,
+  refreshTokens,
+  loginAttempts,
+};
+export type Schema = typeof schema;

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnavailableError } from '../../domain/errors.js';
+import {
+  createTestDatabase,
+  requirePostgres,
+  testServerUrl,
+  truncateAll,
+  type TestDatabase,
+} from '../../../test/support/databases.js';
+import { describeStoreContract } from '../contract/index.js';
+import { openPostgres, type PostgresConnection, type PostgresOptions } from './connect-postgres.js';
+import { SchemaBehindError } from './migrations.js';
+import { createDrizzleStore } from './store.js';
+import { describeDrizzleStoreCases } from './store-cases.js';
+
+// Fails under CI=true when the server is down; skipped with a message elsewhere.
+const serverUrl = testServerUrl();
+const available = await requirePostgres(serverUrl);
+
+const poolDefaults: Omit<PostgresOptions, 'url'> = {
+  poolSize: 10,
+  connectTimeoutSeconds: 5,
+  idleTimeoutSeconds: 10,
+  statementTimeoutMs: 10_000,
+};
+
+describe.skipIf(!available)('PostgreSQL store', () => {
+  // One database per run, migrated once; every test starts from empty tables.
+  let database: TestDatabase;
+  let pg: PostgresConnection;
+  beforeAll(async () => {
+    database = await createTestDatabase(serverUrl);
+    pg = await openPostgres({ url: database.url, ...poolDefaults });
+  });
+  afterAll(async () => {
+    await pg?.close();
+    await database?.drop();
+  });
+
+  async function make() {
+    await truncateAll(pg.db);
+    // The contract suite closes each store; the shared pool is ended in afterAll.
+    return createDrizzleStore(pg.db, 'postgres', { close: async () => undefined });
+  }
+
+  describeStoreContract('postgres', make);
+  describeDrizzleStoreCases('postgres', make);
+
+  describe('openPostgres', () => {
+    it('sets the session time zone to UTC and the statement timeout', async () => {
+      const rows = await pg.sql<{ tz: string; st: string }[]>`
+        select current_setting('TimeZone') as tz, current_setting('statement_timeout') as st`;
+      expect(rows[0]).toEqual({ tz: 'UTC', st: '10s' });
+    });
+
+    it('checkSchema passes on a migrated database', async () => {
+      await expect(pg.checkSchema()).resolves.toBeUndefined();
+    });
+
+    it('checkSchema throws "database schema is behind" on a database never migrated', async () => {
+      const empty = await createTestDatabase(serverUrl, { migrate: false });
+      const conn = await openPostgres({ url: empty.url, ...poolDefaults });
+      try {
+        const error = await conn.checkSchema().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(SchemaBehindError);
+        expect((error as Error).message).toMatch(/^database schema is behind: run `make migrate`/);
+      } finally {
+        await conn.close();
+        await empty.drop();
+      }
+    });
+
+    it('maps a statement timeout (57014) to UnavailableError', async () => {
+      await truncateAll(pg.db);
+      const conn = await openPostgres({ url: database.url, ...poolDefaults, statementTimeoutMs: 100 });
+      const store = createDrizzleStore(conn.db, 'postgres');
+      try {
+        const post = await store.posts.create({
+          id: 'P1', title: 't', slug: 's', excerpt: '', body: '', tags: [], status: 'draft',
+          wordCount: 0, createdAt: new Date(0), publishedAt: null,
+        });
+        // Another transaction holds the row lock, so the update waits past the timeout.
+        await pg.sql.begin(async (tx) => {
+          await tx`select id from posts where id = ${post.id} for update`;
+          const error = await store.posts.update(post.id, 1, { title: 'x' }, new Date(1)).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(UnavailableError);
+          expect((error as Error).message).not.toMatch(/statement|cancel/i);
+        });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('ping throws UnavailableError when the server cannot be reached', async () => {
+      const conn = await openPostgres({
+        url: 'postgres://postgres@127.0.0.1:1/none',
+        ...poolDefaults,
+        connectTimeoutSeconds: 1,
+      });
+      const store = createDrizzleStore(conn.db, 'postgres');
+      try {
+        await expect(store.ping()).rejects.toBeInstanceOf(UnavailableError);
+        await expect(store.posts.get('x')).rejects.toBeInstanceOf(UnavailableError);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,53 @@
+import { sql } from 'drizzle-orm';
+import { UnavailableError } from '../../domain/errors.js';
+import type { Store } from '../../domain/ports/store.js';
+import { assertOpen, DbSession, type Database, type DrizzleKind, type StoreState } from './database.js';
+import { domainErrorFor, UNAVAILABLE_RETRY_AFTER_SECONDS } from './pg-errors.js';
+import { DrizzleRefreshTokenRepository } from './refresh-token-repository.js';
+import { DrizzleUnitOfWork, transactionalRepositories } from './unit-of-work.js';
+import { DrizzleUserRepository } from './user-repository.js';
+
+export interface DrizzleStoreOptions {
+  /**
+   * Releases the connection(s) behind `db`. Defaults to closing `db.$client` (`end()` for a
+   * postgres.js pool, `close()` for PGlite); tests sharing one database pass a no-op.
+   */
+  close?: () => Promise<void>;
+}
+
+async function closeClient(db: Database): Promise<void> {
+  const client = (db as { $client?: { end?: () => Promise<void>; close?: () => Promise<void> } })
+    .$client;
+  if (typeof client?.end === 'function') await client.end();
+  else if (typeof client?.close === 'function') await client.close();
+}
+
+/** A `Store` over a migrated database opened by `openPglite` or `openPostgres`. */
+export function createDrizzleStore(db: Database, kind: DrizzleKind, options: DrizzleStoreOptions = {}): Store {
+  const state: StoreState = { closed: false };
+  const session = new DbSession(db, false, state);
+  const close = options.close ?? (() => closeClient(db));
+  return {
+    kind,
+    ...transactionalRepositories(session),
+    users: new DrizzleUserRepository(session),
+    refreshTokens: new DrizzleRefreshTokenRepository(session),
+    unitOfWork: new DrizzleUnitOfWork(db, state),
+    async ping() {
+      assertOpen(state);
+      try {
+        await db.execute(sql`select 1`);
+      } catch (error) {
+        const mapped = domainErrorFor(error);
+        throw mapped instanceof UnavailableError
+          ? mapped
+          : new UnavailableError(UNAVAILABLE_RETRY_AFTER_SECONDS, undefined, { cause: error });
+      }
+    },
+    async close() {
+      if (state.closed) return;
+      state.closed = true;
+      await close();
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import {
+  ACTIVITY_POSITION,
+  activityCursorScope,
+  decodeCursor,
+  encodeCursor,
+} from '../../domain/cursor.js';
+import { DuplicateIdError } from '../../domain/errors.js';
+import type {
+  ActivityEvent,
+  ActivityLog,
+  ActivityQuery,
+  DailyCount,
+} from '../../domain/ports/activity-log.js';
+import { assertLimit, compareUtf8, copyDate, hasCursor, type Session } from './state.js';
+
+const DAY_MS = 86_400_000;
+
+function copyEvent(e: ActivityEvent): ActivityEvent {
+  return {
+    id: e.id,
+    type: e.type,
+    postId: e.postId,
+    postTitle: e.postTitle,
+    postVersion: e.postVersion,
+    actor: { id: e.actor.id, name: e.actor.name },
+    occurredAt: copyDate(e.occurredAt),
+  };
+}
+
+/** Newest first: `occurredAt` descending, ties by id descending (byte order). */
+function newestFirst(a: { at: number; id: string }, b: { at: number; id: string }): number {
+  return b.at - a.at || compareUtf8(b.id, a.id);
+}
+
+export class MemoryActivityLog implements ActivityLog {
+  readonly #session: Session;
+
+  constructor(session: Session) {
+    this.#session = session;
+  }
+
+  append(event: ActivityEvent): Promise<void> {
+    return this.#session.exec((data) => {
+      if (data.activity.has(event.id)) throw new DuplicateIdError(event.id);
+      data.activity.set(event.id, copyEvent(event));
+    });
+  }
+
+  list(query: ActivityQuery): Promise<{ items: ActivityEvent[]; nextCursor: string | null }> {
+    return this.#session.exec((data) => {
+      assertLimit(query.limit);
+      const scope = activityCursorScope(query);
+      let after: { at: number; id: string } | null = null;
+      if (hasCursor(query.cursor)) {
+        const [iso, id] = decodeCursor(query.cursor, scope, ACTIVITY_POSITION) as [string, string];
+        after = { at: Date.parse(iso), id };
+      }
+      const rest = [...data.activity.values()]
+        .filter(
+          (e) =>
+            (query.postId === undefined || e.postId === query.postId) &&
+            (query.type === undefined || e.type === query.type),
+        )
+        .map((event) => ({ event, at: event.occurredAt.getTime(), id: event.id }))
+        .sort(newestFirst)
+        .filter((k) => after === null || newestFirst(k, after) > 0);
+      const items = rest.slice(0, query.limit);
+      const last = items[items.length - 1];
+      return {
+        items: items.map((k) => copyEvent(k.event)),
+        nextCursor:
+          rest.length > query.limit && last !== undefined
+            ? encodeCursor(scope, [last.event.occurredAt.toISOString(), last.id])
+            : null,
+      };
+    });
+  }
+
+  countPerDay(from: Date, days: number): Promise<DailyCount[]> {
+    return this.#session.exec((data) => {
+      if (!Number.isInteger(days) || days < 0) {
+        throw new RangeError(`days must be a non-negative integer, got ${days}`);
+      }
+      const first = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
+      const counts = Array.from({ length: days }, () => 0);
+      for (const event of data.activity.values()) {
+        const index = Math.floor((event.occurredAt.getTime() - first) / DAY_MS);
+        if (index >= 0 && index < days) counts[index]! += 1;
+      }
+      return counts.map((count, i) => ({
+        date: new Date(first + i * DAY_MS).toISOString().slice(0, 10),
+        count,
+      }));
+    });
+  }
+}

@@ -1,0 +1,75 @@
+import type {
+  ClaimOutcome,
+  IdempotencyClaim,
+  IdempotencyStore,
+  StoredResponse,
+} from '../../domain/ports/idempotency-store.js';
+import type { Session } from './state.js';
+
+function recordKey(userId: string, key: string): string {
+  return JSON.stringify([userId, key]);
+}
+
+function copyResponse(r: StoredResponse): StoredResponse {
+  return { status: r.status, headers: { ...r.headers }, body: r.body };
+}
+
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly #session: Session;
+
+  constructor(session: Session) {
+    this.#session = session;
+  }
+
+  claim(claim: IdempotencyClaim): Promise<ClaimOutcome> {
+    return this.#session.exec((data): ClaimOutcome => {
+      const id = recordKey(claim.userId, claim.key);
+      const now = claim.now.getTime();
+      const record = data.idempotency.get(id);
+      const free =
+        record === undefined ||
+        (record.state === 'completed' && record.expiresAt <= now) ||
+        (record.state === 'held' && record.leaseUntil <= now);
+      if (free) {
+        data.idempotency.set(id, {
+          fingerprint: claim.fingerprint,
+          state: 'held',
+          leaseUntil: now + claim.leaseMs,
+          expiresAt: claim.expiresAt.getTime(),
+          response: null,
+        });
+        return { outcome: 'claimed' };
+      }
+      if (record.fingerprint !== claim.fingerprint) return { outcome: 'mismatch' };
+      if (record.state === 'completed' && record.response !== null) {
+        return { outcome: 'completed', response: copyResponse(record.response) };
+      }
+      return { outcome: 'in_flight', retryAfterMs: record.leaseUntil - now };
+    });
+  }
+
+  complete(userId: string, key: string, response: StoredResponse): Promise<void> {
+    return this.#session.exec((data) => {
+      const record = data.idempotency.get(recordKey(userId, key));
+      if (record === undefined) return;
+      record.state = 'completed';
+      record.response = copyResponse(response);
+    });
+  }
+
+  release(userId: string, key: string): Promise<void> {
+    return this.#session.exec((data) => {
+      const id = recordKey(userId, key);
+      if (data.idempotency.get(id)?.state === 'held') data.idempotency.delete(id);
+    });
+  }
+
+  read(userId: string, key: string): Promise<StoredResponse | null> {
+    return this.#session.exec((data) => {
+      const record = data.idempotency.get(recordKey(userId, key));
+      return record?.state === 'completed' && record.response !== null
+        ? copyResponse(record.response)
+        : null;
+    });
+  }
+}

@@ -1,0 +1,271 @@
+import {
+  decodeCursor,
+  encodeCursor,
+  postCursorScope,
+  postPositionShape,
+} from '../../domain/cursor.js';
+import {
+  DuplicateIdError,
+  NotFoundError,
+  SlugTakenError,
+  VersionConflictError,
+} from '../../domain/errors.js';
+import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
+import type {
+  NewPost,
+  PostChanges,
+  PostPage,
+  PostQuery,
+  PostRepository,
+  PostSortKey,
+  TagCount,
+} from '../../domain/ports/post-repository.js';
+import {
+  assertLimit,
+  compareUtf8,
+  copyDate,
+  copyNullableDate,
+  hasCursor,
+  type MemoryData,
+  type Session,
+} from './state.js';
+
+function copyPost(p: Post): Post {
+  return {
+    id: p.id,
+    title: p.title,
+    slug: p.slug,
+    excerpt: p.excerpt,
+    body: p.body,
+    tags: [...p.tags],
+    status: p.status,
+    version: p.version,
+    wordCount: p.wordCount,
+    createdAt: copyDate(p.createdAt),
+    updatedAt: copyDate(p.updatedAt),
+    publishedAt: copyNullableDate(p.publishedAt),
+  };
+}
+
+function summarize(p: Post): PostSummary {
+  const { body: _body, ...summary } = copyPost(p);
+  return summary;
+}
+
+function slugHolder(data: MemoryData, slug: string): Post | undefined {
+  for (const post of data.posts.values()) {
+    if (post.slug === slug) return post;
+  }
+  return undefined;
+}
+
+/** The keyset of a post under a sort key: instants as epoch ms, titles as strings. */
+interface SortKey {
+  value: number | string | null;
+  id: string;
+}
+
+function sortKeyOf(post: Post, key: PostSortKey): SortKey {
+  switch (key) {
+    case 'title':
+      return { value: post.title, id: post.id };
+    case 'createdAt':
+      return { value: post.createdAt.getTime(), id: post.id };
+    case 'updatedAt':
+      return { value: post.updatedAt.getTime(), id: post.id };
+    case 'publishedAt':
+      return { value: post.publishedAt?.getTime() ?? null, id: post.id };
+  }
+}
+
+function positionOf(post: Post, key: PostSortKey): unknown[] {
+  if (key === 'title') return [post.title, post.id];
+  const instant = key === 'publishedAt' ? post.publishedAt : post[key];
+  return [instant === null ? null : instant.toISOString(), post.id];
+}
+
+function sortKeyFromPosition(position: unknown[], key: PostSortKey): SortKey {
+  const [value, id] = position as [string | null, string];
+  if (key === 'title' || value === null) return { value, id };
+  return { value: Date.parse(value), id };
+}
+
+/** Sort key order, ties by id, both in `direction`; a null value comes last either way. */
+function compareSortKeys(a: SortKey, b: SortKey, direction: 'asc' | 'desc'): number {
+  const sign = direction === 'asc' ? 1 : -1;
+  if (a.value === null || b.value === null) {
+    if (a.value !== null) return -1;
+    if (b.value !== null) return 1;
+  } else {
+    const c =
+      typeof a.value === 'number' && typeof b.value === 'number'
+        ? a.value - b.value
+        : compareUtf8(String(a.value), String(b.value));
+    if (c !== 0) return sign * c;
+  }
+  return sign * compareUtf8(a.id, b.id);
+}
+
+function fold(s: string): string {
+  return s.toLowerCase();
+}
+
+function matcher(query: PostQuery): (post: Post) => boolean {
+  const statuses = query.status !== undefined && query.status.length > 0 ? query.status : null;
+  const needle = query.q !== undefined && query.q !== '' ? fold(query.q) : null;
+  return (post) =>
+    (statuses === null || statuses.includes(post.status)) &&
+    (query.tag === undefined || post.tags.includes(query.tag)) &&
+    (needle === null ||
+      fold(post.title).includes(needle) ||
+      fold(post.excerpt).includes(needle) ||
+      fold(post.body).includes(needle));
+}
+
+const SUFFIX = /^[0-9]+$/;
+
+export class MemoryPostRepository implements PostRepository {
+  readonly #session: Session;
+
+  constructor(session: Session) {
+    this.#session = session;
+  }
+
+  create(post: NewPost): Promise<Post> {
+    return this.#session.exec((data) => {
+      if (data.posts.has(post.id)) throw new DuplicateIdError(post.id);
+      if (slugHolder(data, post.slug) !== undefined) throw new SlugTakenError(post.slug);
+      const stored = copyPost({ ...post, version: 1, updatedAt: post.createdAt });
+      data.posts.set(stored.id, stored);
+      return copyPost(stored);
+    });
+  }
+
+  get(id: string): Promise<Post | null> {
+    return this.#session.exec((data) => {
+      const post = data.posts.get(id);
+      return post === undefined ? null : copyPost(post);
+    });
+  }
+
+  getBySlug(slug: string): Promise<Post | null> {
+    return this.#session.exec((data) => {
+      const post = slugHolder(data, slug);
+      return post === undefined ? null : copyPost(post);
+    });
+  }
+
+  list(query: PostQuery): Promise<PostPage> {
+    return this.#session.exec((data) => {
+      assertLimit(query.limit);
+      const { key, direction } = query.sort;
+      const scope = postCursorScope(query);
+      const after = hasCursor(query.cursor)
+        ? sortKeyFromPosition(decodeCursor(query.cursor, scope, postPositionShape(key)), key)
+        : null;
+      const matches = [...data.posts.values()]
+        .filter(matcher(query))
+        .map((post) => ({ post, key: sortKeyOf(post, key) }))
+        .sort((a, b) => compareSortKeys(a.key, b.key, direction));
+      const rest =
+        after === null ? matches : matches.filter((m) => compareSortKeys(m.key, after, direction) > 0);
+      const page = rest.slice(0, query.limit);
+      const last = page[page.length - 1];
+      return {
+        items: page.map((m) => summarize(m.post)),
+        nextCursor:
+          rest.length > query.limit && last !== undefined
+            ? encodeCursor(scope, positionOf(last.post, key))
+            : null,
+        total: matches.length,
+      };
+    });
+  }
+
+  update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post> {
+    return this.#session.exec((data) => {
+      const current = data.posts.get(id);
+      if (current === undefined) throw new NotFoundError('post', id);
+      if (current.version !== expectedVersion) {
+        throw new VersionConflictError(expectedVersion, current.version);
+      }
+      if (changes.slug !== undefined) {
+        const holder = slugHolder(data, changes.slug);
+        if (holder !== undefined && holder.id !== id) throw new SlugTakenError(changes.slug);
+      }
+      const next = copyPost({
+        ...current,
+        title: changes.title ?? current.title,
+        slug: changes.slug ?? current.slug,
+        excerpt: changes.excerpt ?? current.excerpt,
+        body: changes.body ?? current.body,
+        tags: changes.tags ?? current.tags,
+        status: changes.status ?? current.status,
+        wordCount: changes.wordCount ?? current.wordCount,
+        publishedAt: changes.publishedAt !== undefined ? changes.publishedAt : current.publishedAt,
+        version: current.version + 1,
+        updatedAt: at,
+      });
+      data.posts.set(id, next);
+      return copyPost(next);
+    });
+  }
+
+  delete(id: string, expectedVersion: number): Promise<Post> {
+    return this.#session.exec((data) => {
+      const current = data.posts.get(id);
+      if (current === undefined) throw new NotFoundError('post', id);
+      if (current.version !== expectedVersion) {
+        throw new VersionConflictError(expectedVersion, current.version);
+      }
+      data.posts.delete(id);
+      return copyPost(current);
+    });
+  }
+
+  slugsLike(base: string): Promise<string[]> {
+    return this.#session.exec((data) =>
+      [...data.posts.values()]
+        .map((post) => post.slug)
+        .filter(
+          (slug) =>
+            slug === base ||
+            (slug.startsWith(`${base}-`) && SUFFIX.test(slug.slice(base.length + 1))),
+        )
+        .sort(compareUtf8),
+    );
+  }
+
+  tagCounts(): Promise<TagCount[]> {
+    return this.#session.exec((data) => {
+      const counts = new Map<string, number>();
+      for (const post of data.posts.values()) {
+        for (const tag of new Set(post.tags)) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+      }
+      return [...counts]
+        .map(([name, count]) => ({ name, count }))
+        .sort((a, b) => b.count - a.count || compareUtf8(a.name, b.name));
+    });
+  }
+
+  countByStatus(): Promise<Record<PostStatus, number>> {
+    return this.#session.exec((data) => {
+      const counts = Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<
+        PostStatus,
+        number
+      >;
+      for (const post of data.posts.values()) counts[post.status] += 1;
+      return counts;
+    });
+  }
+
+  wordsPublished(): Promise<number> {
+    return this.#session.exec((data) => {
+      let sum = 0;
+      for (const post of data.posts.values()) {
+        if (post.status === 'published') sum += post.wordCount;
+      }
+      return sum;
+    });
+  }
+}

@@ -1,0 +1,92 @@
+import {
+  decodeCursor,
+  encodeCursor,
+  REVISION_POSITION,
+  revisionCursorScope,
+} from '../../domain/cursor.js';
+import { VersionConflictError } from '../../domain/errors.js';
+import type {
+  Revision,
+  RevisionPage,
+  RevisionRepository,
+  RevisionSummary,
+} from '../../domain/ports/revision-repository.js';
+import { assertLimit, copyDate, hasCursor, type Session } from './state.js';
+
+function copyRevision(r: Revision): Revision {
+  return {
+    postId: r.postId,
+    version: r.version,
+    title: r.title,
+    slug: r.slug,
+    excerpt: r.excerpt,
+    body: r.body,
+    tags: [...r.tags],
+    status: r.status,
+    wordCount: r.wordCount,
+    createdAt: copyDate(r.createdAt),
+    actor: { id: r.actor.id, name: r.actor.name },
+  };
+}
+
+function summarize(r: Revision): RevisionSummary {
+  const { body: _body, ...summary } = copyRevision(r);
+  return summary;
+}
+
+export class MemoryRevisionRepository implements RevisionRepository {
+  readonly #session: Session;
+
+  constructor(session: Session) {
+    this.#session = session;
+  }
+
+  append(revision: Revision): Promise<void> {
+    return this.#session.exec((data) => {
+      let history = data.revisions.get(revision.postId);
+      if (history === undefined) {
+        history = new Map();
+        data.revisions.set(revision.postId, history);
+      }
+      if (history.has(revision.version)) {
+        throw new VersionConflictError(revision.version, Math.max(...history.keys()));
+      }
+      history.set(revision.version, copyRevision(revision));
+    });
+  }
+
+  list(postId: string, page: { limit: number; cursor?: string | null }): Promise<RevisionPage> {
+    return this.#session.exec((data) => {
+      assertLimit(page.limit);
+      const scope = revisionCursorScope(postId);
+      const before = hasCursor(page.cursor)
+        ? (decodeCursor(page.cursor, scope, REVISION_POSITION)[0] as number)
+        : null;
+      const rest = [...(data.revisions.get(postId)?.values() ?? [])]
+        .filter((r) => before === null || r.version < before)
+        .sort((a, b) => b.version - a.version);
+      const items = rest.slice(0, page.limit);
+      const last = items[items.length - 1];
+      return {
+        items: items.map(summarize),
+        nextCursor:
+          rest.length > page.limit && last !== undefined
+            ? encodeCursor(scope, [last.version])
+            : null,
+      };
+    });
+  }
+
+  get(postId: string, version: number): Promise<Revision | null> {
+    return this.#session.exec((data) => {
+      const revision = data.revisions.get(postId)?.get(version);
+      return revision === undefined ? null : copyRevision(revision);
+    });
+  }
+
+  deleteForPost(postId: string): Promise<void> {
+    return this.#session.exec((data) => {
+      data.revisions.delete(postId);
+    });
+  }
+}

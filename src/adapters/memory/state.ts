@@ -1,0 +1,121 @@
+import { UnavailableError } from '../../domain/errors.js';
+import type { Post } from '../../domain/post.js';
+import type { ActivityEvent } from '../../domain/ports/activity-log.js';
+import type { StoredResponse } from '../../domain/ports/idempotency-store.js';
+import type { RefreshToken } from '../../domain/ports/refresh-token-repository.js';
+import type { Revision } from '../../domain/ports/revision-repository.js';
+import type { User } from '../../domain/ports/user-repository.js';
+
+export interface IdempotencyRecord {
+  fingerprint: string;
+  state: 'held' | 'completed';
+  /** Epoch ms at which a held claim may be taken over. */
+  leaseUntil: number;
+  /** Epoch ms after which the record may be forgotten. */
+  expiresAt: number;
+  response: StoredResponse | null;
+}
+
+/** Every table of the memory store. Only plain data, so `structuredClone` copies it. */
+export interface MemoryData {
+  posts: Map<string, Post>;
+  /** postId → version → revision. */
+  revisions: Map<string, Map<number, Revision>>;
+  activity: Map<string, ActivityEvent>;
+  /** `JSON.stringify([userId, key])` → record. */
+  idempotency: Map<string, IdempotencyRecord>;
+  users: Map<string, User>;
+  refreshTokens: Map<string, RefreshToken>;
+}
+
+export function emptyData(): MemoryData {
+  return {
+    posts: new Map(),
+    revisions: new Map(),
+    activity: new Map(),
+    idempotency: new Map(),
+    users: new Map(),
+    refreshTokens: new Map(),
+  };
+}
+
+/** Where a repository reads and writes: the committed data, or a transaction's draft. */
+export interface Session {
+  /** Runs `fn` on the data this session sees; `fn` is synchronous, so each call is atomic. */
+  exec<T>(fn: (data: MemoryData) => T): Promise<T>;
+}
+
+/** A FIFO lock made of a promise chain. */
+export class Mutex {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  lock<T>(fn: () => T | Promise<T>): Promise<T> {
+    const result = this.#tail.then(fn);
+    this.#tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+}
+
+/**
+ * The committed state plus the lock that serialises transactions. Calls outside a transaction
+ * take the lock too, so they never see a transaction half done.
+ */
+export class MemoryDatabase {
+  data: MemoryData = emptyData();
+  readonly mutex = new Mutex();
+  #closed = false;
+
+  readonly autoCommit: Session = {
+    exec: (fn) =>
+      this.mutex.lock(() => {
+        this.assertOpen();
+        return fn(this.data);
+      }),
+  };
+
+  assertOpen(): void {
+    if (this.#closed) throw new UnavailableError(1, 'The memory store is closed.');
+  }
+
+  close(): void {
+    this.#closed = true;
+  }
+}
+
+const utf8 = new TextEncoder();
+
+/** Compares strings by their UTF-8 bytes, as Postgres `COLLATE "C"` does. */
+export function compareUtf8(a: string, b: string): number {
+  if (a === b) return 0;
+  const ea = utf8.encode(a);
+  const eb = utf8.encode(b);
+  const n = Math.min(ea.length, eb.length);
+  for (let i = 0; i < n; i += 1) {
+    const d = ea[i]! - eb[i]!;
+    if (d !== 0) return d;
+  }
+  return ea.length - eb.length;
+}
+
+export function copyDate(d: Date): Date {
+  return new Date(d.getTime());
+}
+
+export function copyNullableDate(d: Date | null): Date | null {
+  return d === null ? null : new Date(d.getTime());
+}
+
+/** Page sizes the ports allow. */
+export function assertLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new RangeError(`limit must be an integer from 1 to 100, got ${limit}`);
+  }
+}
+
+/** A cursor argument: null or undefined starts at the first page. */
+export function hasCursor(cursor: string | null | undefined): cursor is string {
+  return cursor !== null && cursor !== undefined;
+}

@@ -1,0 +1,4 @@
+import { describeStoreContract } from '../contract/index.js';
+import { createMemoryStore } from './store.js';
+
+describeStoreContract('memory', async () => createMemoryStore());

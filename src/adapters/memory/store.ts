@@ -1,0 +1,26 @@
+import { UnavailableError } from '../../domain/errors.js';
+import type { Store } from '../../domain/ports/store.js';
+import { MemoryRefreshTokenRepository } from './refresh-token-repository.js';
+import { MemoryDatabase } from './state.js';
+import { MemoryUnitOfWork, transactionalRepositories } from './unit-of-work.js';
+import { MemoryUserRepository } from './user-repository.js';
+
+/** A store that keeps everything in process memory, empty at start. For tests and demos. */
+export function createMemoryStore(): Store {
+  const db = new MemoryDatabase();
+  let closed = false;
+  return {
+    kind: 'memory',
+    ...transactionalRepositories(db.autoCommit),
+    users: new MemoryUserRepository(db.autoCommit),
+    refreshTokens: new MemoryRefreshTokenRepository(db.autoCommit),
+    unitOfWork: new MemoryUnitOfWork(db),
+    async ping() {
+      if (closed) throw new UnavailableError(1, 'The memory store is closed.');
+    },
+    async close() {
+      closed = true;
+      db.close();
+    },
+  };
+}

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install run dev generate check-generated lint typecheck test test-unit mock migrate bench-db soak-pool clean
+.PHONY: help install run generate check-generated lint typecheck test test-unit mock migrate bench-db soak-pool clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -37,6 +37,15 @@ test: lint check-generated typecheck test-unit ## Lint, check generated/, type-c
 
 mock: install ## Serve the contract with Prism on 127.0.0.1:$(MOCK_PORT)
 	$(BIN)/prism mock generated/openapi.json --host 127.0.0.1 --port $(MOCK_PORT)
+
+migrate: install ## Apply drizzle/ migrations to DATABASE_URL, or to the embedded PGlite under DATA_DIR
+	$(BIN)/tsx scripts/migrate.ts
+
+bench-db: install ## Seed 10k and 100k posts in a scratch PostgreSQL database; print median times and plans
+	$(BIN)/tsx scripts/bench-db.ts
+
+soak-pool: install ## Saturate the PostgreSQL pool for SOAK_SECONDS (300) and compare first/last minute throughput
+	$(BIN)/tsx scripts/soak-pool.ts
 
 clean: ## Remove the embedded database under .data/
 	rm -rf .data

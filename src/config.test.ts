@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ENV_VARIABLES, loadConfig, maskDatabaseUrl } from './config.js';
+import { ConfigError, ENV_VARIABLES, loadConfig, loadDatabaseConfig } from './config.js';
 
 describe('loadConfig', () => {
   it('defaults to embedded PGlite under .data on 127.0.0.1:8080 with a 1 MiB body limit', () => {
@@ -9,12 +9,30 @@ describe('loadConfig', () => {
       port: 8080,
       logLevel: 'info',
       bodyLimitBytes: 1048576,
+      corsOrigins: [],
+      trustProxy: false,
+      auth: {
+        jwtSecret: null,
+        issuer: 'margin-cms',
+        audience: 'margin-cms-api',
+        accessTokenTtlSeconds: 900,
+        refreshTokenTtlSeconds: 2592000,
+        refreshGraceSeconds: 10,
+        adminEmail: null,
+        adminPassword: null,
+      },
+      idempotencyTtlSeconds: 86400,
       database: { kind: 'pglite', dataDir: '.data' },
     });
   });
 
   it('uses PostgreSQL with the pool settings when DATABASE_URL is set', () => {
-    const config = loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/blog', DB_POOL_SIZE: '4', DB_STATEMENT_TIMEOUT_MS: '2500' });
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u:p@db:5432/blog',
+      DB_POOL_SIZE: '4',
+      DB_STATEMENT_TIMEOUT_MS: '2500',
+      JWT_SECRET: 'a'.repeat(32),
+    });
     expect(config.database).toEqual({
       kind: 'postgres',
       url: 'postgres://u:p@db:5432/blog',
@@ -23,6 +41,19 @@ describe('loadConfig', () => {
       idleTimeoutSeconds: 30,
       statementTimeoutMs: 2500,
     });
+  });
+
+  it('requires a JWT secret of at least 32 bytes with DATABASE_URL, where no default password exists', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://u@db/blog' })).toThrow(/JWT_SECRET is required/);
+    expect(() => loadConfig({ JWT_SECRET: 'short' })).toThrow(/at least 32 bytes/);
+  });
+
+  it('parses CORS origins and rejects entries that are not origins', () => {
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://a.example/path' })).toThrow(/CORS_ORIGINS/);
   });
 
   it('reports every bad value at once', () => {
@@ -44,7 +75,7 @@ describe('loadConfig', () => {
     ] as const) {
       let message = '';
       try {
-        loadConfig({ DATABASE_URL: url });
+        loadConfig({ DATABASE_URL: url, JWT_SECRET: 'x'.repeat(32) });
       } catch (e) {
         message = (e as Error).message;
       }
@@ -60,11 +91,10 @@ describe('loadConfig', () => {
   });
 });
 
-describe('maskDatabaseUrl', () => {
-  it('replaces the password with *** and keeps the rest', () => {
-    expect(maskDatabaseUrl('postgres://margin:s3cr%40t@db.local:5432/blog?sslmode=require')).toBe(
-      'postgres://margin:***@db.local:5432/blog?sslmode=require',
-    );
-    expect(maskDatabaseUrl('postgres://margin@db/blog')).toBe('postgres://margin@db/blog');
+describe('loadDatabaseConfig', () => {
+  it('reads only the database settings, without requiring the server secrets', () => {
+    expect(loadDatabaseConfig({})).toEqual({ kind: 'pglite', dataDir: '.data' });
+    expect(loadDatabaseConfig({ DATABASE_URL: 'postgres://u@db/blog' })).toMatchObject({ kind: 'postgres', poolSize: 10 });
+    expect(() => loadDatabaseConfig({ DATABASE_URL: 'postgres://u:secret@db' })).toThrow(/names no database/);
   });
 });

@@ -1,4 +1,5 @@
 import type { LogLevel } from './log.js';
+import { maskUrl } from './mask-url.js';
 
 export interface Config {
   host: string;
@@ -6,6 +7,23 @@ export interface Config {
   logLevel: LogLevel;
   /** Request bodies over this many bytes are answered 413. */
   bodyLimitBytes: number;
+  /** Origins allowed by CORS; empty allows none. */
+  corsOrigins: string[];
+  /** Take the client address from X-Forwarded-For (behind a trusted proxy only). */
+  trustProxy: boolean;
+  auth: {
+    /** Required outside the embedded default, which generates one under its data directory. */
+    jwtSecret: string | null;
+    issuer: string;
+    audience: string;
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlSeconds: number;
+    refreshGraceSeconds: number;
+    /** The first start of the embedded default creates this admin (else a random password is printed). */
+    adminEmail: string | null;
+    adminPassword: string | null;
+  };
+  idempotencyTtlSeconds: number;
   database:
     | { kind: 'pglite'; dataDir: string }
     | {
@@ -37,6 +55,17 @@ export const ENV_VARIABLES = {
   DB_CONNECT_TIMEOUT_SECONDS: { default: '5', doc: 'Seconds to open a PostgreSQL connection.' },
   DB_IDLE_TIMEOUT_SECONDS: { default: '30', doc: 'Seconds before an idle connection is closed.' },
   DB_STATEMENT_TIMEOUT_MS: { default: '5000', doc: 'Server-side statement_timeout.' },
+  CORS_ORIGINS: { default: '', doc: 'Comma-separated origins allowed by CORS.' },
+  TRUST_PROXY: { default: 'false', doc: 'true behind a proxy that sets X-Forwarded-For.' },
+  JWT_SECRET: { default: '', doc: 'HS256 secret, at least 32 bytes; required with DATABASE_URL.' },
+  JWT_ISSUER: { default: 'margin-cms', doc: 'iss of access tokens.' },
+  JWT_AUDIENCE: { default: 'margin-cms-api', doc: 'aud of access tokens.' },
+  ACCESS_TOKEN_TTL_SECONDS: { default: '900', doc: 'Access token lifetime.' },
+  REFRESH_TOKEN_TTL_SECONDS: { default: '2592000', doc: 'Refresh token lifetime (30 days).' },
+  REFRESH_GRACE_SECONDS: { default: '10', doc: 'A refresh retried within this window replays its answer.' },
+  ADMIN_EMAIL: { default: '', doc: 'First start of the embedded default: the admin to create.' },
+  ADMIN_PASSWORD: { default: '', doc: 'First start of the embedded default: its password (else one is generated and printed once).' },
+  IDEMPOTENCY_TTL_SECONDS: { default: '86400', doc: 'How long an Idempotency-Key answer is kept.' },
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -47,19 +76,7 @@ type Env = Record<string, string | undefined>;
  */
 export function loadConfig(env: Env): Config {
   const problems: string[] = [];
-  const read = (name: keyof typeof ENV_VARIABLES): string => {
-    const value = env[name];
-    return value === undefined || value.trim() === '' ? ENV_VARIABLES[name].default : value.trim();
-  };
-  const integer = (name: keyof typeof ENV_VARIABLES, min: number, max: number): number => {
-    const raw = read(name);
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
-      return Number(ENV_VARIABLES[name].default);
-    }
-    return value;
-  };
+  const { read, integer } = readers(env, problems);
 
   const logLevel = read('LOG_LEVEL');
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
@@ -68,23 +85,93 @@ export function loadConfig(env: Env): Config {
   const host = read('HOST');
   const port = integer('PORT', 0, 65535);
   const bodyLimitBytes = integer('BODY_LIMIT_BYTES', 1024, 100 * 1024 * 1024);
+
+  const accessTokenTtlSeconds = integer('ACCESS_TOKEN_TTL_SECONDS', 60, 86400);
+  const refreshTokenTtlSeconds = integer('REFRESH_TOKEN_TTL_SECONDS', 300, 365 * 86400);
+  const refreshGraceSeconds = integer('REFRESH_GRACE_SECONDS', 0, 300);
+  const idempotencyTtlSeconds = integer('IDEMPOTENCY_TTL_SECONDS', 60, 30 * 86400);
+  const trustProxy = read('TRUST_PROXY');
+  if (trustProxy !== 'true' && trustProxy !== 'false') problems.push(`TRUST_PROXY must be true or false (got "${trustProxy}")`);
+  const corsOrigins = read('CORS_ORIGINS').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://blog.example.com (got "${origin}")`);
+  }
+  const jwtSecret = read('JWT_SECRET');
+  if (jwtSecret !== '' && Buffer.byteLength(jwtSecret, 'utf8') < 32) {
+    problems.push(`JWT_SECRET must be at least 32 bytes (got ${Buffer.byteLength(jwtSecret, 'utf8')})`);
+  }
+  const adminEmail = read('ADMIN_EMAIL');
+  const adminPassword = env.ADMIN_PASSWORD ?? '';
+  if ((adminEmail === '') !== (adminPassword === '')) problems.push('ADMIN_EMAIL and ADMIN_PASSWORD go together: set both or neither');
+  if (adminPassword !== '' && adminPassword.length < 12) problems.push('ADMIN_PASSWORD must be at least 12 characters');
+
+  const database = readDatabase(read, integer, problems);
+  if (database.kind === 'postgres' && jwtSecret === '') {
+    problems.push('JWT_SECRET is required with DATABASE_URL (at least 32 bytes, e.g. `openssl rand -base64 48`)');
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    host,
+    port,
+    logLevel: logLevel as LogLevel,
+    bodyLimitBytes,
+    corsOrigins,
+    trustProxy: trustProxy === 'true',
+    auth: {
+      jwtSecret: jwtSecret === '' ? null : jwtSecret,
+      issuer: read('JWT_ISSUER'),
+      audience: read('JWT_AUDIENCE'),
+      accessTokenTtlSeconds,
+      refreshTokenTtlSeconds,
+      refreshGraceSeconds,
+      adminEmail: adminEmail === '' ? null : adminEmail,
+      adminPassword: adminPassword === '' ? null : adminPassword,
+    },
+    idempotencyTtlSeconds,
+    database,
+  };
+}
+
+type Read = (name: keyof typeof ENV_VARIABLES) => string;
+type Integer = (name: keyof typeof ENV_VARIABLES, min: number, max: number) => number;
+
+function readers(env: Env, problems: string[]): { read: Read; integer: Integer } {
+  const read: Read = (name) => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? ENV_VARIABLES[name].default : value.trim();
+  };
+  const integer: Integer = (name, min, max) => {
+    const raw = read(name);
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return Number(ENV_VARIABLES[name].default);
+    }
+    return value;
+  };
+  return { read, integer };
+}
+
+function readDatabase(read: Read, integer: Integer, problems: string[]): Config['database'] {
   const poolSize = integer('DB_POOL_SIZE', 1, 1000);
   const connectTimeoutSeconds = integer('DB_CONNECT_TIMEOUT_SECONDS', 1, 600);
   const idleTimeoutSeconds = integer('DB_IDLE_TIMEOUT_SECONDS', 0, 86400);
   const statementTimeoutMs = integer('DB_STATEMENT_TIMEOUT_MS', 0, 3_600_000);
-
   const url = read('DATABASE_URL');
-  let database: Config['database'];
-  if (url === '') {
-    database = { kind: 'pglite', dataDir: read('DATA_DIR') };
-  } else {
-    const problem = databaseUrlProblem(url);
-    if (problem) problems.push(`DATABASE_URL ${problem} (got "${maskDatabaseUrl(url)}")`);
-    database = { kind: 'postgres', url, poolSize, connectTimeoutSeconds, idleTimeoutSeconds, statementTimeoutMs };
-  }
+  if (url === '') return { kind: 'pglite', dataDir: read('DATA_DIR') };
+  const problem = databaseUrlProblem(url);
+  if (problem) problems.push(`DATABASE_URL ${problem} (got "${maskUrl(url)}")`);
+  return { kind: 'postgres', url, poolSize, connectTimeoutSeconds, idleTimeoutSeconds, statementTimeoutMs };
+}
 
+/** Only the database settings, for commands that need nothing else (migrate, benchmarks). */
+export function loadDatabaseConfig(env: Env): Config['database'] {
+  const problems: string[] = [];
+  const { read, integer } = readers(env, problems);
+  const database = readDatabase(read, integer, problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { host, port, logLevel: logLevel as LogLevel, bodyLimitBytes, database };
+  return database;
 }
 
 function databaseUrlProblem(url: string): string | null {
@@ -102,13 +189,3 @@ function databaseUrlProblem(url: string): string | null {
   return null;
 }
 
-/** The URL with its password replaced by `***`, safe to log; unparsable input is masked whole. */
-export function maskDatabaseUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
-  }
-}

@@ -1022,7 +1022,7 @@ export interface components {
         PostSortQuery: components["schemas"]["PostSort"];
         /** @description The post version the revision recorded. */
         RevisionVersionPath: number;
-        /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters. */
+        /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
         SearchQuery: string;
         /** @description Only posts with one of these statuses; repeat the parameter (`status=draft&status=published`). */
         StatusFilter: components["schemas"]["PostStatus"][];
@@ -1200,7 +1200,7 @@ export interface operations {
                 status?: components["parameters"]["StatusFilter"];
                 /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
                 tag?: components["parameters"]["TagFilter"];
-                /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters. */
+                /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
                 q?: components["parameters"]["SearchQuery"];
                 sort?: components["parameters"]["PostSortQuery"];
                 /** @description Page size, 1 to 100. A value out of range is a 422, never silently clamped. */

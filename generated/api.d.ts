@@ -422,19 +422,19 @@ export interface components {
             /** @description Optional. When absent the slug is derived from the title, and a collision takes the next free `-2`, `-3`, …; when given and taken, the answer is 409 with a free `suggestedSlug`. */
             slug?: components["schemas"]["Slug"];
             /** @default  */
-            excerpt: string;
+            excerpt?: string;
             /**
              * @description Markdown.
              * @default
              */
-            body: string;
+            body?: string;
             /** @default [] */
-            tags: components["schemas"]["Tag"][];
+            tags?: components["schemas"]["Tag"][];
             /**
              * @default draft
              * @enum {string}
              */
-            status: "draft" | "published";
+            status?: "draft" | "published";
         };
         /** @description An opaque cursor returned as `nextCursor` by the previous page. It is bound to the sort and filters it was issued for: reusing it with others is a 422. */
         Cursor: string;

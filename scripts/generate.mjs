@@ -32,7 +32,8 @@ const bundled = bundle();
 const document = { "x-generated": notice, ...bundled };
 const json = JSON.stringify(document, null, 2) + "\n";
 
-const ast = await openapiTS(bundled, { exportType: false, alphabetize: false });
+// defaultNonNullable: false keeps properties with a default optional in request types (the server fills them in).
+const ast = await openapiTS(bundled, { exportType: false, alphabetize: false, defaultNonNullable: false });
 const types = `/**\n * ${notice}\n */\n\n` + astToString(ast);
 
 const outputs = [

@@ -132,6 +132,15 @@ describe('encodeCursor / decodeCursor', () => {
       [REVISION_POSITION, [1.5]],
       [REVISION_POSITION, ['1']],
       [ACTIVITY_POSITION, ['2026-03-04T05:06:07.891Z', ID, 'extra']],
+      // Positions no store can hold (a crafted cursor must be a 422, never a database error).
+      [postPositionShape('title'), ['a\u0000b', ID]],
+      [postPositionShape('title'), ['x', 'bad\u0000id']],
+      [postPositionShape('title'), ['\ud800', ID]],
+      [postPositionShape('createdAt'), ['+275760-09-13T00:00:00.000Z', ID]],
+      [postPositionShape('createdAt'), ['-010000-01-01T00:00:00.000Z', ID]],
+      [postPositionShape('createdAt'), ['0000-01-01T00:00:00.000Z', ID]],
+      [REVISION_POSITION, [9007199254740991]],
+      [REVISION_POSITION, [2147483648]],
     ];
     for (const [shape, position] of bad) {
       expect(() => decodeCursor(encodeCursor(scope, position), scope, shape)).toThrow(

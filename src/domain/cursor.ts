@@ -178,14 +178,20 @@ export function encodeCursor(scope: string, position: unknown[]): string {
   return base64UrlEncode(utf8.encode(JSON.stringify([FORMAT_VERSION, scopeHash(scope), position])));
 }
 
+/** Text a database can store: no NUL and no unpaired surrogate. */
+function isStorableText(value: unknown): value is string {
+  return typeof value === 'string' && !value.includes('\u0000') && value.isWellFormed();
+}
+
 function fieldMatches(field: CursorField, value: unknown): boolean {
   switch (field) {
     case 'string':
-      return typeof value === 'string';
+      return isStorableText(value);
     case 'string|null':
-      return value === null || typeof value === 'string';
+      return value === null || isStorableText(value);
     case 'integer':
-      return typeof value === 'number' && Number.isSafeInteger(value);
+      // Versions and other keys are 32-bit integers in storage.
+      return typeof value === 'number' && Number.isInteger(value) && value >= -2147483648 && value <= 2147483647;
     case 'instant':
       return typeof value === 'string' && isIsoInstant(value);
     case 'instant|null':
@@ -193,7 +199,9 @@ function fieldMatches(field: CursorField, value: unknown): boolean {
   }
 }
 
+/** An instant as `Date.toISOString` writes it, within years 0001–9999 (what every store can hold). */
 function isIsoInstant(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) || value.startsWith('0000')) return false;
   const d = new Date(value);
   return !Number.isNaN(d.getTime()) && d.toISOString() === value;
 }

@@ -8,6 +8,7 @@ import {
   InvalidCredentialsError,
   InvalidCursorError,
   InvalidTokenError,
+  InvalidRefreshTokenError,
   InvalidTransitionError,
   isDomainError,
   NotFoundError,
@@ -30,6 +31,7 @@ const examples: DomainError[] = [
   new IdempotencyKeyReusedError(),
   new InvalidCredentialsError(),
   new InvalidTokenError('expired'),
+  new InvalidRefreshTokenError('reused'),
   new TooManyAttemptsError(30),
   new UnavailableError(5),
 ];

@@ -14,6 +14,7 @@ export const DOMAIN_ERROR_CODES = [
   'idempotency_key_reused',
   'invalid_credentials',
   'invalid_token',
+  'invalid_refresh_token',
   'too_many_attempts',
   'unavailable',
 ] as const;
@@ -158,7 +159,7 @@ export class InvalidCredentialsError extends DomainError {
   readonly code = 'invalid_credentials' as const;
 
   constructor() {
-    super('The username or password is incorrect.');
+    super('The email or password is wrong.');
   }
 }
 
@@ -168,6 +169,20 @@ export class InvalidTokenError extends DomainError {
   /** @param reason short machine-friendly reason such as 'expired' or 'malformed'; not part of the message */
   constructor(readonly reason: string) {
     super('The access token is invalid or has expired.');
+  }
+}
+
+/** A refresh token that is unknown, expired, revoked, or reused after its grace window. */
+export class InvalidRefreshTokenError extends DomainError {
+  readonly code = 'invalid_refresh_token' as const;
+
+  /** @param reason 'unknown' | 'expired' | 'revoked' | 'reused' | 'unknown user'; not part of the message */
+  constructor(readonly reason: string) {
+    super(
+      reason === 'reused'
+        ? 'This refresh token was already used; every token of its login has been revoked. Log in again.'
+        : 'The refresh token is invalid, expired or revoked. Log in again.',
+    );
   }
 }
 
@@ -206,5 +221,6 @@ export type AnyDomainError =
   | IdempotencyKeyReusedError
   | InvalidCredentialsError
   | InvalidTokenError
+  | InvalidRefreshTokenError
   | TooManyAttemptsError
   | UnavailableError;

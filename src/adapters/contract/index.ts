@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { describeActivityLogContract } from './activity-log.contract.js';
 import type { MakeStore } from './fixtures.js';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract.js';
+import { describeLoginAttemptRepositoryContract } from './login-attempt-repository.contract.js';
 import { describePostRepositoryContract } from './post-repository.contract.js';
 import { describeRefreshTokenRepositoryContract } from './refresh-token-repository.contract.js';
 import { describeRevisionRepositoryContract } from './revision-repository.contract.js';
@@ -12,6 +13,7 @@ export type { MakeStore } from './fixtures.js';
 export {
   describeActivityLogContract,
   describeIdempotencyStoreContract,
+  describeLoginAttemptRepositoryContract,
   describePostRepositoryContract,
   describeRefreshTokenRepositoryContract,
   describeRevisionRepositoryContract,
@@ -31,6 +33,7 @@ export function describeStoreContract(adapterName: string, make: MakeStore): voi
     describeIdempotencyStoreContract(make);
     describeUserRepositoryContract(make);
     describeRefreshTokenRepositoryContract(make);
+    describeLoginAttemptRepositoryContract(make);
     describeUnitOfWorkContract(make);
   });
 }

@@ -8,112 +8,127 @@ import { type MakeStore, times, ulid, useStore } from './fixtures.js';
 const CREATED = new Date('2026-03-04T05:06:07.891Z');
 const EXPIRES = new Date('2026-03-11T05:06:07.891Z');
 const USE = new Date('2026-03-05T10:00:00.123Z');
+const FAMILY = ulid(1000);
 
 function token(n: number, overrides: Partial<RefreshToken> = {}): RefreshToken {
   return {
     id: ulid(n),
-    familyId: ulid(1000),
+    familyId: FAMILY,
     userId: ulid(2000),
     tokenHash: `hash-${n}`,
     createdAt: CREATED,
     expiresAt: EXPIRES,
     consumedAt: null,
     revokedAt: null,
+    replay: null,
     ...overrides,
   };
+}
+
+/** The token a rotation attempt `n` would insert. */
+function successor(n: number, familyId = FAMILY): RefreshToken {
+  return token(500 + n, { tokenHash: `next-${n}`, familyId, createdAt: USE });
 }
 
 export function describeRefreshTokenRepositoryContract(make: MakeStore): void {
   describe('RefreshTokenRepository', () => {
     const store = useStore(make);
     const tokens = (): RefreshTokenRepository => store().refreshTokens;
+    const rotate = (hash: string, n = 1, at = USE, familyId = FAMILY) =>
+      tokens().rotate(hash, at, successor(n, familyId), `replay-${n}`);
 
-    it('consume marks an unconsumed, unrevoked, unexpired token consumed at `at` and returns consumed', async () => {
+    it('rotate consumes an unconsumed, unrevoked, unexpired token at `at`, stores the replay and inserts the successor in the family', async () => {
       await tokens().insert(token(1));
-      expect(await tokens().consume('hash-1', USE)).toStrictEqual({
+      expect(await rotate('hash-1')).toStrictEqual({
         outcome: 'consumed',
-        token: token(1, { consumedAt: USE }),
+        token: token(1, { consumedAt: USE, replay: 'replay-1' }),
       });
+      expect(await tokens().find('next-1')).toStrictEqual(successor(1));
+      expect(await tokens().find('hash-1')).toStrictEqual(token(1, { consumedAt: USE, replay: 'replay-1' }));
     });
 
-    it('a token is single use: a second consume is already_consumed and keeps the first consumedAt', async () => {
+    it('a token is single use: a second rotation is already_consumed with the first consumedAt and replay, and inserts nothing', async () => {
       await tokens().insert(token(1));
-      await tokens().consume('hash-1', USE);
-      const second = await tokens().consume('hash-1', new Date(USE.getTime() + 1000));
-      expect(second).toStrictEqual({ outcome: 'already_consumed', token: token(1, { consumedAt: USE }) });
+      await rotate('hash-1', 1);
+      const second = await rotate('hash-1', 2, new Date(USE.getTime() + 1000));
+      expect(second).toStrictEqual({ outcome: 'already_consumed', token: token(1, { consumedAt: USE, replay: 'replay-1' }) });
+      expect(await tokens().find('next-2')).toBeNull();
     });
 
-    it('of two concurrent consumes of one token exactly one is consumed and the other already_consumed', async () => {
+    it('of two concurrent rotations of one token exactly one is consumed and only its successor exists', async () => {
       await tokens().insert(token(1));
-      const outcomes = await Promise.all([tokens().consume('hash-1', USE), tokens().consume('hash-1', USE)]);
+      const outcomes = await Promise.all([rotate('hash-1', 1), rotate('hash-1', 2)]);
       expect(outcomes.map((o) => o.outcome).sort()).toEqual(['already_consumed', 'consumed']);
+      const successors = await Promise.all([tokens().find('next-1'), tokens().find('next-2')]);
+      expect(successors.filter((s) => s !== null)).toHaveLength(1);
     });
 
-    it('of ten concurrent consumes of one token exactly one is consumed', async () => {
+    it('of ten concurrent rotations of one token exactly one is consumed; the others see its consumedAt and replay', async () => {
       await tokens().insert(token(1));
-      const outcomes = await Promise.all(
-        times(10, (i) => tokens().consume('hash-1', new Date(USE.getTime() + i))),
-      );
-      expect(outcomes.filter((o) => o.outcome === 'consumed')).toHaveLength(1);
+      const outcomes = await Promise.all(times(10, (i) => rotate('hash-1', i + 1, new Date(USE.getTime() + i))));
+      const winners = outcomes.filter((o) => o.outcome === 'consumed');
+      expect(winners).toHaveLength(1);
       expect(outcomes.filter((o) => o.outcome === 'already_consumed')).toHaveLength(9);
-      const winner = outcomes.find((o) => o.outcome === 'consumed');
+      const winner = winners[0]!;
       for (const o of outcomes) {
-        if (o.outcome === 'already_consumed' && winner?.outcome === 'consumed') {
+        if (o.outcome === 'already_consumed' && winner.outcome === 'consumed') {
           expect(o.token.consumedAt).toEqual(winner.token.consumedAt);
+          expect(o.token.replay).toBe(winner.token.replay);
         }
       }
+      const found = await Promise.all(times(10, (i) => tokens().find(`next-${i + 1}`)));
+      expect(found.filter((s) => s !== null)).toHaveLength(1);
     });
 
-    it('a revoked token is revoked, and consuming it changes nothing', async () => {
+    it('a revoked token is revoked, and rotating it changes nothing and inserts nothing', async () => {
       const revokedAt = new Date('2026-03-05T00:00:00.001Z');
       await tokens().insert(token(1, { revokedAt }));
       const expected = { outcome: 'revoked', token: token(1, { revokedAt }) };
-      expect(await tokens().consume('hash-1', USE)).toStrictEqual(expected);
-      expect(await tokens().consume('hash-1', USE)).toStrictEqual(expected);
+      expect(await rotate('hash-1', 1)).toStrictEqual(expected);
+      expect(await rotate('hash-1', 2)).toStrictEqual(expected);
+      expect(await tokens().find('next-1')).toBeNull();
     });
 
-    it('an expired token is expired, and consuming it changes nothing', async () => {
-      await tokens().insert(token(1, { expiresAt: new Date('2026-03-05T09:59:59.999Z') }));
-      const expected = {
-        outcome: 'expired',
-        token: token(1, { expiresAt: new Date('2026-03-05T09:59:59.999Z') }),
-      };
-      expect(await tokens().consume('hash-1', USE)).toStrictEqual(expected);
-      expect(await tokens().consume('hash-1', USE)).toStrictEqual(expected);
+    it('an expired token (expiresAt <= at) is expired, and rotating it changes nothing', async () => {
+      await tokens().insert(token(1, { expiresAt: USE }));
+      const expected = { outcome: 'expired', token: token(1, { expiresAt: USE }) };
+      expect(await rotate('hash-1', 1)).toStrictEqual(expected);
+      expect(await rotate('hash-1', 2)).toStrictEqual(expected);
+      expect(await tokens().find('next-1')).toBeNull();
     });
 
-    it('an unknown hash is unknown', async () => {
-      expect(await tokens().consume('nope', USE)).toStrictEqual({ outcome: 'unknown' });
+    it('an unknown hash is unknown; hashes match exactly', async () => {
+      expect(await rotate('nope')).toStrictEqual({ outcome: 'unknown' });
       await tokens().insert(token(1));
-      expect(await tokens().consume('hash-', USE)).toStrictEqual({ outcome: 'unknown' });
-      expect(await tokens().consume('HASH-1', USE)).toStrictEqual({ outcome: 'unknown' });
+      expect(await rotate('hash-', 2)).toStrictEqual({ outcome: 'unknown' });
+      expect(await rotate('HASH-1', 3)).toStrictEqual({ outcome: 'unknown' });
+      expect(await tokens().find('HASH-1')).toBeNull();
     });
 
-    it('revokeFamily revokes every token of the family that is not yet revoked, and no other family', async () => {
+    it('revokeFamily revokes every token of the family that is not yet revoked, successors included, and no other family', async () => {
       const earlier = new Date('2026-03-04T12:00:00.000Z');
-      const at = new Date('2026-03-05T08:00:00.500Z');
+      const at = new Date('2026-03-05T11:00:00.500Z');
       await tokens().insert(token(1));
       await tokens().insert(token(2, { consumedAt: earlier }));
       await tokens().insert(token(3, { revokedAt: earlier }));
       await tokens().insert(token(4, { familyId: ulid(1001) }));
-      await tokens().revokeFamily(ulid(1000), at);
-      expect(await tokens().consume('hash-1', USE)).toStrictEqual({
-        outcome: 'revoked',
-        token: token(1, { revokedAt: at }),
-      });
-      const second = await tokens().consume('hash-2', USE);
-      expect(second.outcome === 'revoked' || second.outcome === 'already_consumed').toBe(true);
-      if (second.outcome !== 'unknown') {
-        expect(second.token).toStrictEqual(token(2, { consumedAt: earlier, revokedAt: at }));
-      }
-      expect(await tokens().consume('hash-3', USE)).toStrictEqual({
-        outcome: 'revoked',
-        token: token(3, { revokedAt: earlier }),
-      });
-      expect(await tokens().consume('hash-4', USE)).toStrictEqual({
+      await tokens().insert(token(5));
+      await rotate('hash-5', 5);
+      await tokens().revokeFamily(FAMILY, at);
+      expect(await tokens().find('hash-1')).toStrictEqual(token(1, { revokedAt: at }));
+      expect(await tokens().find('hash-2')).toStrictEqual(token(2, { consumedAt: earlier, revokedAt: at }));
+      expect(await tokens().find('hash-3')).toStrictEqual(token(3, { revokedAt: earlier }));
+      expect(await tokens().find('next-5')).toStrictEqual({ ...successor(5), revokedAt: at });
+      expect((await rotate('hash-1', 6)).outcome).toBe('revoked');
+      expect(await rotate('hash-4', 7, USE, ulid(1001))).toStrictEqual({
         outcome: 'consumed',
-        token: token(4, { familyId: ulid(1001), consumedAt: USE }),
+        token: token(4, { familyId: ulid(1001), consumedAt: USE, replay: 'replay-7' }),
       });
+    });
+
+    it('a duplicate id is a DuplicateIdError', async () => {
+      await tokens().insert(token(1));
+      await expect(tokens().insert(token(1, { tokenHash: 'other' }))).rejects.toMatchObject({ code: 'duplicate_id' });
     });
 
     it('stored tokens are copies: mutating the inserted token changes nothing', async () => {
@@ -121,10 +136,7 @@ export function describeRefreshTokenRepositoryContract(make: MakeStore): void {
       await tokens().insert(input);
       input.expiresAt.setUTCFullYear(2000);
       input.tokenHash = 'changed';
-      expect(await tokens().consume('hash-1', USE)).toStrictEqual({
-        outcome: 'consumed',
-        token: token(1, { consumedAt: USE }),
-      });
+      expect(await tokens().find('hash-1')).toStrictEqual(token(1));
     });
   });
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { ConnectionGate } from './connection-gate.js';
 import type { Database } from './database.js';
 import {
   MIGRATIONS_FOLDER,
@@ -17,8 +18,14 @@ import { pgErrorInfo, toDomainError } from './pg-errors.js';
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database`. */
   url: string;
-  /** Most connections the pool opens. */
+  /** Most connections the pool opens; also the permits of its `ConnectionGate`. */
   poolSize: number;
+  /**
+   * Longest wait for a free connection before a call fails with `UnavailableError` (503), having
+   * sent nothing. Defaults to `DEFAULT_ACQUIRE_TIMEOUT_MS`.
+   */
+  acquireTimeoutMs?: number;
+  /** Seconds to open a connection (TCP, TLS and startup), after which the call fails (503). */
   connectTimeoutSeconds: number;
   /** An idle connection is closed after this long. */
   idleTimeoutSeconds: number;
@@ -36,11 +43,15 @@ export interface PostgresConnection {
   readonly kind: 'postgres';
   readonly db: Database;
   readonly sql: postgres.Sql;
+  /** Bounds the wait for a connection of this pool: pass it to `createDrizzleStore`. */
+  readonly gate: ConnectionGate;
   /** Throws `SchemaBehindError` ('database schema is behind: run `make migrate`') when behind. */
   checkSchema(): Promise<void>;
-  /** Ends the pool. */
+  /** Ends the pool: waits up to 5 s for running queries, then closes the connections anyway. */
   close(): Promise<void>;
 }
+
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 2000;
 
 /** Reconnect delay in seconds after the `attempt`-th failure: doubles from 50 ms, capped at 1 s, jittered. */
 export function reconnectBackoff(attempt: number): number {
@@ -75,6 +86,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresCo
     kind: 'postgres',
     db,
     sql,
+    gate: new ConnectionGate(options.poolSize, options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS),
     checkSchema: () => checkSchema(sql, migrationsFolder),
     close: () => sql.end({ timeout: 5 }),
   };

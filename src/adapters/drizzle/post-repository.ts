@@ -173,16 +173,12 @@ export class DrizzlePostRepository implements PostRepository {
       filters.push(sql`${posts.searchText} LIKE ${`%${escapeLike(query.q.toLowerCase())}%`}`);
     }
 
-    const [rows, total] = await this.session.run((db) =>
-      Promise.all([
-        fetchPage(db, filters, key, direction, position, limit + 1),
-        db
-          .select({ n: count() })
-          .from(posts)
-          .where(and(...filters))
-          .then((r) => r[0]?.n ?? 0),
-      ]),
-    );
+    // One after the other: one connection-gate permit stands for one connection.
+    const [rows, total] = await this.session.run(async (db) => {
+      const page = await fetchPage(db, filters, key, direction, position, limit + 1);
+      const counted = await db.select({ n: count() }).from(posts).where(and(...filters));
+      return [page, counted[0]?.n ?? 0] as const;
+    });
 
     const items = rows.slice(0, limit).map(toSummary);
     const last = items[items.length - 1];

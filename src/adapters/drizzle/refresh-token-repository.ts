@@ -19,6 +19,7 @@ function toToken(row: TokenRow): RefreshToken {
     expiresAt: row.expiresAt,
     consumedAt: row.consumedAt,
     revokedAt: row.revokedAt,
+    replay: row.replay,
   };
 }
 
@@ -37,43 +38,65 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
           expiresAt: token.expiresAt,
           consumedAt: token.consumedAt,
           revokedAt: token.revokedAt,
+          replay: token.replay,
         }),
       { id: token.id },
     );
   }
 
   /**
-   * The guarded UPDATE decides (of two concurrent consumes the second waits for the first's row
-   * lock, then no longer matches); only when it matched nothing does one read say why.
+   * One transaction: the guarded UPDATE decides (of two concurrent rotations the second waits for
+   * the first's row lock, then no longer matches and reads the committed winner); the successor is
+   * inserted only by the winner. Only when the UPDATE matched nothing does one read say why.
    */
-  async consume(tokenHash: string, at: Date): Promise<ConsumeOutcome> {
+  async rotate(tokenHash: string, at: Date, successor: RefreshToken, replay: string): Promise<ConsumeOutcome> {
     const t = refreshTokens;
-    return this.session.run(async (db): Promise<ConsumeOutcome> => {
-      const consumed = await db
-        .update(t)
-        .set({ consumedAt: at })
-        .where(
-          and(eq(t.tokenHash, tokenHash), isNull(t.consumedAt), isNull(t.revokedAt), gt(t.expiresAt, at)),
-        )
-        .returning();
-      if (consumed[0] !== undefined) return { outcome: 'consumed', token: toToken(consumed[0]) };
-      const rows = await db.select().from(t).where(eq(t.tokenHash, tokenHash));
-      const row = rows[0];
-      if (row === undefined) return { outcome: 'unknown' };
-      const token = toToken(row);
-      if (token.revokedAt !== null) return { outcome: 'revoked', token };
-      if (token.consumedAt !== null) return { outcome: 'already_consumed', token };
-      return { outcome: 'expired', token };
-    });
+    return this.session.run(
+      (db) =>
+        db.transaction(async (tx): Promise<ConsumeOutcome> => {
+          const consumed = await tx
+            .update(t)
+            .set({ consumedAt: at, replay })
+            .where(and(eq(t.tokenHash, tokenHash), isNull(t.consumedAt), isNull(t.revokedAt), gt(t.expiresAt, at)))
+            .returning();
+          if (consumed[0] !== undefined) {
+            await tx.insert(t).values({ ...successor });
+            return { outcome: 'consumed', token: toToken(consumed[0]) };
+          }
+          const rows = await tx.select().from(t).where(eq(t.tokenHash, tokenHash));
+          const row = rows[0];
+          if (row === undefined) return { outcome: 'unknown' };
+          const token = toToken(row);
+          if (token.revokedAt !== null) return { outcome: 'revoked', token };
+          if (token.consumedAt !== null) return { outcome: 'already_consumed', token };
+          return { outcome: 'expired', token };
+        }),
+      { id: successor.id },
+    );
   }
 
+  async find(tokenHash: string): Promise<RefreshToken | null> {
+    const rows = await this.session.run((db) => db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)));
+    return rows[0] === undefined ? null : toToken(rows[0]);
+  }
+
+  /**
+   * Repeats the UPDATE until it revokes nothing. Under READ COMMITTED one UPDATE cannot see a
+   * successor that a concurrent rotation inserts and commits while the UPDATE waits for the row
+   * lock of the token being rotated; the next statement takes a fresh snapshot and does. Once every
+   * token is revoked, no rotation can start again (it requires `revoked_at IS NULL`).
+   */
   async revokeFamily(familyId: string, at: Date): Promise<void> {
     const t = refreshTokens;
-    await this.session.run((db) =>
-      db
-        .update(t)
-        .set({ revokedAt: at })
-        .where(and(eq(t.familyId, familyId), isNull(t.revokedAt))),
-    );
+    for (;;) {
+      const revoked = await this.session.run((db) =>
+        db
+          .update(t)
+          .set({ revokedAt: at })
+          .where(and(eq(t.familyId, familyId), isNull(t.revokedAt)))
+          .returning({ id: t.id }),
+      );
+      if (revoked.length === 0) return;
+    }
   }
 }

@@ -182,6 +182,8 @@ export const refreshTokens = pgTable(
     expiresAt: instant('expires_at').notNull(),
     consumedAt: instant('consumed_at'),
     revokedAt: instant('revoked_at'),
+    /** The sealed answer of the rotation that consumed this token (see the port). */
+    replay: text('replay'),
   },
   (t) => [
     primaryKey({ name: 'refresh_tokens_pkey', columns: [t.id] }),

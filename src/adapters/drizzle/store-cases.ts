@@ -285,16 +285,6 @@ export function describeDrizzleStoreCases(name: string, make: () => Promise<Stor
       expect(await store.idempotency.claim({ ...claim, fingerprint: 'g', now: at(86_400_000 + 30_000) })).toEqual({ outcome: 'claimed' });
     });
 
-    it('refresh tokens: of two concurrent consumes exactly one is consumed', async () => {
-      await open();
-      await store.refreshTokens.insert({
-        id: 't1', familyId: 'f1', userId: 'u1', tokenHash: 'h1',
-        createdAt: at(0), expiresAt: at(60_000), consumedAt: null, revokedAt: null,
-      });
-      const [a, b] = await Promise.all([store.refreshTokens.consume('h1', at(1)), store.refreshTokens.consume('h1', at(2))]);
-      expect([a.outcome, b.outcome].sort()).toEqual(['already_consumed', 'consumed']);
-    });
-
     it('after close, calls throw UnavailableError', async () => {
       await open();
       await store.close();

@@ -39,8 +39,9 @@ describe.skipIf(!available)('PostgreSQL store', () => {
 
   async function make() {
     await truncateAll(pg.db);
-    // The contract suite closes each store; the shared pool is ended in afterAll.
-    return createDrizzleStore(pg.db, 'postgres', { close: async () => undefined });
+    // The contract suite closes each store; the shared pool is ended in afterAll. The gate is
+    // wired as in main.ts.
+    return createDrizzleStore(pg.db, 'postgres', { close: async () => undefined, gate: pg.gate });
   }
 
   describeStoreContract('postgres', make);

@@ -1,8 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { UnavailableError } from '../../domain/errors.js';
 import type { Store } from '../../domain/ports/store.js';
-import { assertOpen, DbSession, type Database, type DrizzleKind, type StoreState } from './database.js';
+import type { ConnectionGate } from './connection-gate.js';
+import { DbSession, withConnection, type Database, type DrizzleKind, type StoreState } from './database.js';
 import { domainErrorFor, UNAVAILABLE_RETRY_AFTER_SECONDS } from './pg-errors.js';
+import { DrizzleLoginAttemptRepository } from './login-attempt-repository.js';
 import { DrizzleRefreshTokenRepository } from './refresh-token-repository.js';
 import { DrizzleUnitOfWork, transactionalRepositories } from './unit-of-work.js';
 import { DrizzleUserRepository } from './user-repository.js';
@@ -13,6 +15,8 @@ export interface DrizzleStoreOptions {
    * postgres.js pool, `close()` for PGlite); tests sharing one database pass a no-op.
    */
   close?: () => Promise<void>;
+  /** Bounds the wait for a pool connection: `PostgresConnection.gate`. None for PGlite. */
+  gate?: ConnectionGate;
 }
 
 async function closeClient(db: Database): Promise<void> {
@@ -24,7 +28,7 @@ async function closeClient(db: Database): Promise<void> {
 
 /** A `Store` over a migrated database opened by `openPglite` or `openPostgres`. */
 export function createDrizzleStore(db: Database, kind: DrizzleKind, options: DrizzleStoreOptions = {}): Store {
-  const state: StoreState = { closed: false };
+  const state: StoreState = { closed: false, ...(options.gate !== undefined ? { gate: options.gate } : {}) };
   const session = new DbSession(db, false, state);
   const close = options.close ?? (() => closeClient(db));
   return {
@@ -32,12 +36,13 @@ export function createDrizzleStore(db: Database, kind: DrizzleKind, options: Dri
     ...transactionalRepositories(session),
     users: new DrizzleUserRepository(session),
     refreshTokens: new DrizzleRefreshTokenRepository(session),
+    loginAttempts: new DrizzleLoginAttemptRepository(session),
     unitOfWork: new DrizzleUnitOfWork(db, state),
     async ping() {
-      assertOpen(state);
       try {
-        await db.execute(sql`select 1`);
+        await withConnection(state, () => db.execute(sql`select 1`));
       } catch (error) {
+        if (error instanceof UnavailableError) throw error;
         const mapped = domainErrorFor(error);
         throw mapped instanceof UnavailableError
           ? mapped

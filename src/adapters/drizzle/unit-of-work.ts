@@ -1,6 +1,6 @@
 import type { TransactionalRepositories, UnitOfWork } from '../../domain/ports/unit-of-work.js';
 import { DrizzleActivityLog } from './activity-log.js';
-import { assertOpen, DbSession, type Database, type StoreState } from './database.js';
+import { DbSession, withConnection, type Database, type StoreState } from './database.js';
 import { DrizzleIdempotencyStore } from './idempotency-store.js';
 import { toDomainError } from './pg-errors.js';
 import { DrizzlePostRepository } from './post-repository.js';
@@ -18,7 +18,8 @@ export function transactionalRepositories(session: DbSession): TransactionalRepo
 /**
  * `db.transaction(...)` (READ COMMITTED) with repositories bound to that transaction. What `work`
  * throws is rethrown unchanged after the rollback; a failure of BEGIN or COMMIT themselves is
- * mapped like any database failure (a lost connection becomes `UnavailableError`).
+ * mapped like any database failure (a lost connection becomes `UnavailableError`). The whole
+ * transaction holds one permit of the store's gate; the calls inside it take none.
  */
 export class DrizzleUnitOfWork implements UnitOfWork {
   constructor(
@@ -26,8 +27,11 @@ export class DrizzleUnitOfWork implements UnitOfWork {
     private readonly state: StoreState,
   ) {}
 
-  async run<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T> {
-    assertOpen(this.state);
+  run<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T> {
+    return withConnection(this.state, () => this.#transaction(work));
+  }
+
+  async #transaction<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T> {
     let thrownByWork: { error: unknown } | undefined;
     try {
       return await this.db.transaction(async (tx) => {

@@ -16,7 +16,13 @@ function copyToken(t: RefreshToken): RefreshToken {
     expiresAt: copyDate(t.expiresAt),
     consumedAt: copyNullableDate(t.consumedAt),
     revokedAt: copyNullableDate(t.revokedAt),
+    replay: t.replay,
   };
+}
+
+function findByHash(tokens: Map<string, RefreshToken>, tokenHash: string): RefreshToken | undefined {
+  for (const token of tokens.values()) if (token.tokenHash === tokenHash) return token;
+  return undefined;
 }
 
 export class MemoryRefreshTokenRepository implements RefreshTokenRepository {
@@ -33,17 +39,25 @@ export class MemoryRefreshTokenRepository implements RefreshTokenRepository {
     });
   }
 
-  consume(tokenHash: string, at: Date): Promise<ConsumeOutcome> {
+  rotate(tokenHash: string, at: Date, successor: RefreshToken, replay: string): Promise<ConsumeOutcome> {
     return this.#session.exec((data): ConsumeOutcome => {
-      const token = [...data.refreshTokens.values()].find((t) => t.tokenHash === tokenHash);
+      const token = findByHash(data.refreshTokens, tokenHash);
       if (token === undefined) return { outcome: 'unknown' };
       if (token.revokedAt !== null) return { outcome: 'revoked', token: copyToken(token) };
       if (token.consumedAt !== null) return { outcome: 'already_consumed', token: copyToken(token) };
-      if (token.expiresAt.getTime() <= at.getTime()) {
-        return { outcome: 'expired', token: copyToken(token) };
-      }
+      if (token.expiresAt.getTime() <= at.getTime()) return { outcome: 'expired', token: copyToken(token) };
+      if (data.refreshTokens.has(successor.id)) throw new DuplicateIdError(successor.id);
       token.consumedAt = copyDate(at);
+      token.replay = replay;
+      data.refreshTokens.set(successor.id, copyToken(successor));
       return { outcome: 'consumed', token: copyToken(token) };
+    });
+  }
+
+  find(tokenHash: string): Promise<RefreshToken | null> {
+    return this.#session.exec((data) => {
+      const token = findByHash(data.refreshTokens, tokenHash);
+      return token === undefined ? null : copyToken(token);
     });
   }
 

@@ -26,6 +26,8 @@ export interface MemoryData {
   idempotency: Map<string, IdempotencyRecord>;
   users: Map<string, User>;
   refreshTokens: Map<string, RefreshToken>;
+  /** key → instants (epoch ms) of failed logins. */
+  loginFailures: Map<string, number[]>;
 }
 
 export function emptyData(): MemoryData {
@@ -36,6 +38,7 @@ export function emptyData(): MemoryData {
     idempotency: new Map(),
     users: new Map(),
     refreshTokens: new Map(),
+    loginFailures: new Map(),
   };
 }
 

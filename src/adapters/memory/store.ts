@@ -1,5 +1,6 @@
 import { UnavailableError } from '../../domain/errors.js';
 import type { Store } from '../../domain/ports/store.js';
+import { MemoryLoginAttemptRepository } from './login-attempt-repository.js';
 import { MemoryRefreshTokenRepository } from './refresh-token-repository.js';
 import { MemoryDatabase } from './state.js';
 import { MemoryUnitOfWork, transactionalRepositories } from './unit-of-work.js';
@@ -14,6 +15,7 @@ export function createMemoryStore(): Store {
     ...transactionalRepositories(db.autoCommit),
     users: new MemoryUserRepository(db.autoCommit),
     refreshTokens: new MemoryRefreshTokenRepository(db.autoCommit),
+    loginAttempts: new MemoryLoginAttemptRepository(db.autoCommit),
     unitOfWork: new MemoryUnitOfWork(db),
     async ping() {
       if (closed) throw new UnavailableError(1, 'The memory store is closed.');

@@ -7,3 +7,4 @@ export * from './unit-of-work.js';
 export * from './user-repository.js';
 export * from './store.js';
 export * from './credentials.js';
+export * from './login-attempt-repository.js';

@@ -9,6 +9,11 @@ export interface RefreshToken {
   expiresAt: Date;
   consumedAt: Date | null;
   revokedAt: Date | null;
+  /**
+   * The answer that consuming this token produced, sealed so that only the holder of the token can
+   * read it (for a retried refresh within the grace window); null until consumed.
+   */
+  replay: string | null;
 }
 
 export type ConsumeOutcome =
@@ -20,14 +25,20 @@ export type ConsumeOutcome =
 
 /**
  * Refresh tokens, single use.
- * - `consume(hash, at)` marks an unconsumed, unrevoked, unexpired token consumed at `at` and
- *   returns `consumed`; of two concurrent consumes of one token exactly one is `consumed` and the
- *   other `already_consumed`. A revoked token is `revoked`, an expired one `expired`, an unknown
- *   hash `unknown`. Nothing but the first consume changes the token.
+ * - `insert` stores a token (a login starts a family); a duplicate id throws `DuplicateIdError`.
+ * - `rotate(hash, at, successor, replay)` atomically consumes an unconsumed, unrevoked, unexpired
+ *   token (`consumedAt = at`, `replay` stored on it), inserts `successor` into the same family and
+ *   returns `consumed`. Of concurrent rotations of one token exactly one is `consumed`; the others
+ *   are `already_consumed` and see the winner's `consumedAt` and `replay`. A revoked token is
+ *   `revoked` (whatever else holds), a consumed one `already_consumed`, an expired one
+ *   (`expiresAt <= at`) `expired`, an unknown hash `unknown`; none of these changes anything or
+ *   inserts the successor.
+ * - `find(hash)` returns the token or null.
  * - `revokeFamily(familyId, at)` revokes every token of the family that is not yet revoked.
  */
 export interface RefreshTokenRepository {
   insert(token: RefreshToken): Promise<void>;
-  consume(tokenHash: string, at: Date): Promise<ConsumeOutcome>;
+  rotate(tokenHash: string, at: Date, successor: RefreshToken, replay: string): Promise<ConsumeOutcome>;
+  find(tokenHash: string): Promise<RefreshToken | null>;
   revokeFamily(familyId: string, at: Date): Promise<void>;
 }

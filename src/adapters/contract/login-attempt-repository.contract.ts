@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
+import { type MakeStore, useStore } from './fixtures.js';
+
+const T0 = new Date('2026-03-05T10:00:00.000Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+
+export function describeLoginAttemptRepositoryContract(make: MakeStore): void {
+  describe('LoginAttemptRepository', () => {
+    const store = useStore(make);
+    const attempts = (): LoginAttemptRepository => store().loginAttempts;
+
+    it('failuresSince counts a key with no failures as 0 with no oldest', async () => {
+      expect(await attempts().failuresSince('ada@example.com|127.0.0.1', T0)).toStrictEqual({ count: 0, oldest: null });
+    });
+
+    it('failuresSince counts the failures at or after `since`, with the oldest of them', async () => {
+      const key = 'ada@example.com|127.0.0.1';
+      for (const s of [30, 0, 10, 20]) await attempts().recordFailure(key, at(s));
+      expect(await attempts().failuresSince(key, at(10))).toStrictEqual({ count: 3, oldest: at(10) });
+      expect(await attempts().failuresSince(key, at(0))).toStrictEqual({ count: 4, oldest: at(0) });
+      expect(await attempts().failuresSince(key, at(31))).toStrictEqual({ count: 0, oldest: null });
+    });
+
+    it('counts per key: another account or another address is another key', async () => {
+      await attempts().recordFailure('ada@example.com|127.0.0.1', at(1));
+      await attempts().recordFailure('ada@example.com|127.0.0.1', at(2));
+      await attempts().recordFailure('bob@example.com|127.0.0.1', at(3));
+      expect((await attempts().failuresSince('ada@example.com|127.0.0.1', T0)).count).toBe(2);
+      expect((await attempts().failuresSince('ada@example.com|10.0.0.1', T0)).count).toBe(0);
+    });
+
+    it('clear forgets the key and leaves other keys untouched', async () => {
+      await attempts().recordFailure('a|1', at(1));
+      await attempts().recordFailure('b|1', at(1));
+      await attempts().clear('a|1');
+      expect((await attempts().failuresSince('a|1', T0)).count).toBe(0);
+      expect((await attempts().failuresSince('b|1', T0)).count).toBe(1);
+    });
+
+    it('concurrent failures are all counted', async () => {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => attempts().recordFailure('k', at(i))));
+      expect((await attempts().failuresSince('k', T0)).count).toBe(10);
+    });
+  });
+}

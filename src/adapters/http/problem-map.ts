@@ -35,6 +35,7 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
   invalid_credentials: (e) => new HttpProblem(401, 'invalid-credentials', e.message),
   invalid_token: (e) =>
     new HttpProblem(401, 'unauthorized', e.message, {}, { 'www-authenticate': 'Bearer error="invalid_token"' }),
+  invalid_refresh_token: (e) => new HttpProblem(401, 'invalid-refresh-token', e.message),
   too_many_attempts: (e) =>
     new HttpProblem(429, 'too-many-attempts', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
   unavailable: (e) =>

@@ -1,11 +1,44 @@
+import type { AuthService, TokenPair } from '../../../app/auth-service.js';
+import { InvalidRefreshTokenError, InvalidTokenError, NotFoundError } from '../../../domain/index.js';
 import type { HandlerRegistry } from '../registry.js';
-import { notImplemented } from './not-implemented.js';
 
-export function authHandlers(): Pick<HandlerRegistry, 'login' | 'refreshTokens' | 'logout' | 'getMe'> {
+function tokenBody(pair: TokenPair) {
   return {
-    login: notImplemented('login'),
-    refreshTokens: notImplemented('refreshTokens'),
-    logout: notImplemented('logout'),
-    getMe: notImplemented('getMe'),
+    accessToken: pair.accessToken,
+    refreshToken: pair.refreshToken,
+    tokenType: 'Bearer' as const,
+    expiresIn: pair.expiresIn,
+    refreshExpiresIn: pair.refreshExpiresIn,
+    user: pair.user,
+  };
+}
+
+export function authHandlers(auth: AuthService): Pick<HandlerRegistry, 'login' | 'refreshTokens' | 'logout' | 'getMe'> {
+  return {
+    async login({ body, clientAddress }) {
+      return { status: 200, body: tokenBody(await auth.login(body.email, body.password, clientAddress)) };
+    },
+    async refreshTokens({ body }) {
+      const { pair, replayed } = await auth.refresh(body.refreshToken);
+      return { status: 200, body: tokenBody(pair), headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
+    },
+    async logout({ body }) {
+      try {
+        await auth.logout(body.refreshToken);
+      } catch (error) {
+        // Always 204: an unusable token is simply nothing to revoke.
+        if (!(error instanceof InvalidRefreshTokenError)) throw error;
+      }
+      return { status: 204 };
+    },
+    async getMe({ principal }) {
+      if (!principal) throw new InvalidTokenError('no principal');
+      // A token of a user that no longer exists is unusable; any other failure (the store being
+      // down) is not the token's fault and must not log the client out.
+      const user = await auth.me(principal.userId).catch((error: unknown) => {
+        throw error instanceof NotFoundError ? new InvalidTokenError('unknown user') : error;
+      });
+      return { status: 200, body: { id: user.id, email: user.email, name: user.name } };
+    },
   };
 }

@@ -1,0 +1,93 @@
+/**
+ * Creates a user, or resets the name and password of the user with that email, in the configured
+ * store (DATABASE_URL, else the embedded PGlite under DATA_DIR).
+ *
+ *   npm run user:create -- --email ada@example.com --name "Ada Lovelace"
+ *
+ * The password comes from ADMIN_PASSWORD, else from the first line of standard input (not echoed
+ * at a terminal); never from a flag, which would leave it in the shell history and `ps`.
+ * Prints `created <email>` or `updated <email>`, never the password.
+ */
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { createArgon2PasswordHasher } from '../src/adapters/crypto/argon2-password-hasher.js';
+import { createUlidIds } from '../src/adapters/system/ulid-ids.js';
+import { ConfigError, loadDatabaseConfig } from '../src/config.js';
+import { systemClock } from '../src/domain/index.js';
+import { createLogger } from '../src/log.js';
+import { openStore } from '../src/open-store.js';
+
+const USAGE = 'usage: npm run user:create -- --email <email> --name <name>  (password from ADMIN_PASSWORD or standard input)';
+const MIN_PASSWORD_LENGTH = 12;
+
+class UsageError extends Error {}
+
+function parse(argv: string[]): { email: string; name: string } {
+  if (argv.some((arg) => arg === '--password' || arg.startsWith('--password=') || arg === '-p')) {
+    throw new UsageError(
+      'refusing --password: a password on the command line leaks into shell history and process lists. ' +
+        'Set ADMIN_PASSWORD or pipe it on standard input instead.',
+    );
+  }
+  let values: { email?: string | undefined; name?: string | undefined };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { email: { type: 'string' }, name: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const email = values.email?.trim() ?? '';
+  if (!/^[^@\s]+@[^@\s]+$/.test(email) || email.length > 254) throw new UsageError('--email must be an email address');
+  const name = values.name?.trim() ?? '';
+  if (name === '') throw new UsageError('--name is required');
+  return { email, name };
+}
+
+/** The first line of standard input; at a terminal it asks for it and does not echo it. */
+async function readPasswordFromStdin(): Promise<string> {
+  const tty = process.stdin.isTTY === true;
+  if (tty) process.stderr.write('Password: ');
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const lines = createInterface({ input: process.stdin, output: tty ? silent : undefined, terminal: tty });
+  try {
+    for await (const line of lines) return line;
+    return '';
+  } finally {
+    lines.close();
+    if (tty) process.stderr.write('\n');
+  }
+}
+
+async function main(): Promise<number> {
+  const { email, name } = parse(process.argv.slice(2));
+  const fromEnv = process.env.ADMIN_PASSWORD;
+  const password = fromEnv !== undefined && fromEnv !== '' ? fromEnv : await readPasswordFromStdin();
+  if (password === '') throw new UsageError('no password: set ADMIN_PASSWORD or give it on the first line of standard input');
+  if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+
+  const database = loadDatabaseConfig(process.env);
+  const store = await openStore(database, createLogger('error', (line) => process.stderr.write(line + '\n')));
+  try {
+    const now = systemClock.now();
+    const id = createUlidIds(systemClock).next();
+    const passwordHash = await createArgon2PasswordHasher().hash(password);
+    // One upsert decides: our new id came back when the email was free.
+    const user = await store.users.upsert({ id, email, name, passwordHash, createdAt: now, updatedAt: now });
+    process.stdout.write(`${user.id === id ? 'created' : 'updated'} ${user.email}\n`);
+  } finally {
+    await store.close();
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`user:create: ${error.message}\n${USAGE}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `user:create failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,117 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.js';
+import { createMemoryStore } from './adapters/memory/store.js';
+import { createUlidIds } from './adapters/system/ulid-ids.js';
+import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
+import { loadConfig, type Config } from './config.js';
+import { FixedClock, type Store } from './domain/index.js';
+
+const clock = new FixedClock(new Date('2026-12-01T10:00:00.000Z'));
+const hasher = createArgon2PasswordHasher();
+const POSTGRES = { DATABASE_URL: 'postgres://margin@db.internal:5432/margin', JWT_SECRET: 's'.repeat(32) };
+
+const directories: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'margin-bootstrap-'));
+  directories.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function deps(store: Store) {
+  return { store, hasher, ids: createUlidIds(clock), clock };
+}
+
+describe('ensureFirstAdmin', () => {
+  it('creates the admin from ADMIN_EMAIL and ADMIN_PASSWORD on the first embedded start, returning no password', async () => {
+    const store = createMemoryStore();
+    const config = loadConfig({ DATA_DIR: tempDir(), ADMIN_EMAIL: 'Owner@Example.com', ADMIN_PASSWORD: 'a long admin password' });
+    expect(await ensureFirstAdmin(config, deps(store))).toEqual({ email: 'Owner@Example.com', generatedPassword: null });
+    const user = await store.users.getByEmail('owner@example.com');
+    expect(user).toMatchObject({ email: 'owner@example.com', name: 'Admin' });
+    expect(await hasher.verify(user!.passwordHash, 'a long admin password')).toBe(true);
+    expect(user!.passwordHash.startsWith('$argon2id$')).toBe(true);
+  });
+
+  it('generates a random password when none is set, returns it once, and does nothing the next time', async () => {
+    const store = createMemoryStore();
+    const config = loadConfig({ DATA_DIR: tempDir() });
+    const first = await ensureFirstAdmin(config, deps(store));
+    expect(first).toEqual({ email: 'admin@example.com', generatedPassword: expect.any(String) });
+    const password = first!.generatedPassword!;
+    expect(password.length).toBeGreaterThanOrEqual(16);
+    const user = await store.users.getByEmail('admin@example.com');
+    expect(await hasher.verify(user!.passwordHash, password)).toBe(true);
+
+    expect(await ensureFirstAdmin(config, deps(store))).toBeNull();
+    expect(await store.users.count()).toBe(1);
+    expect((await store.users.getByEmail('admin@example.com'))!.passwordHash).toBe(user!.passwordHash);
+
+    // Another fresh database gets another password.
+    const other = await ensureFirstAdmin(config, deps(createMemoryStore()));
+    expect(other!.generatedPassword).not.toBe(password);
+  });
+
+  it('does nothing when a user already exists', async () => {
+    const store = createMemoryStore();
+    await store.users.upsert({ id: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', email: 'ada@example.com', name: 'Ada', passwordHash: 'x', createdAt: clock.now(), updatedAt: clock.now() });
+    const config = loadConfig({ DATA_DIR: tempDir(), ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'a long admin password' });
+    expect(await ensureFirstAdmin(config, deps(store))).toBeNull();
+    expect(await store.users.count()).toBe(1);
+  });
+
+  it('never creates a default user in PostgreSQL mode, even with ADMIN_EMAIL and ADMIN_PASSWORD set', async () => {
+    const store = createMemoryStore();
+    for (const env of [POSTGRES, { ...POSTGRES, ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'a long admin password' }]) {
+      expect(await ensureFirstAdmin(loadConfig(env), deps(store))).toBeNull();
+    }
+    expect(await store.users.count()).toBe(0);
+  });
+});
+
+describe('jwtSecretFor', () => {
+  it('generates a secret of at least 32 bytes once, in the data directory with mode 0600, and reuses it', () => {
+    const dataDir = join(tempDir(), 'nested', 'data');
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const first = jwtSecretFor(config);
+    expect(first.byteLength).toBeGreaterThanOrEqual(32);
+    const file = join(dataDir, 'jwt-secret');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(new TextEncoder().encode(readFileSync(file, 'utf8').trim())).toEqual(first);
+
+    const second = jwtSecretFor(loadConfig({ DATA_DIR: dataDir }));
+    expect(Buffer.from(second).equals(Buffer.from(first))).toBe(true);
+
+    const elsewhere = jwtSecretFor(loadConfig({ DATA_DIR: tempDir() }));
+    expect(Buffer.from(elsewhere).equals(Buffer.from(first))).toBe(false);
+  });
+
+  it('tightens a secret file that was left readable to mode 0600', () => {
+    const dataDir = tempDir();
+    const config = loadConfig({ DATA_DIR: dataDir });
+    const first = jwtSecretFor(config);
+    chmodSync(join(dataDir, 'jwt-secret'), 0o644);
+    expect(Buffer.from(jwtSecretFor(config)).equals(Buffer.from(first))).toBe(true);
+    expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);
+  });
+
+  it('uses JWT_SECRET when set, writing nothing', () => {
+    const dataDir = tempDir();
+    const secret = 'an explicit secret of at least 32 bytes';
+    expect(jwtSecretFor(loadConfig({ DATA_DIR: dataDir, JWT_SECRET: secret }))).toEqual(new TextEncoder().encode(secret));
+    expect(existsSync(join(dataDir, 'jwt-secret'))).toBe(false);
+    expect(jwtSecretFor(loadConfig(POSTGRES))).toEqual(new TextEncoder().encode(POSTGRES.JWT_SECRET));
+  });
+
+  it('refuses PostgreSQL mode without JWT_SECRET', () => {
+    const config: Pick<Config, 'auth' | 'database'> = { ...loadConfig(POSTGRES) };
+    config.auth = { ...config.auth, jwtSecret: null };
+    expect(() => jwtSecretFor(config)).toThrow(/JWT_SECRET/);
+    expect(() => loadConfig({ DATABASE_URL: POSTGRES.DATABASE_URL })).toThrow(/JWT_SECRET is required/);
+  });
+});

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
+
+/**
+ * The JWT secret: `JWT_SECRET` when set (required outside the embedded default, `loadConfig`
+ * checks that), else one generated once and kept in the embedded data directory (mode 0600).
+ */
+export function jwtSecretFor(config: Pick<Config, 'auth' | 'database'>): Uint8Array {
+  if (config.auth.jwtSecret) return new TextEncoder().encode(config.auth.jwtSecret);
+  if (config.database.kind !== 'pglite') throw new Error('JWT_SECRET is required with DATABASE_URL');
+  const file = join(config.database.dataDir, 'jwt-secret');
+  if (!existsSync(file)) {
+    mkdirSync(config.database.dataDir, { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process starting on the same directory wrote it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  chmodSync(file, 0o600);
+  return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
+}
+
+export interface FirstAdmin {
+  email: string;
+  /** Set only when the password was generated here and must be shown once. */
+  generatedPassword: string | null;
+}
+
+/**
+ * On the first start of the embedded default (no user yet), creates the admin from ADMIN_EMAIL
+ * and ADMIN_PASSWORD, or with a generated password to print once. PostgreSQL mode never gets a
+ * default user (`make user` creates one).
+ */
+export async function ensureFirstAdmin(
+  config: Pick<Config, 'auth' | 'database'>,
+  deps: { store: Store; hasher: PasswordHasher; ids: IdGenerator; clock: Clock },
+): Promise<FirstAdmin | null> {
+  if (config.database.kind !== 'pglite') return null;
+  if ((await deps.store.users.count()) > 0) return null;
+  const email = config.auth.adminEmail ?? 'admin@example.com';
+  const generated = config.auth.adminPassword === null;
+  const password = config.auth.adminPassword ?? randomBytes(18).toString('base64url');
+  const now = deps.clock.now();
+  await deps.store.users.upsert({
+    id: deps.ids.next(),
+    email,
+    name: 'Admin',
+    passwordHash: await deps.hasher.hash(password),
+    createdAt: now,
+    updatedAt: now,
+  });
+  return { email, generatedPassword: generated ? password : null };
+}

@@ -1,6 +1,17 @@
+import type { PostService } from '../../../app/post-service.js';
+import { toApiActivityEvent } from '../mappers.js';
 import type { HandlerRegistry } from '../registry.js';
-import { notImplemented } from './not-implemented.js';
 
-export function activityHandlers(): Pick<HandlerRegistry, 'listActivity'> {
-  return { listActivity: notImplemented('listActivity') };
+export function activityHandlers(posts: PostService): Pick<HandlerRegistry, 'listActivity'> {
+  return {
+    async listActivity({ query }) {
+      const page = await posts.listActivity({
+        ...(query.postId === undefined ? {} : { postId: query.postId }),
+        ...(query.type === undefined ? {} : { type: query.type }),
+        limit: query.limit ?? 20,
+        cursor: query.cursor ?? null,
+      });
+      return { status: 200, body: { items: page.items.map(toApiActivityEvent), nextCursor: page.nextCursor } };
+    },
+  };
 }

@@ -1,6 +1,10 @@
+import type { PostService } from '../../../app/post-service.js';
 import type { HandlerRegistry } from '../registry.js';
-import { notImplemented } from './not-implemented.js';
 
-export function statsHandlers(): Pick<HandlerRegistry, 'getStats'> {
-  return { getStats: notImplemented('getStats') };
+export function statsHandlers(posts: PostService): Pick<HandlerRegistry, 'getStats'> {
+  return {
+    async getStats() {
+      return { status: 200, body: await posts.stats() };
+    },
+  };
 }

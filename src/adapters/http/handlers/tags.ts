@@ -1,6 +1,10 @@
+import type { PostService } from '../../../app/post-service.js';
 import type { HandlerRegistry } from '../registry.js';
-import { notImplemented } from './not-implemented.js';
 
-export function tagHandlers(): Pick<HandlerRegistry, 'listTags'> {
-  return { listTags: notImplemented('listTags') };
+export function tagHandlers(posts: PostService): Pick<HandlerRegistry, 'listTags'> {
+  return {
+    async listTags() {
+      return { status: 200, body: { items: await posts.tags() } };
+    },
+  };
 }

@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+import type { StoredResponse } from '../../domain/index.js';
+
+/** JSON with object keys sorted at every level, so equal bodies give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** What identifies an idempotent request: method, path and canonical body, hashed. */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+/** A reply rebuilt from a stored answer (the first answer, or its replay with `Idempotent-Replayed`). */
+export function fromStored(response: StoredResponse, replayed: boolean): { body: unknown; headers: Record<string, string> } {
+  return {
+    body: JSON.parse(response.body) as unknown,
+    headers: { ...response.headers, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) },
+  };
+}

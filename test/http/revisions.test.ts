@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { describeOnEveryStore } from '../support/stores.js';
+import { expectInvalid, expectProblem, expectUnauthorized, setup, UNKNOWN_ID, type ApiPost } from './helpers.js';
+
+describeOnEveryStore('revisions', (make) => {
+  describe('listRevisions', () => {
+    it('lists one revision per write, newest first, without bodies, page by page', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'v1', body: 'body one' });
+      for (let v = 1; v < 5; v++) await t.patch(post.id, v, { title: `v${v + 1}` });
+      const versions: number[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 5; pages++) {
+        const { data, response } = await t.api.GET('/posts/{id}/revisions', {
+          params: { path: { id: post.id }, query: { limit: 2, ...(cursor ? { cursor } : {}) } },
+        });
+        expect(response.status).toBe(200);
+        for (const item of data!.items) {
+          expect(item).not.toHaveProperty('body');
+          expect(item).toMatchObject({ postId: post.id, title: `v${item.version}`, actor: { id: t.admin.id, name: 'Ada Lovelace' } });
+          versions.push(item.version);
+        }
+        if (data!.nextCursor === null) break;
+        cursor = data!.nextCursor;
+      }
+      expect(versions).toEqual([5, 4, 3, 2, 1]);
+    });
+
+    it('answers 404 for an unknown post', async () => {
+      const t = await setup(make);
+      await expectProblem(await t.send('GET', `/posts/${UNKNOWN_ID}/revisions`), 404, 'not-found');
+    });
+
+    it('answers 422 for a bad limit, a malformed id and a cursor from another post or list', async () => {
+      const t = await setup(make);
+      const a = await t.create({ title: 'A' });
+      await t.patch(a.id, 1, { title: 'A2' });
+      const b = await t.create({ title: 'B' });
+      await t.patch(b.id, 1, { title: 'B2' });
+      const { data } = await t.api.GET('/posts/{id}/revisions', { params: { path: { id: a.id }, query: { limit: 1 } } });
+      const cursor = data!.nextCursor!;
+      expect((await t.send('GET', `/posts/${a.id}/revisions?limit=1&cursor=${cursor}`)).status).toBe(200);
+      await expectInvalid(await t.send('GET', `/posts/${b.id}/revisions?limit=1&cursor=${cursor}`), '/query/cursor');
+      const { data: postPage } = await t.api.GET('/posts', { params: { query: { limit: 1 } } });
+      await expectInvalid(await t.send('GET', `/posts/${a.id}/revisions?cursor=${postPage!.nextCursor!}`), '/query/cursor');
+      await expectInvalid(await t.send('GET', `/posts/${a.id}/revisions?limit=101`), '/query/limit');
+      await expectInvalid(await t.send('GET', '/posts/nope/revisions'), '/path/id');
+    });
+  });
+
+  describe('getRevision', () => {
+    it('answers 200 with the post as that write left it, body included', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'First', excerpt: 'e1', body: 'one two three', tags: ['x'] });
+      await t.patch(post.id, 1, { title: 'Second', body: 'four', status: 'published' });
+      const { data, response } = await t.api.GET('/posts/{id}/revisions/{version}', { params: { path: { id: post.id, version: 1 } } });
+      expect(response.status).toBe(200);
+      expect(data).toEqual({
+        postId: post.id,
+        version: 1,
+        title: 'First',
+        slug: post.slug,
+        excerpt: 'e1',
+        body: 'one two three',
+        tags: ['x'],
+        status: 'draft',
+        wordCount: 3,
+        createdAt: post.createdAt,
+        actor: { id: t.admin.id, name: 'Ada Lovelace' },
+      });
+      const second = await t.send('GET', `/posts/${post.id}/revisions/2`);
+      expect(await second.json()).toMatchObject({ version: 2, title: 'Second', body: 'four', status: 'published', wordCount: 1 });
+    });
+
+    it('answers 404 for an unknown version or post, 422 for a version out of range and 401 without a token', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Only one' });
+      await expectProblem(await t.send('GET', `/posts/${post.id}/revisions/2`), 404, 'not-found');
+      await expectProblem(await t.send('GET', `/posts/${UNKNOWN_ID}/revisions/1`), 404, 'not-found');
+      await expectInvalid(await t.send('GET', `/posts/${post.id}/revisions/0`), '/path/version');
+      await expectInvalid(await t.send('GET', `/posts/${post.id}/revisions/2147483648`), '/path/version');
+      await expectInvalid(await t.send('GET', `/posts/${post.id}/revisions/one`), '/path/version');
+      await expectUnauthorized(await t.send('GET', `/posts/${post.id}/revisions/1`, { anonymous: true }));
+    });
+  });
+
+  describe('restoreRevision', () => {
+    it('copies title, excerpt, body and tags of the revision into the post as a new version and revision', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Original', excerpt: 'first', body: 'one two three', tags: ['a', 'b'] });
+      await t.patch(post.id, 1, { title: 'Rewritten', excerpt: 'second', body: 'four', tags: ['c'], slug: 'new-slug', status: 'published' });
+      const { data, response } = await t.api.POST('/posts/{id}/revisions/{version}/restore', {
+        params: { path: { id: post.id, version: 1 }, header: { 'If-Match': '"2"' } },
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('etag')).toBe('"3"');
+      expect(data).toMatchObject({
+        title: 'Original',
+        excerpt: 'first',
+        body: 'one two three',
+        tags: ['a', 'b'],
+        wordCount: 3,
+        // Not part of what a restore copies:
+        slug: 'new-slug',
+        status: 'published',
+        version: 3,
+      });
+      expect(await t.getPost(post.id)).toEqual(data);
+      const revisions = await t.revisions(post.id);
+      expect(revisions.map((r) => [r.version, r.title])).toEqual([
+        [3, 'Original'],
+        [2, 'Rewritten'],
+        [1, 'Original'],
+      ]);
+      expect((await t.activity(post.id))[0]).toMatchObject({ type: 'restored', postTitle: 'Original', postVersion: 3, actor: { id: t.admin.id } });
+    });
+
+    it('answers 404 for an unknown revision or post, whatever If-Match says, and leaves the post as it was', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Alone' });
+      await expectProblem(await t.send('POST', `/posts/${post.id}/revisions/9/restore`, { headers: { 'if-match': '"1"' } }), 404, 'not-found');
+      await expectProblem(await t.send('POST', `/posts/${UNKNOWN_ID}/revisions/1/restore`, { headers: { 'if-match': '*' } }), 404, 'not-found');
+      // RFC 9110 §13.2.1: preconditions are ignored when the answer without them is not a 2xx.
+      await expectProblem(await t.send('POST', `/posts/${post.id}/revisions/9/restore`, { headers: { 'if-match': '"7"' } }), 404, 'not-found');
+      await expectProblem(await t.send('POST', `/posts/${UNKNOWN_ID}/revisions/1/restore`, { headers: { 'if-match': '"7"' } }), 404, 'not-found');
+      expect(await t.getPost(post.id)).toEqual(post);
+      expect(await t.revisions(post.id)).toHaveLength(1);
+    });
+
+    it('answers 428 without If-Match and 412 with the current post when it is stale; accepts *', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Guarded' });
+      const current = await t.patch(post.id, 1, { title: 'Guarded 2' });
+      await expectProblem(await t.send('POST', `/posts/${post.id}/revisions/1/restore`), 428, 'precondition-required');
+      const stale = await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'if-match': '"1"' } });
+      expect((await expectProblem(stale, 412, 'precondition-failed')).current).toEqual(current);
+      expect(stale.headers.get('etag')).toBe('"2"');
+      const star = await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'if-match': '*' } });
+      expect(star.status).toBe(200);
+      expect((await star.json()) as ApiPost).toMatchObject({ title: 'Guarded', version: 3 });
+    });
+
+    it('answers 422 for a malformed id or version and 401 without a token', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'x' });
+      await expectInvalid(await t.send('POST', `/posts/${post.id}/revisions/0/restore`, { headers: { 'if-match': '*' } }), '/path/version');
+      await expectInvalid(await t.send('POST', '/posts/nope/revisions/1/restore', { headers: { 'if-match': '*' } }), '/path/id');
+      await expectUnauthorized(await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'if-match': '*' }, anonymous: true }));
+    });
+  });
+});

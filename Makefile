@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install run generate check-generated lint typecheck test test-unit mock migrate bench-db soak-pool clean
+.PHONY: help install run generate check-generated lint typecheck test test-unit mock migrate user bench-db soak-pool clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -40,6 +40,10 @@ mock: install ## Serve the contract with Prism on 127.0.0.1:$(MOCK_PORT)
 
 migrate: install ## Apply drizzle/ migrations to DATABASE_URL, or to the embedded PGlite under DATA_DIR
 	$(BIN)/tsx scripts/migrate.ts
+
+user: install ## Create or reset a user: make user EMAIL=… NAME=… (password from stdin or ADMIN_PASSWORD)
+	@test -n "$(EMAIL)" || { echo 'usage: make user EMAIL=ada@example.com NAME="Ada Lovelace"'; exit 2; }
+	$(BIN)/tsx scripts/create-user.ts --email "$(EMAIL)" --name "$(or $(NAME),Admin)"
 
 bench-db: install ## Seed 10k and 100k posts in a scratch PostgreSQL database; print median times and plans
 	$(BIN)/tsx scripts/bench-db.ts

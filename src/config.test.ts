@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       kind: 'postgres',
       url: 'postgres://u:p@db:5432/blog',
       poolSize: 4,
+      acquireTimeoutMs: 2000,
       connectTimeoutSeconds: 5,
       idleTimeoutSeconds: 30,
       statementTimeoutMs: 2500,

@@ -1,53 +1,56 @@
 import { serve } from '@hono/node-server';
-import { createApp } from './adapters/http/app.js';
 import { loadContract } from './adapters/http/contract.js';
-import { createHandlers } from './adapters/http/handlers/index.js';
-import { openPglite } from './adapters/drizzle/connect-pglite.js';
-import { openPostgres } from './adapters/drizzle/connect-postgres.js';
-import { createDrizzleStore } from './adapters/drizzle/store.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { maskUrl } from './mask-url.js';
-import { InvalidTokenError, type Store } from './domain/index.js';
-import { createLogger, type Logger } from './log.js';
+import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
+import { compose } from './composition.js';
+import { ConfigError, loadConfig } from './config.js';
+import { systemClock } from './domain/index.js';
+import { createLogger } from './log.js';
+import { openStore } from './open-store.js';
 
-/** Opens the configured store: embedded PGlite (migrated on open) or a PostgreSQL pool (schema checked). */
-export async function openStore(database: Config['database'], logger: Logger): Promise<Store> {
-  if (database.kind === 'pglite') {
-    logger.info('opening embedded PGlite', { dataDir: database.dataDir });
-    const connection = await openPglite({ dataDir: database.dataDir });
-    return createDrizzleStore(connection.db, 'pglite', { close: () => connection.close() });
-  }
-  logger.info('connecting to PostgreSQL', { url: maskUrl(database.url), poolSize: database.poolSize });
-  const connection = await openPostgres(database);
-  try {
-    await connection.checkSchema();
-  } catch (error) {
-    await connection.close();
-    throw error;
-  }
-  return createDrizzleStore(connection.db, 'postgres', { close: () => connection.close() });
-}
-
-/** The composition root: config → store → contract → app → server. */
+/** The composition root: config → store → services and app → server. */
 export async function start(env: Record<string, string | undefined> = process.env) {
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel);
+  const jwtSecret = jwtSecretFor(config);
   const store = await openStore(config.database, logger);
   const contract = await loadContract();
   contract.warm();
-  const app = createApp({
+  const { app, hasher, ids } = await compose({
+    store,
     contract,
-    handlers: createHandlers({ store }),
-    // Authentication arrives with the auth issue; until then no token is accepted.
-    authenticate: async () => {
-      throw new InvalidTokenError('no tokens are issued yet');
-    },
     logger,
+    clock: systemClock,
+    jwtSecret,
+    auth: config.auth,
     bodyLimitBytes: config.bodyLimitBytes,
+    corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   });
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-    const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
-    logger.info(`MarginCMS listening on http://${host}:${info.port}/api/v1`, { database: store.kind });
+
+  const admin = await ensureFirstAdmin(config, { store, hasher, ids, clock: systemClock });
+  const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
+  const base = `http://${host}:${config.port}/api/v1`;
+  if (admin) {
+    // Printed once, on purpose, outside the log: the only place this password ever appears.
+    const password = admin.generatedPassword ?? '(the ADMIN_PASSWORD you set)';
+    process.stdout.write(
+      [
+        '',
+        'First start: created the admin user.',
+        `  email:    ${admin.email}`,
+        `  password: ${password}`,
+        admin.generatedPassword ? '  Save it now: it is not shown again (`make user` resets it).' : '',
+        'Log in with:',
+        `  curl -s -X POST ${base}/auth/login -H 'content-type: application/json' \\`,
+        `       -d '{"email":"${admin.email}","password":"…"}'`,
+        '',
+      ].join('\n') + '\n',
+    );
+  }
+
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => {
+    logger.info(`MarginCMS listening on ${base}`, { database: store.kind });
   });
 
   let stopping = false;

@@ -3,7 +3,8 @@ import type { paths } from '../../generated/api.js';
 import { createApp } from '../../src/adapters/http/app.js';
 import { loadContract, type Contract } from '../../src/adapters/http/contract.js';
 import type { HandlerRegistry, Principal } from '../../src/adapters/http/registry.js';
-import { InvalidTokenError } from '../../src/domain/index.js';
+import { compose } from '../../src/composition.js';
+import { FixedClock, InvalidTokenError, type Clock, type PasswordHasher, type Store } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createValidatingFetch, type ValidatingFetchOptions } from './contract-fetch.js';
 
@@ -17,7 +18,7 @@ export function testContract(): Promise<Contract> {
 export const TEST_TOKEN = 'test-token';
 export const TEST_PRINCIPAL: Principal = { userId: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', name: 'Ada Lovelace', tokenId: 'test' };
 
-/** Accepts only `TEST_TOKEN`; for tests of the HTTP layer that are not about authentication. */
+/** Accepts only `TEST_TOKEN`; for tests of the HTTP layer alone (fake handlers). */
 export async function acceptTestToken(token: string): Promise<Principal> {
   if (token !== TEST_TOKEN) throw new InvalidTokenError('unknown test token');
   return TEST_PRINCIPAL;
@@ -28,12 +29,10 @@ export interface TestAppOptions extends ValidatingFetchOptions {
   authenticate?: (token: string) => Promise<Principal>;
   logger?: Logger;
   bodyLimitBytes?: number;
+  corsOrigins?: string[];
 }
 
-/**
- * The app plus a fetch that validates every response against the contract, and a typed client
- * over it. Every HTTP test goes through `fetch` or `client`.
- */
+/** The HTTP layer over given handlers, with a contract-validating fetch and a typed client. */
 export async function testApp(options: TestAppOptions) {
   const contract = await testContract();
   const app = createApp({
@@ -42,10 +41,81 @@ export async function testApp(options: TestAppOptions) {
     authenticate: options.authenticate ?? acceptTestToken,
     logger: options.logger ?? createLogger('silent'),
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    corsOrigins: options.corsOrigins ?? [],
   });
   const fetch = createValidatingFetch(contract.document, (request) => app.fetch(request), options);
   const client = createClient<paths>({ baseUrl: 'http://localhost/api/v1', fetch });
   return { app, contract, fetch, client };
+}
+
+export const ADMIN = { email: 'ada@example.com', name: 'Ada Lovelace', password: 'correct horse battery staple' };
+export const JWT_SECRET = new TextEncoder().encode('test-secret-test-secret-test-secret!!');
+
+export interface TestServerOptions {
+  store: Store;
+  clock?: Clock;
+  refreshGraceSeconds?: number;
+  accessTokenTtlSeconds?: number;
+  bodyLimitBytes?: number;
+  corsOrigins?: string[];
+  trustProxy?: boolean;
+  logger?: Logger;
+  /** Defaults to argon2id, as in `main.ts`. */
+  hasher?: PasswordHasher;
+}
+
+/**
+ * The whole application (services and app, as `main.ts` composes them) over a store, with the
+ * admin user seeded, a contract-validating fetch and a typed client. Every HTTP test of a real
+ * operation goes through `fetch` or `client`.
+ */
+export async function testServer(options: TestServerOptions) {
+  const contract = await testContract();
+  const clock = options.clock ?? { now: () => new Date() };
+  const composed = await compose({
+    store: options.store,
+    contract,
+    logger: options.logger ?? createLogger('silent'),
+    clock,
+    jwtSecret: JWT_SECRET,
+    auth: {
+      issuer: 'margin-cms',
+      audience: 'margin-cms-api',
+      accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 900,
+      refreshTokenTtlSeconds: 30 * 86400,
+      refreshGraceSeconds: options.refreshGraceSeconds ?? 10,
+    },
+    bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    corsOrigins: options.corsOrigins ?? [],
+    trustProxy: options.trustProxy ?? false,
+    idempotencyTtlSeconds: 86400,
+    ...(options.hasher ? { hasher: options.hasher } : {}),
+  });
+  const now = clock.now();
+  const admin = await options.store.users.upsert({
+    id: composed.ids.next(),
+    email: ADMIN.email,
+    name: ADMIN.name,
+    passwordHash: await composed.hasher.hash(ADMIN.password),
+    createdAt: now,
+    updatedAt: now,
+  });
+  const fetch = createValidatingFetch(contract.document, (request) => composed.app.fetch(request));
+  const client = createClient<paths>({ baseUrl: 'http://localhost/api/v1', fetch });
+
+  /** Logs the admin in and returns the token pair. */
+  async function login() {
+    const { data, response } = await client.POST('/auth/login', { body: { email: ADMIN.email, password: ADMIN.password } });
+    if (!data) throw new Error(`login failed: ${response.status}`);
+    return data;
+  }
+  /** A typed client that sends the admin's bearer token. */
+  async function authedClient() {
+    const { accessToken } = await login();
+    const authed = createClient<paths>({ baseUrl: 'http://localhost/api/v1', fetch, headers: { authorization: `Bearer ${accessToken}` } });
+    return { client: authed, accessToken, headers: { authorization: `Bearer ${accessToken}` } };
+  }
+  return { ...composed, contract, fetch, client, admin, login, authedClient, clock };
 }
 
 export function url(path: string): string {
@@ -58,3 +128,5 @@ export const bearer = { authorization: `Bearer ${TEST_TOKEN}` };
 export async function json(response: Response): Promise<any> {
   return response.json();
 }
+
+export { FixedClock };

@@ -3,26 +3,61 @@ import { UnavailableError, type Store } from '../../domain/index.js';
 import { createLogger } from '../../log.js';
 import { bearer, json, testApp, url } from '../../../test/support/http.js';
 import { ContractViolation } from '../../../test/support/contract-fetch.js';
-import { createHandlers } from './handlers/index.js';
-import type { HandlerRegistry } from './registry.js';
+import { metaHandlers } from './handlers/meta.js';
+import { notImplemented } from './handlers/not-implemented.js';
+import { loadBundle } from './contract.js';
+import type { HandlerRegistry, OperationId } from './registry.js';
 
 const readyStore = { kind: 'memory', ping: async () => {} } as unknown as Store;
-const handlers = (store: Store = readyStore): HandlerRegistry => createHandlers({ store });
+const operationIds = Object.values(loadBundle().paths as Record<string, Record<string, { operationId?: string }>>)
+  .flatMap((item) => Object.values(item).map((op) => op.operationId))
+  .filter((id): id is OperationId => typeof id === 'string');
+
+/**
+ * Handlers for tests of the HTTP layer alone: the real meta handlers over a fake store, and every
+ * other operation answering 501 after recording that it was reached.
+ */
+function handlers(store: Store = readyStore, reached: OperationId[] = []): HandlerRegistry {
+  const registry = Object.fromEntries(
+    operationIds.map((id) => [
+      id,
+      async (request: unknown) => {
+        reached.push(id);
+        return notImplemented(id)(request as never);
+      },
+    ]),
+  ) as unknown as HandlerRegistry;
+  return { ...registry, ...metaHandlers(store) };
+}
 const ULID = '01JDQ8Z4M6X2V7K9T3N5R8W1YB';
+/** A valid body for each operation that takes one. */
+const VALID_BODIES: Partial<Record<OperationId, unknown>> = {
+  login: { email: 'ada@example.com', password: 'pw' },
+  refreshTokens: { refreshToken: 'token' },
+  logout: { refreshToken: 'token' },
+  createPost: { title: 'Hello' },
+  bulkPosts: { ids: [ULID], action: 'publish' },
+  updatePost: { title: 'Hello' },
+};
 
 describe('routing', () => {
-  it('routes every operation of the bundle to its handler (none answers 404)', async () => {
-    const { fetch, contract } = await testApp({ handlers: handlers(), allowNotImplemented: true });
+  it('routes every operation of the bundle to its own handler', async () => {
+    const reached: OperationId[] = [];
+    const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
     expect(contract.routes).toHaveLength(19);
     for (const route of contract.routes) {
       const path = route.path.replace('{id}', ULID).replace('{version}', '1');
+      const body = VALID_BODIES[route.operationId];
       const response = await fetch(url(path), {
         method: route.method.toUpperCase(),
         headers: { ...bearer, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       expect(response.status, `${route.operationId} ${route.method} ${path}`).not.toBe(404);
       expect(response.status, route.operationId).not.toBe(405);
     }
+    const expected = contract.routes.map((r) => r.operationId).filter((id) => id !== 'getHealth' && id !== 'getReadiness');
+    expect(reached.sort()).toEqual(expected.sort());
   });
 
   it('answers an unknown path with a 404 problem', async () => {

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import type { Context } from 'hono';
 import type { ErrorObject } from 'ajv';
 import { isDomainError, type DomainError } from '../../domain/index.js';
 import type { Logger } from '../../log.js';
@@ -16,6 +20,10 @@ export interface AppOptions {
   authenticate: (token: string) => Promise<Principal>;
   logger: Logger;
   bodyLimitBytes: number;
+  /** Origins allowed by CORS; empty allows none. */
+  corsOrigins?: string[];
+  /** Take the client address from X-Forwarded-For. */
+  trustProxy?: boolean;
 }
 
 type Env = { Variables: { requestId: string } };
@@ -42,18 +50,42 @@ export function createApp(options: AppOptions): Hono<Env> {
     await next();
   });
   app.use(
-    `${API_ROOT}/*`,
-    bodyLimit({
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      xFrameOptions: 'DENY',
+      strictTransportSecurity: 'max-age=31536000; includeSubDomains',
+    }),
+  );
+  // Tokens are never stored by caches; other answers are private and revalidated (ETags).
+  app.use(`${API_ROOT}/*`, async (c, next) => {
+    await next();
+    if (!c.res.headers.has('cache-control')) {
+      c.res.headers.set('cache-control', c.req.path.startsWith(`${API_ROOT}/auth/`) ? 'no-store' : 'private, no-cache');
+    }
+  });
+  app.use(
+    '*',
+    cors({
+      origin: options.corsOrigins ?? [],
+      allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Prefer'],
+      exposeHeaders: ['ETag', 'Location', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Content-Disposition'],
+      maxAge: 600,
+    }),
+  );
+  const limitBody = bodyLimit({
       maxSize: options.bodyLimitBytes,
       onError: () => {
         throw new HttpProblem(413, 'payload-too-large', `The request body is larger than ${options.bodyLimitBytes} bytes.`);
       },
-    }),
-  );
+    });
+  // Only operations that take a body can answer 413; others never read one.
+  app.use(`${API_ROOT}/*`, (c, next) => (['POST', 'PUT', 'PATCH'].includes(c.req.method) ? limitBody(c, next) : next()));
 
   for (const [path, routes] of groupByPath(contract.routes)) {
     for (const route of routes) {
-      app.on(route.method.toUpperCase(), route.honoPath, (c) => dispatch(route, c.req.raw, c.get('requestId')));
+      app.on(route.method.toUpperCase(), route.honoPath, (c) => dispatch(route, c.req.raw, c.get('requestId'), clientAddress(c)));
     }
     const allow = allowHeader(routes);
     app.all(path, () => {
@@ -66,8 +98,14 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.onError((error, c) => {
     const instance = new URL(c.req.url).pathname;
     if (error instanceof HttpProblem) return problemResponse(error, instance);
-    if (isDomainError(error)) return problemResponse(problemFromDomainError(error as DomainError), instance);
     const requestId = c.get('requestId');
+    if (isDomainError(error)) {
+      const problem = problemFromDomainError(error as DomainError);
+      if (problem.status === 503) logger.warn('store unavailable', { requestId, path: instance, error });
+      if (problem.status < 500) return problemResponse(problem, instance);
+      if (problem.status === 503) return problemResponse(problem, instance);
+      // A domain error that only a bug can cause (e.g. a duplicate generated id): a logged bare 500.
+    }
     logger.error('unhandled error', { requestId, method: c.req.method, path: instance, error });
     return problemResponse(
       new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it was logged.', { requestId }),
@@ -75,7 +113,20 @@ export function createApp(options: AppOptions): Hono<Env> {
     );
   });
 
-  async function dispatch(route: Route, request: Request, requestId: string): Promise<Response> {
+  function clientAddress(c: Context<Env>): string {
+    if (options.trustProxy) {
+      // The last entry is the one our trusted proxy appended; earlier ones are the client's word.
+      const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
+      if (forwarded) return forwarded;
+    }
+    try {
+      return getConnInfo(c).remote.address ?? 'unknown';
+    } catch {
+      return 'unknown'; // no socket, e.g. app.request() in tests
+    }
+  }
+
+  async function dispatch(route: Route, request: Request, requestId: string, address: string): Promise<Response> {
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
@@ -113,6 +164,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       body,
       principal,
       requestId,
+      clientAddress: address,
       path: url.pathname,
     } as RequestOf<typeof route.operationId>;
     const handler = handlers[route.operationId] as (request: typeof input) => Promise<{

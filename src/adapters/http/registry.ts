@@ -49,6 +49,8 @@ export interface RequestOf<K extends OperationId> {
   body: RequestBody<K>;
   principal: Principal | null;
   requestId: string;
+  /** The client's address (X-Forwarded-For's first hop when TRUST_PROXY is on). */
+  clientAddress: string;
   /** The path of this request, e.g. `/api/v1/posts`. */
   path: string;
 }

@@ -1,4 +1,6 @@
 import type { Store } from '../../../domain/index.js';
+import type { AuthService } from '../../../app/auth-service.js';
+import type { PostService } from '../../../app/post-service.js';
 import type { HandlerRegistry } from '../registry.js';
 import { activityHandlers } from './activity.js';
 import { authHandlers } from './auth.js';
@@ -10,17 +12,19 @@ import { tagHandlers } from './tags.js';
 
 export interface HandlerDeps {
   store: Store;
+  auth: AuthService;
+  posts: PostService;
 }
 
 /** Every operation's handler, one file per spec tag. A missing operationId fails `tsc` here. */
 export function createHandlers(deps: HandlerDeps): HandlerRegistry {
   return {
     ...metaHandlers(deps.store),
-    ...authHandlers(),
-    ...postHandlers(),
-    ...revisionHandlers(),
-    ...tagHandlers(),
-    ...activityHandlers(),
-    ...statsHandlers(),
+    ...authHandlers(deps.auth),
+    ...postHandlers(deps.posts),
+    ...revisionHandlers(deps.posts),
+    ...tagHandlers(deps.posts),
+    ...activityHandlers(deps.posts),
+    ...statsHandlers(deps.posts),
   };
 }

@@ -1,0 +1,39 @@
+import type { Middleware } from 'openapi-fetch';
+import type { TokenSession } from './session.js';
+
+/** Operations without bearer security (`security: []`): no token is sent, no refresh is tried. */
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/auth/login', '/auth/refresh', '/auth/logout']);
+
+/**
+ * Sends `Authorization: Bearer <access token>` on every protected operation (unless the caller set
+ * the header itself). On a 401 it asks the session for a fresh token, which refreshes at most once
+ * however many requests were refused together, and repeats the request once with it; when there is
+ * no fresh token the 401 is returned as it came. The retry bypasses the middleware chain, so it can
+ * never refresh again. Register it first so the request it copies for the retry is the final one.
+ */
+export function bearerMiddleware(session: TokenSession): Middleware {
+  const pending = new Map<string, { copy: Request; token: string }>();
+  return {
+    onRequest({ request, schemaPath, id }) {
+      if (PUBLIC_PATHS.has(schemaPath) || request.headers.has('authorization')) return undefined;
+      const token = session.accessToken;
+      if (!token) return undefined;
+      request.headers.set('authorization', `Bearer ${token}`);
+      pending.set(id, { copy: request.clone(), token });
+      return request;
+    },
+    async onResponse({ response, id, options }) {
+      const entry = pending.get(id);
+      pending.delete(id);
+      if (!entry || response.status !== 401) return undefined;
+      const token = await session.renew(entry.token);
+      if (!token) return undefined;
+      await response.body?.cancel();
+      entry.copy.headers.set('authorization', `Bearer ${token}`);
+      return options.fetch(entry.copy);
+    },
+    onError({ id }) {
+      pending.delete(id);
+    },
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * The typed client of the MarginCMS API for frontends and tests: openapi-fetch over the generated
+ * types, plus what every frontend ends up writing by hand (bearer token, one refresh and retry on
+ * 401, If-Match from the last ETag seen, an Idempotency-Key per create). It uses only the global
+ * `fetch`, `Request` and `crypto.randomUUID`, so it runs in browsers as well as in Node.
+ */
+import createClient, { type Client, type FetchResponse } from 'openapi-fetch';
+import type { components, operations, paths } from '../../generated/api.js';
+import { bearerMiddleware } from './bearer-middleware.js';
+import { TokenSession, type SessionTokens, type TokenPair } from './session.js';
+
+export type { SessionTokens, TokenPair } from './session.js';
+export type { components, operations, paths } from '../../generated/api.js';
+
+export type Post = components['schemas']['Post'];
+export type UpdatePostRequest = components['schemas']['UpdatePostRequest'];
+type CreatePostRequest = components['schemas']['CreatePostRequest'];
+type Defaulted = 'excerpt' | 'body' | 'tags' | 'status';
+/**
+ * The createPost body. The generated type marks the fields that have a default as required; the
+ * server fills them in when they are absent, so here they are optional.
+ */
+export type NewPost = Omit<CreatePostRequest, Defaulted> & Partial<Pick<CreatePostRequest, Defaulted>>;
+
+/** What openapi-fetch answers for an operation: `data` on success, the problem in `error` otherwise. */
+export type ApiResult<Op extends keyof operations> = Op extends keyof operations
+  ? FetchResponse<operations[Op], Record<never, never>, `${string}/${string}`>
+  : never;
+
+export interface MarginClientOptions {
+  /** The API root, for example `https://cms.example.com/api/v1`. */
+  baseUrl: string;
+  /** Defaults to the global `fetch`; receives a `Request`. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** A session to resume, for example from storage. */
+  tokens?: SessionTokens;
+  /** Called with each new pair (login, refresh) and with null when the session ends. */
+  onTokens?: (pair: TokenPair | null) => void;
+}
+
+/** `If-Match` to send instead of the remembered ETag (`*` matches any existing post). */
+export interface PreconditionOptions {
+  ifMatch?: string;
+}
+
+export interface CreatePostOptions {
+  /** Pass the key of an earlier attempt to retry the same logical create; a fresh UUID by default. */
+  idempotencyKey?: string;
+}
+
+export interface MarginClient {
+  /** The openapi-fetch client with the bearer and refresh middleware. */
+  readonly api: Client<paths>;
+  /** The current tokens, or null when signed out. */
+  readonly tokens: SessionTokens | null;
+  login(email: string, password: string): Promise<ApiResult<'login'>>;
+  /** Revokes the refresh token's family on the server and forgets the tokens (even if the call fails). */
+  logout(): Promise<ApiResult<'logout'> | undefined>;
+  /** The ETag last seen for a post, if any. */
+  etagOf(id: string): string | undefined;
+  getPost(id: string): Promise<ApiResult<'getPost'>>;
+  createPost(body: NewPost, options?: CreatePostOptions): Promise<ApiResult<'createPost'> & { idempotencyKey: string }>;
+  /**
+   * Sends `If-Match` with the last ETag seen for the post. On 412 the problem's `current` is the
+   * post as it is now and its ETag becomes the remembered one, so merging and calling again works.
+   */
+  updatePost(id: string, patch: UpdatePostRequest, options?: PreconditionOptions): Promise<ApiResult<'updatePost'>>;
+  deletePost(id: string, options?: PreconditionOptions): Promise<ApiResult<'deletePost'>>;
+  restoreRevision(id: string, version: number, options?: PreconditionOptions): Promise<ApiResult<'restoreRevision'>>;
+}
+
+export function createMarginClient(options: MarginClientOptions): MarginClient {
+  const { baseUrl, fetch } = options;
+  // Refresh goes around the middleware: it must never trigger another refresh.
+  const plain = createClient<paths>({ baseUrl, fetch });
+  const session = new TokenSession({
+    tokens: options.tokens,
+    onTokens: options.onTokens,
+    async refresh(refreshToken) {
+      const { data, response } = await plain.POST('/auth/refresh', { body: { refreshToken } });
+      if (data) return { pair: data };
+      return response.status === 401 || response.status === 422 ? 'rejected' : 'failed';
+    },
+  });
+  const api = createClient<paths>({ baseUrl, fetch });
+  api.use(bearerMiddleware(session));
+
+  const etags = new Map<string, string>();
+  /** Remembers the post's ETag from the header, or from its version when the header is not exposed. */
+  const remember = (id: string, response: Response, post: Post | undefined): void => {
+    const etag = response.headers.get('etag') ?? (post ? `"${post.version}"` : null);
+    if (etag) etags.set(id, etag);
+  };
+  /** Keeps the remembered ETag in step with a change's answer; `gone` says whether a 404 means the post is. */
+  const track = (id: string, result: ApiResult<'updatePost' | 'deletePost' | 'restoreRevision'>, gone: boolean): void => {
+    const { response } = result;
+    if (result.data) remember(id, response, result.data);
+    else if (response.status === 204 || (response.status === 404 && gone)) etags.delete(id);
+    else if (response.status === 412 && result.error && 'current' in result.error) remember(id, response, result.error.current);
+  };
+  const ifMatch = (id: string, given: PreconditionOptions | undefined) => {
+    const value = given?.ifMatch ?? etags.get(id);
+    return value === undefined ? undefined : { 'If-Match': value };
+  };
+
+  return {
+    api,
+    get tokens() {
+      return session.tokens;
+    },
+    async login(email, password) {
+      const result = await api.POST('/auth/login', { body: { email, password } });
+      if (result.data) session.set(result.data);
+      return result;
+    },
+    async logout() {
+      const tokens = session.tokens;
+      if (!tokens) return undefined;
+      try {
+        return await api.POST('/auth/logout', { body: { refreshToken: tokens.refreshToken } });
+      } finally {
+        session.clear();
+        etags.clear();
+      }
+    },
+    etagOf: (id) => etags.get(id),
+    async getPost(id) {
+      const result = await api.GET('/posts/{id}', { params: { path: { id } } });
+      if (result.data) remember(id, result.response, result.data);
+      else if (result.response.status === 404) etags.delete(id);
+      return result;
+    },
+    async createPost(body, createOptions) {
+      const idempotencyKey = createOptions?.idempotencyKey ?? crypto.randomUUID();
+      const result = await api.POST('/posts', {
+        params: { header: { 'Idempotency-Key': idempotencyKey } },
+        // The server applies the defaults; see NewPost.
+        body: body as CreatePostRequest,
+      });
+      if (result.data) remember(result.data.id, result.response, result.data);
+      return { ...result, idempotencyKey };
+    },
+    async updatePost(id, patch, given) {
+      const result = await api.PATCH('/posts/{id}', { params: { path: { id }, header: ifMatch(id, given) }, body: patch });
+      track(id, result, true);
+      return result;
+    },
+    async deletePost(id, given) {
+      const result = await api.DELETE('/posts/{id}', { params: { path: { id }, header: ifMatch(id, given) } });
+      track(id, result, true);
+      return result;
+    },
+    async restoreRevision(id, version, given) {
+      const result = await api.POST('/posts/{id}/revisions/{version}/restore', {
+        params: { path: { id, version }, header: ifMatch(id, given) },
+      });
+      // A 404 here may be a missing revision of a post that exists.
+      track(id, result, false);
+      return result;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.js';
+import { createJoseAccessTokens } from './adapters/crypto/jose-access-tokens.js';
+import { createApp } from './adapters/http/app.js';
+import type { Contract } from './adapters/http/contract.js';
+import { createHandlers } from './adapters/http/handlers/index.js';
+import { createUlidIds } from './adapters/system/ulid-ids.js';
+import { AuthService } from './app/auth-service.js';
+import { PostService } from './app/post-service.js';
+import type { Config } from './config.js';
+import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
+import type { Logger } from './log.js';
+
+export interface CompositionOptions {
+  store: Store;
+  contract: Contract;
+  logger: Logger;
+  clock: Clock;
+  jwtSecret: Uint8Array;
+  auth: Pick<Config['auth'], 'issuer' | 'audience' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds' | 'refreshGraceSeconds'>;
+  bodyLimitBytes: number;
+  corsOrigins: string[];
+  trustProxy: boolean;
+  idempotencyTtlSeconds: number;
+  ids?: IdGenerator;
+  hasher?: PasswordHasher;
+}
+
+/** Services and the HTTP app over one store: what `main.ts` serves and what HTTP tests call. */
+export async function compose(options: CompositionOptions) {
+  const { store, clock } = options;
+  const ids = options.ids ?? createUlidIds(clock);
+  const hasher = options.hasher ?? createArgon2PasswordHasher();
+  const accessTokens = createJoseAccessTokens({
+    secret: options.jwtSecret,
+    issuer: options.auth.issuer,
+    audience: options.auth.audience,
+    ttlSeconds: options.auth.accessTokenTtlSeconds,
+  });
+  const auth = new AuthService({
+    users: store.users,
+    refreshTokens: store.refreshTokens,
+    loginAttempts: store.loginAttempts,
+    hasher,
+    accessTokens,
+    clock,
+    ids,
+    refreshTtlSeconds: options.auth.refreshTokenTtlSeconds,
+    refreshGraceSeconds: options.auth.refreshGraceSeconds,
+    maxFailedLogins: 5,
+    loginWindowSeconds: 15 * 60,
+    // Verified when the email is unknown, so that both failures cost one argon2id verify.
+    dummyHash: await hasher.hash(randomBytes(16).toString('base64url')),
+    replaySecret: options.jwtSecret,
+  });
+  const posts = new PostService({ store, clock, ids, idempotencyTtlMs: options.idempotencyTtlSeconds * 1000 });
+  const app = createApp({
+    contract: options.contract,
+    handlers: createHandlers({ store, auth, posts }),
+    authenticate: async (token) => {
+      const claims = await auth.authenticate(token);
+      return { userId: claims.userId, name: claims.name, tokenId: claims.tokenId };
+    },
+    logger: options.logger,
+    bodyLimitBytes: options.bodyLimitBytes,
+    corsOrigins: options.corsOrigins,
+    trustProxy: options.trustProxy,
+  });
+  return { app, auth, posts, hasher, ids };
+}

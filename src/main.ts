@@ -14,7 +14,6 @@ export async function start(env: Record<string, string | undefined> = process.en
   const jwtSecret = jwtSecretFor(config);
   const store = await openStore(config.database, logger);
   const contract = await loadContract();
-  contract.warm();
   const { app, hasher, ids } = await compose({
     store,
     contract,
@@ -51,6 +50,7 @@ export async function start(env: Record<string, string | undefined> = process.en
 
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => {
     logger.info(`MarginCMS listening on ${base}`, { database: store.kind });
+    void contract.warmInBackground();
   });
 
   let stopping = false;

@@ -39,6 +39,11 @@ export interface Contract {
   routes: Route[];
   /** Compiles every request validator now instead of on first use. */
   warm(): void;
+  /**
+   * Compiles the validators one operation per event-loop turn, so a server can listen at once and
+   * still have them ready moments later (a request that arrives first compiles its own).
+   */
+  warmInBackground(): Promise<void>;
 }
 
 export function loadBundle(): Record<string, unknown> {
@@ -87,6 +92,12 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
     routes,
     warm() {
       for (const route of routes) api.validator.getRequestValidatorsForOperation(route.operationId);
+    },
+    async warmInBackground() {
+      for (const route of routes) {
+        await new Promise((resolve) => setImmediate(resolve));
+        api.validator.getRequestValidatorsForOperation(route.operationId);
+      }
     },
   };
 }

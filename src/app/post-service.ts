@@ -297,15 +297,15 @@ export class PostService {
     const normalizedTag = tag === undefined ? undefined : normalizeTag(tag);
     const outcome = (): Promise<BulkOutcome> => this.#bulk(ids, action, normalizedTag, actor);
     if (!idempotency) return { replayed: false, result: await outcome(), response: { status: 200, headers: {}, body: '' } };
-    const claimed = await this.#claim(actor, idempotency);
-    if (claimed) return claimed;
+    const claimedAt = await this.#claim(actor, idempotency);
+    if (!(claimedAt instanceof Date)) return claimedAt;
     try {
       const result = await outcome();
       const response = idempotency.render(result);
-      await this.#store.idempotency.complete(actor.id, idempotency.key, response);
+      await this.#store.idempotency.complete(actor.id, idempotency.key, claimedAt, response);
       return { replayed: false, result, response };
     } catch (error) {
-      await this.#store.idempotency.release(actor.id, idempotency.key);
+      await this.#store.idempotency.release(actor.id, idempotency.key, claimedAt);
       throw error;
     }
   }
@@ -376,7 +376,8 @@ export class PostService {
   }
 
   /** Claims the key, or answers from it: a replay, or the in-flight and reuse errors. */
-  async #claim<T>(actor: Actor, idempotency: Idempotency<T>): Promise<Idempotent<T> | null> {
+  /** The claim's instant (its fence) when this request now holds the key, else the answer to give. */
+  async #claim<T>(actor: Actor, idempotency: Idempotency<T>): Promise<Idempotent<T> | Date> {
     const now = this.#clock.now();
     const claim = await this.#store.idempotency.claim({
       userId: actor.id,
@@ -388,7 +389,7 @@ export class PostService {
     });
     switch (claim.outcome) {
       case 'claimed':
-        return null;
+        return now;
       case 'completed':
         return { replayed: true, response: claim.response };
       case 'in_flight':
@@ -407,17 +408,19 @@ export class PostService {
       const result = await this.#store.unitOfWork.run(work);
       return { replayed: false, result, response: { status: 0, headers: {}, body: '' } };
     }
-    const claimed = await this.#claim(actor, idempotency);
-    if (claimed) return claimed;
+    const claimedAt = await this.#claim(actor, idempotency);
+    if (!(claimedAt instanceof Date)) return claimedAt;
     try {
       return await this.#store.unitOfWork.run(async (repos) => {
         const result = await work(repos);
         const response = idempotency.render(result);
-        await repos.idempotency.complete(actor.id, idempotency.key, response);
+        // Fenced: if this claim's lease ran out and a retry took the key over, this throws and the
+        // whole write rolls back, so the retry's answer is the only one.
+        await repos.idempotency.complete(actor.id, idempotency.key, claimedAt, response);
         return { replayed: false as const, result, response };
       });
     } catch (error) {
-      await this.#store.idempotency.release(actor.id, idempotency.key);
+      await this.#store.idempotency.release(actor.id, idempotency.key, claimedAt);
       throw error;
     }
   }

@@ -129,11 +129,11 @@ describeOnEveryStore('Idempotency-Key', (make) => {
         ...repos,
         idempotency: {
           claim: (claim) => repos.idempotency.claim(claim),
-          release: (userId, key) => repos.idempotency.release(userId, key),
+          release: (userId, key, claimedAt) => repos.idempotency.release(userId, key, claimedAt),
           read: (userId, key) => repos.idempotency.read(userId, key),
-          complete: async (userId, key, response) => {
+          complete: async (userId, key, claimedAt, response) => {
             if (failComplete) throw new Error('the answer could not be stored');
-            return repos.idempotency.complete(userId, key, response);
+            return repos.idempotency.complete(userId, key, claimedAt, response);
           },
         },
       });

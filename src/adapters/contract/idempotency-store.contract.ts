@@ -38,6 +38,33 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
     const store = useStore(make);
     const idem = (): IdempotencyStore => store().idempotency;
 
+    it('complete by a claim whose key was taken over throws IdempotencyKeyInFlightError and stores nothing; the new claim completes', async () => {
+      await idem().claim(claimOf());
+      const takeover = later(LEASE_MS + 1);
+      expect(await idem().claim(claimOf({ now: takeover }))).toStrictEqual({ outcome: 'claimed' });
+      const stale = await rejectionOf(idem().complete(USER, 'key-1', T0, RESPONSE));
+      expect(stale).toMatchObject({ code: 'idempotency_key_in_flight' });
+      expect(await idem().read(USER, 'key-1')).toBeNull();
+      await idem().complete(USER, 'key-1', takeover, RESPONSE);
+      expect(await idem().read(USER, 'key-1')).toStrictEqual(RESPONSE);
+    });
+
+    it('release by a claim whose key was taken over leaves the new claim holding the key', async () => {
+      await idem().claim(claimOf());
+      const takeover = later(LEASE_MS + 1);
+      await idem().claim(claimOf({ now: takeover }));
+      await idem().release(USER, 'key-1', T0);
+      expect(await idem().claim(claimOf({ now: later(LEASE_MS + 2) }))).toStrictEqual({ outcome: 'in_flight', retryAfterMs: LEASE_MS - 1 });
+    });
+
+    it('complete of a key that was released, or never claimed, throws IdempotencyKeyInFlightError', async () => {
+      await expect(idem().complete(USER, 'never', T0, RESPONSE)).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
+      await idem().claim(claimOf());
+      await idem().release(USER, 'key-1', T0);
+      await expect(idem().complete(USER, 'key-1', T0, RESPONSE)).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
+      expect(await idem().read(USER, 'key-1')).toBeNull();
+    });
+
     it('claim on a free key takes it: claimed', async () => {
       expect(await idem().claim(claimOf())).toStrictEqual({ outcome: 'claimed' });
     });
@@ -71,7 +98,7 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
 
     it('claim on a completed key with another fingerprint: mismatch', async () => {
       await idem().claim(claimOf());
-      await idem().complete(USER, 'key-1', RESPONSE);
+      await idem().complete(USER, 'key-1', T0, RESPONSE);
       expect(
         await idem().claim(claimOf({ fingerprint: 'other', now: later(LEASE_MS * 10) })),
       ).toStrictEqual({ outcome: 'mismatch' });
@@ -80,7 +107,7 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
 
     it('claim on a completed key with the same fingerprint: completed with the stored response, exactly', async () => {
       await idem().claim(claimOf());
-      await idem().complete(USER, 'key-1', RESPONSE);
+      await idem().complete(USER, 'key-1', T0, RESPONSE);
       expect(await idem().claim(claimOf({ now: later(1) }))).toStrictEqual({
         outcome: 'completed',
         response: RESPONSE,
@@ -103,17 +130,17 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
       expect(await idem().claim(claimOf({ userId: OTHER_USER, fingerprint: 'other' }))).toStrictEqual({
         outcome: 'claimed',
       });
-      await idem().complete(OTHER_USER, 'key-1', { status: 200, headers: {}, body: 'other' });
+      await idem().complete(OTHER_USER, 'key-1', T0, { status: 200, headers: {}, body: 'other' });
       expect(await idem().read(USER, 'key-1')).toBeNull();
       expect((await idem().claim(claimOf())).outcome).toBe('in_flight');
-      await idem().release(USER, 'key-1');
+      await idem().release(USER, 'key-1', T0);
       expect(await idem().read(OTHER_USER, 'key-1')).toStrictEqual({ status: 200, headers: {}, body: 'other' });
     });
 
     it('complete stores the response for a claimed key; read returns it', async () => {
       await idem().claim(claimOf());
       expect(await idem().read(USER, 'key-1')).toBeNull();
-      await idem().complete(USER, 'key-1', RESPONSE);
+      await idem().complete(USER, 'key-1', T0, RESPONSE);
       expect(await idem().read(USER, 'key-1')).toStrictEqual(RESPONSE);
     });
 
@@ -122,12 +149,12 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
       await idem().claim(claimOf({ key: 'key-2' }));
       await store().unitOfWork.run(async (repos) => {
         await repos.posts.create(newPost(1));
-        await repos.idempotency.complete(USER, 'key-1', RESPONSE);
+        await repos.idempotency.complete(USER, 'key-1', T0, RESPONSE);
       });
       await rejectionOf(
         store().unitOfWork.run(async (repos) => {
           await repos.posts.create(newPost(2));
-          await repos.idempotency.complete(USER, 'key-2', RESPONSE);
+          await repos.idempotency.complete(USER, 'key-2', T0, RESPONSE);
           throw new Error('rolled back');
         }),
       );
@@ -143,9 +170,9 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
 
     it('release frees a claimed key, so a retry can claim it again', async () => {
       await idem().claim(claimOf());
-      await idem().release(USER, 'key-1');
+      await idem().release(USER, 'key-1', T0);
       expect(await idem().claim(claimOf({ now: later(1) }))).toStrictEqual({ outcome: 'claimed' });
-      await idem().release(USER, 'key-1');
+      await idem().release(USER, 'key-1', later(1));
       expect(await idem().claim(claimOf({ fingerprint: 'a retry with another body' }))).toStrictEqual({
         outcome: 'claimed',
       });
@@ -153,21 +180,21 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
 
     it('release does not touch a completed key', async () => {
       await idem().claim(claimOf());
-      await idem().complete(USER, 'key-1', RESPONSE);
-      await idem().release(USER, 'key-1');
+      await idem().complete(USER, 'key-1', T0, RESPONSE);
+      await idem().release(USER, 'key-1', T0);
       expect(await idem().read(USER, 'key-1')).toStrictEqual(RESPONSE);
       expect(await idem().claim(claimOf())).toStrictEqual({ outcome: 'completed', response: RESPONSE });
     });
 
     it('release of an unknown key does nothing', async () => {
-      await idem().release(USER, 'unknown');
+      await idem().release(USER, 'unknown', T0);
       expect(await idem().claim(claimOf({ key: 'unknown' }))).toStrictEqual({ outcome: 'claimed' });
     });
 
     it('returns copies: mutating a stored or returned response does not change the record', async () => {
       const response: StoredResponse = { ...RESPONSE, headers: { ...RESPONSE.headers } };
       await idem().claim(claimOf());
-      await idem().complete(USER, 'key-1', response);
+      await idem().complete(USER, 'key-1', T0, response);
       response.headers.etag = 'changed';
       const read = (await idem().read(USER, 'key-1'))!;
       read.headers.etag = 'changed';

@@ -42,7 +42,7 @@ async function writeAll(repos: TransactionalRepositories, n: number): Promise<vo
     actor: { ...ADA },
     occurredAt: minute(n),
   });
-  await repos.idempotency.complete(USER, `key-${n}`, RESPONSE);
+  await repos.idempotency.complete(USER, `key-${n}`, CLAIMED_AT, RESPONSE);
 }
 
 /** What `writeAll(n)` left visible, seen from outside any transaction. */
@@ -55,6 +55,7 @@ async function visible(store: Store, n: number): Promise<Record<string, boolean>
   };
 }
 
+const CLAIMED_AT = minute(0);
 const ALL = { post: true, revision: true, activity: true, idempotency: true };
 const NONE = { post: false, revision: false, activity: false, idempotency: false };
 
@@ -63,7 +64,7 @@ function claim(store: Store, n: number) {
     userId: USER,
     key: `key-${n}`,
     fingerprint: 'fp',
-    now: minute(0),
+    now: CLAIMED_AT,
     leaseMs: 60_000,
     expiresAt: minute(59),
   });

@@ -5,6 +5,7 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../domain/ports/idempotency-store.js';
+import { IdempotencyKeyInFlightError } from '../../domain/errors.js';
 import type { DbSession } from './database.js';
 import { idempotencyKeys } from './schema.js';
 
@@ -89,9 +90,10 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  async complete(userId: string, key: string, response: StoredResponse): Promise<void> {
+  /** Fenced by `claimed_at`: a claim that was taken over matches no row and stores nothing. */
+  async complete(userId: string, key: string, claimedAt: Date, response: StoredResponse): Promise<void> {
     const t = idempotencyKeys;
-    await this.session.run((db) =>
+    const completed = await this.session.run((db) =>
       db
         .update(t)
         .set({
@@ -100,14 +102,18 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
           responseHeaders: JSON.stringify(response.headers),
           responseBody: response.body,
         })
-        .where(and(eq(t.userId, userId), eq(t.key, key))),
+        .where(and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'), eq(t.claimedAt, claimedAt)))
+        .returning({ key: t.key }),
     );
+    if (completed.length === 0) throw new IdempotencyKeyInFlightError();
   }
 
-  async release(userId: string, key: string): Promise<void> {
+  async release(userId: string, key: string, claimedAt: Date): Promise<void> {
     const t = idempotencyKeys;
     await this.session.run((db) =>
-      db.delete(t).where(and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'))),
+      db
+        .delete(t)
+        .where(and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'), eq(t.claimedAt, claimedAt))),
     );
   }
 

@@ -275,7 +275,7 @@ export function describeDrizzleStoreCases(name: string, make: () => Promise<Stor
       expect(outcomes.filter((o) => o.outcome === 'claimed')).toHaveLength(1);
       expect(outcomes.filter((o) => o.outcome === 'in_flight')).toHaveLength(9);
       const response = { status: 201, headers: { 'z-last': '1', 'content-type': 'application/json', a: '2' }, body: '{"é":1}' };
-      await store.idempotency.complete('u1', 'k1', response);
+      await store.idempotency.complete('u1', 'k1', at(0), response);
       const replay = await store.idempotency.claim({ ...claim, now: at(1) });
       expect(replay).toEqual({ outcome: 'completed', response });
       expect(Object.keys((replay as { response: { headers: object } }).response.headers)).toEqual(['z-last', 'content-type', 'a']);

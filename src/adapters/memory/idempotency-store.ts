@@ -4,6 +4,7 @@ import type {
   IdempotencyStore,
   StoredResponse,
 } from '../../domain/ports/idempotency-store.js';
+import { IdempotencyKeyInFlightError } from '../../domain/errors.js';
 import type { Session } from './state.js';
 
 function recordKey(userId: string, key: string): string {
@@ -34,6 +35,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
         data.idempotency.set(id, {
           fingerprint: claim.fingerprint,
           state: 'held',
+          claimedAt: now,
           leaseUntil: now + claim.leaseMs,
           expiresAt: claim.expiresAt.getTime(),
           response: null,
@@ -48,19 +50,22 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     });
   }
 
-  complete(userId: string, key: string, response: StoredResponse): Promise<void> {
+  complete(userId: string, key: string, claimedAt: Date, response: StoredResponse): Promise<void> {
     return this.#session.exec((data) => {
       const record = data.idempotency.get(recordKey(userId, key));
-      if (record === undefined) return;
+      if (record?.state !== 'held' || record.claimedAt !== claimedAt.getTime()) {
+        throw new IdempotencyKeyInFlightError();
+      }
       record.state = 'completed';
       record.response = copyResponse(response);
     });
   }
 
-  release(userId: string, key: string): Promise<void> {
+  release(userId: string, key: string, claimedAt: Date): Promise<void> {
     return this.#session.exec((data) => {
       const id = recordKey(userId, key);
-      if (data.idempotency.get(id)?.state === 'held') data.idempotency.delete(id);
+      const record = data.idempotency.get(id);
+      if (record?.state === 'held' && record.claimedAt === claimedAt.getTime()) data.idempotency.delete(id);
     });
   }
 

@@ -9,6 +9,8 @@ import type { User } from '../../domain/ports/user-repository.js';
 export interface IdempotencyRecord {
   fingerprint: string;
   state: 'held' | 'completed';
+  /** Epoch ms of the claim that holds (or completed) the key: its fence. */
+  claimedAt: number;
   /** Epoch ms at which a held claim may be taken over. */
   leaseUntil: number;
   /** Epoch ms after which the record may be forgotten. */

@@ -32,15 +32,20 @@ export type ClaimOutcome =
  *   has run out: taken over, `claimed`. On a key with another fingerprint, held or completed:
  *   `mismatch`. On a completed key with the same fingerprint: `completed` with the stored response.
  *   Of N concurrent claims of one free key exactly one is `claimed`.
- * - `complete` stores the response for a claimed key (inside the caller's transaction when one is
- *   running, so the post and its stored answer commit together).
- * - `release` frees a claimed key whose request failed, so a retry can claim it again; it does not
- *   touch a completed key.
+ * - Claims are fenced by the instant they were made (`claim.now`): after a takeover only the new
+ *   claim may complete or release the key.
+ * - `complete(userId, key, claimedAt, response)` stores the response for the claim made at
+ *   `claimedAt` (inside the caller's transaction when one is running, so the post and its stored
+ *   answer commit together). When that claim no longer holds the key (its lease ran out and another
+ *   request took it over, or it was released) it throws `IdempotencyKeyInFlightError` and stores
+ *   nothing, so the caller's transaction rolls back instead of writing a second time.
+ * - `release(userId, key, claimedAt)` frees the key held by the claim made at `claimedAt`, so a
+ *   retry can claim it again; it touches neither a completed key nor another claim's.
  * - `read` returns the stored response of a completed key, or null.
  */
 export interface IdempotencyStore {
   claim(claim: IdempotencyClaim): Promise<ClaimOutcome>;
-  complete(userId: string, key: string, response: StoredResponse): Promise<void>;
-  release(userId: string, key: string): Promise<void>;
+  complete(userId: string, key: string, claimedAt: Date, response: StoredResponse): Promise<void>;
+  release(userId: string, key: string, claimedAt: Date): Promise<void>;
   read(userId: string, key: string): Promise<StoredResponse | null>;
 }

@@ -9,6 +9,7 @@ import {
   NotFoundError,
   normalizeTag,
   normalizeTags,
+  revisionOf,
   SlugTakenError,
   slugify,
   transitionFor,
@@ -509,19 +510,7 @@ export class PostService {
   }
 
   async #record(repos: TransactionalRepositories, post: Post, type: ActivityType, actor: Actor): Promise<void> {
-    await repos.revisions.append({
-      postId: post.id,
-      version: post.version,
-      title: post.title,
-      slug: post.slug,
-      excerpt: post.excerpt,
-      body: post.body,
-      tags: [...post.tags],
-      status: post.status,
-      wordCount: post.wordCount,
-      createdAt: post.updatedAt,
-      actor,
-    });
+    await repos.revisions.append(revisionOf(post, actor));
     await this.#event(repos, post, type, actor);
   }
 

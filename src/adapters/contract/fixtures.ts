@@ -1,7 +1,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { Post, PostStatus } from '../../domain/post.js';
 import type { NewPost } from '../../domain/ports/post-repository.js';
-import type { Actor, Revision } from '../../domain/ports/revision-repository.js';
+import { revisionOf as revisionFor, type Actor, type Revision } from '../../domain/ports/revision-repository.js';
 import type { Store } from '../../domain/ports/store.js';
 
 /** Returns a fresh, empty store; the suites close it after each test. */
@@ -55,20 +55,7 @@ export function newPost(n: number, overrides: Partial<NewPost> = {}): NewPost {
 }
 
 export function revisionOf(post: Post, overrides: Partial<Revision> = {}): Revision {
-  return {
-    postId: post.id,
-    version: post.version,
-    title: post.title,
-    slug: post.slug,
-    excerpt: post.excerpt,
-    body: post.body,
-    tags: [...post.tags],
-    status: post.status,
-    wordCount: post.wordCount,
-    createdAt: new Date(post.updatedAt.getTime()),
-    actor: { ...ADA },
-    ...overrides,
-  };
+  return { ...revisionFor(post, ADA), ...overrides };
 }
 
 /** The error a promise rejects with; fails the test when it resolves. */

@@ -1,4 +1,4 @@
-import type { PostStatus } from '../post.js';
+import type { Post, PostStatus } from '../post.js';
 
 export interface Actor {
   id: string;
@@ -21,6 +21,23 @@ export interface Revision {
 }
 
 export type RevisionSummary = Omit<Revision, 'body'>;
+
+/** The revision that records `post` as a write by `actor` left it (at the post's `updatedAt`). */
+export function revisionOf(post: Post, actor: Actor): Revision {
+  return {
+    postId: post.id,
+    version: post.version,
+    title: post.title,
+    slug: post.slug,
+    excerpt: post.excerpt,
+    body: post.body,
+    tags: [...post.tags],
+    status: post.status,
+    wordCount: post.wordCount,
+    createdAt: new Date(post.updatedAt.getTime()),
+    actor: { id: actor.id, name: actor.name },
+  };
+}
 
 export interface RevisionPage {
   items: RevisionSummary[];

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install run generate check-generated lint typecheck test test-unit mock migrate user bench-db soak-pool clean
+.PHONY: help install build start run generate check-generated lint typecheck test test-unit mock migrate user bench-db soak-pool clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -15,8 +15,16 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed ## Install dependencies (npm ci) when package files changed
 
-run: install generate ## Start the server (embedded PGlite under .data/ unless DATABASE_URL is set) on http://localhost:8080
-	$(BIN)/tsx src/main.ts
+build: install generate ## Compile src/ to JavaScript in dist/ (the production build)
+	rm -rf dist
+	$(BIN)/tsc -p tsconfig.build.json
+
+start: ## Start the built server (node dist/main.js); run `make build` first
+	@test -f dist/main.js || { echo 'dist/main.js is missing: run `make build` first'; exit 2; }
+	node dist/main.js
+
+run: build ## Build, then start the server (embedded PGlite under .data/ unless DATABASE_URL is set) on http://localhost:8080
+	node dist/main.js
 
 generate: install ## Bundle openapi/ into generated/openapi.json and generated/api.d.ts
 	node scripts/generate.mjs

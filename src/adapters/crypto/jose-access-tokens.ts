@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, errors, jwtVerify } from 'jose';
-import { InvalidTokenError, type AccessTokens } from '../../domain/index.js';
+import { InvalidTokenError, type AccessTokenClaims, type AccessTokens } from '../../domain/index.js';
 
 export interface JoseAccessTokenOptions {
   /** At least 32 bytes. */
@@ -9,14 +9,30 @@ export interface JoseAccessTokenOptions {
   audience: string;
   ttlSeconds: number;
   clockToleranceSeconds?: number;
+  /** Most verified tokens remembered at once (default 10,000); 0 verifies every call. */
+  verifiedCacheSize?: number;
 }
 
 const ALGORITHM = 'HS256';
 
-/** HS256 JWTs through jose, with sub, name, iat, exp, jti, iss and aud; the algorithm is pinned. */
+/**
+ * HS256 JWTs through jose, with sub, name, iat, exp, jti, iss and aud; the algorithm is pinned.
+ *
+ * The key is imported into WebCrypto once, and a token whose signature and claims jose accepted
+ * is remembered (by its exact text) until it expires, so that a client sending the same token on
+ * every request pays the HMAC once: a later call only checks `exp` against `now`, exactly as jose
+ * does. A token that differs by one character is a different key and is verified afresh.
+ */
 export function createJoseAccessTokens(options: JoseAccessTokenOptions): AccessTokens {
   if (options.secret.byteLength < 32) throw new Error('the JWT secret must be at least 32 bytes');
-  const { secret, issuer, audience, ttlSeconds } = options;
+  const { issuer, audience, ttlSeconds } = options;
+  const tolerance = options.clockToleranceSeconds ?? 5;
+  const key = crypto.subtle.importKey('raw', new Uint8Array(options.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  const verified = new VerifiedTokens(options.verifiedCacheSize ?? 10_000);
+
+  /** jose's rule: expired once `exp <= now - tolerance`, `now` in whole seconds. */
+  const expiredAt = (exp: number, now: Date) => exp <= Math.floor(now.getTime() / 1000) - tolerance;
+
   return {
     ttlSeconds,
     async issue(subject, now) {
@@ -30,21 +46,33 @@ export function createJoseAccessTokens(options: JoseAccessTokenOptions): AccessT
         .setIssuedAt(iat)
         .setExpirationTime(iat + ttlSeconds)
         .setJti(tokenId)
-        .sign(secret);
+        .sign(await key);
       return { token, tokenId };
     },
     async verify(token, now) {
+      const known = verified.get(token);
+      if (known !== undefined) {
+        if (expiredAt(known.exp, now)) {
+          verified.delete(token);
+          throw new InvalidTokenError('expired');
+        }
+        return known.claims;
+      }
       try {
-        const { payload } = await jwtVerify(token, secret, {
+        const { payload } = await jwtVerify(token, await key, {
           algorithms: [ALGORITHM],
           issuer,
           audience,
           currentDate: now,
-          clockTolerance: options.clockToleranceSeconds ?? 5,
+          clockTolerance: tolerance,
           requiredClaims: ['sub', 'iat', 'exp', 'jti'],
         });
-        if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string') throw new InvalidTokenError('malformed');
-        return { userId: payload.sub, name: typeof payload.name === 'string' ? payload.name : '', tokenId: payload.jti };
+        if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
+          throw new InvalidTokenError('malformed');
+        }
+        const claims = Object.freeze({ userId: payload.sub, name: typeof payload.name === 'string' ? payload.name : '', tokenId: payload.jti });
+        verified.set(token, { claims, exp: payload.exp });
+        return claims;
       } catch (error) {
         if (error instanceof InvalidTokenError) throw error;
         if (error instanceof errors.JWTExpired) throw new InvalidTokenError('expired');
@@ -52,4 +80,25 @@ export function createJoseAccessTokens(options: JoseAccessTokenOptions): AccessT
       }
     },
   };
+}
+
+/** Tokens jose accepted, oldest first; the oldest is forgotten when the cache is full. */
+class VerifiedTokens {
+  readonly #entries = new Map<string, { claims: AccessTokenClaims; exp: number }>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(token: string) {
+    return this.#entries.get(token);
+  }
+
+  set(token: string, entry: { claims: AccessTokenClaims; exp: number }): void {
+    if (this.capacity === 0) return;
+    if (this.#entries.size >= this.capacity) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(token, entry);
+  }
+
+  delete(token: string): void {
+    this.#entries.delete(token);
+  }
 }

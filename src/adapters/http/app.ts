@@ -3,13 +3,13 @@ import { Hono } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import { secureHeaders } from 'hono/secure-headers';
 import type { Context } from 'hono';
 import type { ErrorObject } from 'ajv';
 import { isDomainError, type DomainError } from '../../domain/index.js';
 import type { Logger } from '../../log.js';
 import { API_ROOT, type Contract, type Route } from './contract.js';
 import { HttpProblem, problemResponse } from './problem.js';
+import { baseHeaders, respond, RESPONDED } from './response-headers.js';
 import { problemFromDomainError } from './problem-map.js';
 import type { HandlerRegistry, Principal, RequestOf } from './registry.js';
 
@@ -48,32 +48,31 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.use('*', async (c, next) => {
     c.set('requestId', randomUUID());
     await next();
-  });
-  app.use(
-    '*',
-    secureHeaders({
-      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-      xFrameOptions: 'DENY',
-      strictTransportSecurity: 'max-age=31536000; includeSubDomains',
-    }),
-  );
-  // Tokens are never stored by caches; other answers are private and revalidated (ETags).
-  app.use(`${API_ROOT}/*`, async (c, next) => {
-    await next();
-    if (!c.res.headers.has('cache-control')) {
-      c.res.headers.set('cache-control', c.req.path.startsWith(`${API_ROOT}/auth/`) ? 'no-store' : 'private, no-cache');
+    // Answers built by `respond` carry every header already; the rest (Hono's own answers, CORS
+    // preflights) get them here.
+    if (!RESPONDED.has(c.res)) {
+      for (const [name, value] of Object.entries(baseHeaders(c.req.path))) {
+        if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+      }
     }
   });
-  app.use(
-    '*',
-    cors({
-      origin: options.corsOrigins ?? [],
-      allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Prefer'],
-      exposeHeaders: ['ETag', 'Location', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Content-Disposition'],
-      maxAge: 600,
-    }),
-  );
+  const corsMiddleware = cors({
+    origin: options.corsOrigins ?? [],
+    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Idempotency-Key', 'Prefer'],
+    exposeHeaders: ['ETag', 'Location', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Content-Disposition'],
+    maxAge: 600,
+  });
+  // CORS concerns browsers, which send Origin on every cross-origin request; a request without it
+  // skips the middleware (which rebuilds every answer to add its headers). `Vary: Origin` is among
+  // every answer's base headers, so caches keep the two kinds apart; the middleware adds it again.
+  app.use('*', async (c, next) => {
+    if (c.req.header('origin') === undefined) return next();
+    const preflight = await corsMiddleware(c, next);
+    if (preflight instanceof Response) c.res = preflight;
+    const vary = c.res.headers.get('vary');
+    if (vary !== null) c.res.headers.set('vary', [...new Set(vary.split(/\s*,\s*/))].join(', '));
+  });
   const limitBody = bodyLimit({
       maxSize: options.bodyLimitBytes,
       onError: () => {
@@ -85,7 +84,7 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   for (const [path, routes] of groupByPath(contract.routes)) {
     for (const route of routes) {
-      app.on(route.method.toUpperCase(), route.honoPath, (c) => dispatch(route, c.req.raw, c.get('requestId'), clientAddress(c)));
+      app.on(route.method.toUpperCase(), route.honoPath, (c) => dispatch(route, c));
     }
     const allow = allowHeader(routes);
     app.all(path, () => {
@@ -93,10 +92,10 @@ export function createApp(options: AppOptions): Hono<Env> {
     });
   }
 
-  app.notFound((c) => problemResponse(new HttpProblem(404, 'not-found', `No resource at ${new URL(c.req.url).pathname}.`), new URL(c.req.url).pathname));
+  app.notFound((c) => problemResponse(new HttpProblem(404, 'not-found', `No resource at ${c.req.path}.`), c.req.path));
 
   app.onError((error, c) => {
-    const instance = new URL(c.req.url).pathname;
+    const instance = c.req.path;
     if (error instanceof HttpProblem) return problemResponse(error, instance);
     const requestId = c.get('requestId');
     if (isDomainError(error)) {
@@ -126,12 +125,16 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
   }
 
-  async function dispatch(route: Route, request: Request, requestId: string, address: string): Promise<Response> {
-    const url = new URL(request.url);
+  async function dispatch(route: Route, c: Context<Env>): Promise<Response> {
+    const request = c.req.raw;
+    const path = c.req.path;
+    // Only the headers the operation reads are copied: reading one header is cheap, copying them
+    // all is not.
     const headers: Record<string, string> = {};
-    request.headers.forEach((value, name) => {
-      headers[name] = value;
-    });
+    for (const name of route.headerNames) {
+      const value = request.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
 
     let principal: Principal | null = null;
     if (route.requiresAuth) {
@@ -141,31 +144,27 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
 
     const body = route.hasBody ? await readJsonBody(request) : undefined;
-    const result = contract.api.validateRequest(
-      { method: route.method, path: url.pathname, query: parseQuery(url.searchParams), headers, body } as never,
-      route.operation,
-    );
-    if (!result.valid) throw validationProblem(result.errors ?? []);
+    const result = contract.validateRequest(route, { params: c.req.param() as Record<string, string>, query: parseQuery(queryOf(request.url)), headers, body });
+    if (!result.valid) throw validationProblem(result.errors);
 
     const declaredHeaders: Record<string, string> = {};
-    for (const parameter of route.operation.parameters ?? []) {
-      const p = parameter as { in?: string; name?: string };
-      if (p.in === 'header' && p.name) {
-        const value = headers[p.name.toLowerCase()];
-        if (value !== undefined) declaredHeaders[p.name.toLowerCase()] = value;
-      }
+    for (const name of route.declaredHeaderNames) {
+      const value = headers[name];
+      if (value !== undefined) declaredHeaders[name] = value;
     }
 
     const input = {
       operationId: route.operationId,
-      params: result.coerced.params ?? {},
-      query: result.coerced.query ?? {},
+      params: result.params,
+      query: result.query,
       headers: declaredHeaders,
       body,
       principal,
-      requestId,
-      clientAddress: address,
-      path: url.pathname,
+      requestId: c.get('requestId'),
+      get clientAddress() {
+        return clientAddress(c);
+      },
+      path,
     } as RequestOf<typeof route.operationId>;
     const handler = handlers[route.operationId] as (request: typeof input) => Promise<{
       status: number;
@@ -173,7 +172,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       headers?: Record<string, unknown>;
     }>;
     const reply = await handler(input);
-    return toResponse(route, reply);
+    return toResponse(route, path, reply);
   }
 
   return app;
@@ -193,9 +192,9 @@ function allowHeader(routes: Route[]): string {
   return [...methods].sort().join(', ');
 }
 
-function parseQuery(params: URLSearchParams): Record<string, string | string[]> {
-  const query: Record<string, string | string[]> = {};
-  for (const [name, value] of params) {
+function parseQuery(search: string): Record<string, string | string[]> {
+  const query = Object.create(null) as Record<string, string | string[]>;
+  for (const [name, value] of new URLSearchParams(search)) {
     const existing = query[name];
     if (existing === undefined) query[name] = value;
     else query[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
@@ -249,17 +248,25 @@ export function validationProblem(errors: ErrorObject[]): HttpProblem {
   });
 }
 
-function toResponse(route: Route, reply: { status: number; body?: unknown; headers?: Record<string, unknown> }): Response {
-  const headers = new Headers();
+/** The query string of a URL (without `?`), or '' when it has none. */
+function queryOf(url: string): string {
+  const start = url.indexOf('?');
+  if (start === -1) return '';
+  const hash = url.indexOf('#', start);
+  return url.slice(start + 1, hash === -1 ? undefined : hash);
+}
+
+function toResponse(route: Route, path: string, reply: { status: number; body?: unknown; headers?: Record<string, unknown> }): Response {
+  const headers: Record<string, string> = { ...baseHeaders(path) };
   for (const [name, value] of Object.entries(reply.headers ?? {})) {
-    if (value !== undefined && value !== null) headers.set(name, String(value));
+    if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
   }
-  if (reply.body === undefined) return new Response(null, { status: reply.status, headers });
+  if (reply.body === undefined) return respond(null, reply.status, headers);
   const media = route.mediaTypes.get(reply.status) ?? 'application/json';
   if (/json$/.test(media)) {
-    headers.set('content-type', media);
-    return new Response(JSON.stringify(reply.body), { status: reply.status, headers });
+    headers['content-type'] = media;
+    return respond(JSON.stringify(reply.body), reply.status, headers);
   }
-  headers.set('content-type', `${media}; charset=utf-8`);
-  return new Response(String(reply.body), { status: reply.status, headers });
+  headers['content-type'] = `${media}; charset=utf-8`;
+  return respond(String(reply.body), reply.status, headers);
 }

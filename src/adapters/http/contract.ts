@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
@@ -24,6 +25,12 @@ export interface Route {
   /** Whether the operation requires the bearer token (its own `security`, else the document's). */
   requiresAuth: boolean;
   hasBody: boolean;
+  /** The header parameters the operation declares, lowercased. */
+  declaredHeaderNames: string[];
+  /** The request headers the app reads for this operation: `authorization` and the declared ones. */
+  headerNames: string[];
+  /** Query parameters whose schema is an array: a single value is validated as a one-item list. */
+  arrayQueryNames: ReadonlySet<string>;
   /** Media type of each declared response with a body, by status code. */
   mediaTypes: Map<number, string>;
 }
@@ -37,6 +44,11 @@ export interface Contract {
   document: Record<string, unknown>;
   api: OpenAPIBackend;
   routes: Route[];
+  /**
+   * Checks the parts of a request against its operation with the validators openapi-backend
+   * compiled from the bundle (parameters coerced and defaulted in place, as it does).
+   */
+  validateRequest(route: Route, request: RequestParts): RequestValidation;
   /** Compiles every request validator now instead of on first use. */
   warm(): void;
   /**
@@ -45,6 +57,21 @@ export interface Contract {
    */
   warmInBackground(): Promise<void>;
 }
+
+/** A request taken apart by the HTTP adapter: every value as received, decoded. */
+export interface RequestParts {
+  params: Record<string, string>;
+  /** A null-prototype object: a query key such as `__proto__` is just a key. */
+  query: Record<string, string | string[]>;
+  /** Lowercased names. */
+  headers: Record<string, string>;
+  /** The parsed JSON body; `undefined` when there was none. */
+  body: unknown;
+}
+
+export type RequestValidation =
+  | { valid: true; params: Record<string, unknown>; query: Record<string, unknown> }
+  | { valid: false; errors: ErrorObject[] };
 
 export function loadBundle(): Record<string, unknown> {
   return JSON.parse(readFileSync(BUNDLE_URL, 'utf8')) as Record<string, unknown>;
@@ -75,6 +102,10 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       const first = content ? Object.keys(content)[0] : undefined;
       if (first) mediaTypes.set(Number(status), first);
     }
+    const declaredHeaderNames = (operation.parameters ?? [])
+      .map((parameter) => parameter as { in?: string; name?: string })
+      .filter((parameter) => parameter.in === 'header' && parameter.name !== undefined)
+      .map((parameter) => parameter.name!.toLowerCase());
     return {
       operationId: operation.operationId as OperationId,
       method: operation.method as HttpMethod,
@@ -83,6 +114,14 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       operation,
       requiresAuth: security.some((requirement) => Object.keys(requirement as object).length > 0),
       hasBody: operation.requestBody !== undefined,
+      declaredHeaderNames,
+      headerNames: ['authorization', ...declaredHeaderNames],
+      arrayQueryNames: new Set(
+        (operation.parameters ?? [])
+          .map((parameter) => parameter as { in?: string; name?: string; schema?: { type?: unknown } })
+          .filter((parameter) => parameter.in === 'query' && parameter.schema?.type === 'array')
+          .map((parameter) => parameter.name!),
+      ),
       mediaTypes,
     };
   });
@@ -90,6 +129,21 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
     document,
     api,
     routes,
+    validateRequest(route, request) {
+      const query: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      for (const name in request.query) {
+        const value = request.query[name]!;
+        query[name] = typeof value === 'string' && route.arrayQueryNames.has(name) ? [value] : value;
+      }
+      const parameters: Record<string, unknown> = { path: { ...request.params }, query, header: request.headers, cookie: {} };
+      if (request.body !== undefined) parameters.requestBody = request.body;
+      const errors: ErrorObject[] = [];
+      for (const validate of api.validator.getRequestValidatorsForOperation(route.operationId) ?? []) {
+        if (!validate(parameters)) errors.push(...(validate.errors ?? []));
+      }
+      if (errors.length > 0) return { valid: false, errors };
+      return { valid: true, params: parameters.path as Record<string, unknown>, query };
+    },
     warm() {
       for (const route of routes) api.validator.getRequestValidatorsForOperation(route.operationId);
     },

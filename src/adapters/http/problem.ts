@@ -1,3 +1,5 @@
+import { baseHeaders, respond } from './response-headers.js';
+
 /** The problem kinds of the contract (`ProblemType` in the spec), by their stable slug. */
 export const PROBLEM_TYPES = {
   'malformed-request': 'Malformed request',
@@ -59,9 +61,11 @@ export class HttpProblem extends Error {
   }
 }
 
-export function problemResponse(problem: HttpProblem, instance?: string): Response {
-  return new Response(JSON.stringify(problem.body(instance)), {
-    status: problem.status,
-    headers: { 'content-type': 'application/problem+json', ...problem.headers },
+/** The problem as an answer at `instance` (the request path), with the base headers of that path. */
+export function problemResponse(problem: HttpProblem, instance: string): Response {
+  return respond(JSON.stringify(problem.body(instance)), problem.status, {
+    ...baseHeaders(instance),
+    'content-type': 'application/problem+json',
+    ...Object.fromEntries(Object.entries(problem.headers).map(([name, value]) => [name.toLowerCase(), value])),
   });
 }

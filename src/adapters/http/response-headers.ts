@@ -1,0 +1,60 @@
+import type { secureHeaders } from 'hono/secure-headers';
+import { API_ROOT } from './contract.js';
+
+/**
+ * The security headers of every answer: Hono's `secureHeaders` defaults, tightened for a JSON API
+ * (nothing may be framed, loaded or run from an answer). Written out once instead of run as a
+ * middleware, because that middleware rebuilds each answer to add them; a test keeps this list
+ * equal to what `secureHeaders` produces with the same options.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'DENY',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+});
+
+/** The options `SECURITY_HEADERS` stands for, as `secureHeaders(options)` would take them. */
+export const SECURITY_HEADER_OPTIONS: NonNullable<Parameters<typeof secureHeaders>[0]> = {
+  contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  xFrameOptions: 'DENY',
+  strictTransportSecurity: 'max-age=31536000; includeSubDomains',
+};
+
+const AUTH_ROOT = `${API_ROOT}/auth/`;
+// Answers differ by Origin (CORS), so caches must keep them apart.
+const AUTH_HEADERS = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'no-store', vary: 'Origin' });
+const API_HEADERS = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'private, no-cache', vary: 'Origin' });
+const OTHER_HEADERS = Object.freeze({ ...SECURITY_HEADERS, vary: 'Origin' });
+
+/**
+ * The headers every answer at `path` carries unless it sets its own: the security headers, and
+ * the cache policy (tokens are never stored by caches; other API answers are private and
+ * revalidated with their ETags).
+ */
+export function baseHeaders(path: string): Readonly<Record<string, string>> {
+  if (path.startsWith(AUTH_ROOT)) return AUTH_HEADERS;
+  if (path.startsWith(`${API_ROOT}/`)) return API_HEADERS;
+  return OTHER_HEADERS;
+}
+
+/** Answers built with every header in place, which the app's outer middleware leaves alone. */
+export const RESPONDED = new WeakSet<Response>();
+
+/**
+ * An answer from a body and a plain header object (names lowercased). The Node adapter writes
+ * such an answer straight to the socket, without building a Fetch `Headers` or a body stream.
+ */
+export function respond(body: string | null, status: number, headers: Record<string, string>): Response {
+  const response = new Response(body, { status, headers });
+  RESPONDED.add(response);
+  return response;
+}

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run generate check-generated lint typecheck test test-unit mock migrate user bench-db soak-pool clean
+.PHONY: help install build start run generate check-generated lint typecheck test test-unit mock migrate user bench-db soak-pool bench bench-scale bench-soak clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -58,6 +58,15 @@ bench-db: install ## Seed 10k and 100k posts in a scratch PostgreSQL database; p
 
 soak-pool: install ## Saturate the PostgreSQL pool for SOAK_SECONDS (300) and compare first/last minute throughput
 	$(BIN)/tsx scripts/soak-pool.ts
+
+bench: install ## API vs a minimal floor server on scratch PostgreSQL (BENCH_QUICK=1: one short round, ~1 min); run `make build` first
+	$(BIN)/tsx bench/run.ts
+
+bench-scale: install ## API p50 of list, deep page, tag and q at 1k and 100k posts (BENCH_SCALE_MAX); run `make build` first
+	$(BIN)/tsx bench/scale.ts
+
+bench-soak: install ## Saturated mixed load on the API for BENCH_SOAK_SECONDS (600): req/s per minute, RSS; run `make build` first
+	$(BIN)/tsx bench/soak.ts
 
 clean: ## Remove the embedded database under .data/
 	rm -rf .data

@@ -1,0 +1,95 @@
+/** The scratch PostgreSQL database a benchmark runs on: created, migrated, given a user, dropped. */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { openSync, closeSync } from 'node:fs';
+import postgres from 'postgres';
+import { log, logFile, onCleanup } from './lifecycle.js';
+
+export interface ScratchDatabase {
+  name: string;
+  url: string;
+  /** A small pool for the runner's own statements (resets, seeding by SQL, counts). */
+  sql: postgres.Sql;
+}
+
+export function withDatabase(serverUrl: string, name: string): string {
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Creates `margin_bench_<random>` on `serverUrl`; it is dropped at exit, whatever happens. */
+export async function createScratchDatabase(serverUrl: string): Promise<ScratchDatabase> {
+  const name = `margin_bench_${randomBytes(5).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
+  try {
+    await admin.unsafe(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = withDatabase(serverUrl, name);
+  const sql = postgres(url, { max: 2, onnotice: () => undefined });
+  onCleanup(async () => {
+    await sql.end({ timeout: 2 });
+    const dropper = postgres(serverUrl, { max: 1, onnotice: () => undefined });
+    try {
+      await dropper.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      log(`dropped database ${name}`);
+    } finally {
+      await dropper.end({ timeout: 5 });
+    }
+  });
+  return { name, url, sql };
+}
+
+/** Runs a repository script with tsx, its output to the log file; rejects on a non-zero exit. */
+export function runScript(script: string, args: string[], env: Record<string, string>): Promise<void> {
+  const out = openSync(logFile, 'a');
+  const child = spawn('node_modules/.bin/tsx', [script, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${script} exited with ${code}; see ${logFile}`)),
+    );
+  });
+}
+
+export async function migrate(url: string): Promise<void> {
+  await runScript('scripts/migrate.ts', [], { DATABASE_URL: url });
+}
+
+export interface Credentials {
+  email: string;
+  password: string;
+}
+
+/** A fresh bench user with a random password (never printed). */
+export async function createUser(url: string): Promise<Credentials> {
+  const credentials = { email: 'bench@example.com', password: randomBytes(18).toString('base64url') };
+  await runScript('scripts/create-user.ts', ['--email', credentials.email, '--name', 'Bench'], {
+    DATABASE_URL: url,
+    ADMIN_PASSWORD: credentials.password,
+  });
+  return credentials;
+}
+
+/**
+ * Deletes what a writing cell added (posts, revisions and activity created after `cutoff`) and
+ * vacuums, so that every cell starts from the same data.
+ */
+export async function resetWrites(sql: postgres.Sql, cutoff: Date): Promise<number> {
+  const deleted = await sql`delete from posts where created_at > ${cutoff}`;
+  await sql`delete from revisions where created_at > ${cutoff}`;
+  await sql`delete from activity_events where occurred_at > ${cutoff}`;
+  await sql.unsafe('VACUUM (ANALYZE) posts, revisions, activity_events');
+  return deleted.count;
+}
+
+export async function countPosts(sql: postgres.Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from posts`;
+  return row!.n;
+}

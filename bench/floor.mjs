@@ -1,0 +1,101 @@
+/**
+ * The floor: the least a server could do for the benchmarked routes, to measure the API against.
+ *
+ * Hono + @hono/node-server + postgres.js, no ORM, no validation, no auth, no logging. Each route
+ * is one statement (the list is two: the page and its count, as in the API). Plain JavaScript so
+ * that it runs under `node` like the built API (`dist/main.js`), without a TypeScript loader.
+ *
+ * Environment: DATABASE_URL (required), PORT (8080), HOST (127.0.0.1), DB_POOL_SIZE (10).
+ */
+import { randomBytes } from 'node:crypto';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import postgres from 'postgres';
+import { ulid } from 'ulid';
+
+const sql = postgres(process.env.DATABASE_URL, {
+  max: Number(process.env.DB_POOL_SIZE || 10),
+  onnotice: () => undefined,
+});
+
+const SUMMARY = sql`id, title, slug, excerpt, tags, status, version, word_count as "wordCount",
+  created_at as "createdAt", updated_at as "updatedAt", published_at as "publishedAt"`;
+const ACTOR = { id: 'bench-floor', name: 'Bench Floor' };
+
+/** base64url of `[updatedAtIso, id]`: the keyset of the last item of a page (as in seed.ts). */
+const encodeFloorCursor = (updatedAt, id) =>
+  Buffer.from(JSON.stringify([updatedAt, id])).toString('base64url');
+const decodeFloorCursor = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+
+function slugOf(title) {
+  const base = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
+  return `${base || 'post'}-${randomBytes(4).toString('hex')}`;
+}
+
+const countWords = (text) => text.split(/\s+/).filter((w) => w !== '').length;
+
+const app = new Hono();
+
+app.get('/api/v1/healthz', (c) => c.json({ status: 'ok' }));
+
+app.get('/api/v1/posts/:id', async (c) => {
+  const [post] = await sql`select ${SUMMARY}, body from posts where id = ${c.req.param('id')}`;
+  return post ? c.json(post) : c.json({ title: 'Not found' }, 404);
+});
+
+app.get('/api/v1/posts', async (c) => {
+  const limit = Number(c.req.query('limit') || 20);
+  const cursor = c.req.query('cursor');
+  const after = cursor ? decodeFloorCursor(cursor) : null;
+  const rows = after
+    ? await sql`select ${SUMMARY} from posts
+        where (updated_at, id) < (${after[0]}::timestamptz, ${after[1]})
+        order by updated_at desc, id desc limit ${limit + 1}`
+    : await sql`select ${SUMMARY} from posts order by updated_at desc, id desc limit ${limit + 1}`;
+  const [{ total }] = await sql`select count(*)::int as total from posts`;
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  const nextCursor =
+    rows.length > limit && last ? encodeFloorCursor(last.updatedAt.toISOString(), last.id) : null;
+  return c.json({ items, nextCursor, total });
+});
+
+app.post('/api/v1/posts', async (c) => {
+  const input = await c.req.json();
+  const title = input.title;
+  const excerpt = input.excerpt ?? '';
+  const body = input.body ?? '';
+  const tags = input.tags ?? [];
+  const status = input.status ?? 'draft';
+  const now = new Date();
+  const [post] = await sql`
+    with p as (
+      insert into posts (id, title, slug, excerpt, body, search_text, tags, status, version,
+                         word_count, created_at, updated_at, published_at)
+      values (${ulid()}, ${title}, ${slugOf(title)}, ${excerpt}, ${body},
+              ${`${title}\n${excerpt}\n${body}`.toLowerCase()}, ${tags}::text[], ${status}, 1,
+              ${countWords(body)}, ${now}, ${now}, ${status === 'published' ? now : null})
+      returning *
+    ), r as (
+      insert into revisions (post_id, version, title, slug, excerpt, body, tags, status,
+                             word_count, created_at, actor_id, actor_name)
+      select id, version, title, slug, excerpt, body, tags, status, word_count, created_at,
+             ${ACTOR.id}, ${ACTOR.name}
+      from p
+    ), a as (
+      insert into activity_events (id, type, post_id, post_title, post_version, actor_id,
+                                   actor_name, occurred_at)
+      select ${ulid()}, 'created', id, title, version, ${ACTOR.id}, ${ACTOR.name}, created_at from p
+    )
+    select ${SUMMARY}, body from p`;
+  return c.json(post, 201);
+});
+
+serve({
+  fetch: app.fetch,
+  hostname: process.env.HOST || '127.0.0.1',
+  port: Number(process.env.PORT || 8080),
+});
+
+// Nothing to drain: the benchmark stops the floor between cells.
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(0));

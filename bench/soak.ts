@@ -1,0 +1,105 @@
+/**
+ * `make bench-soak`: one API process under saturated mixed load (70% get, 20% first list page,
+ * 10% create) for BENCH_SOAK_SECONDS (600) after BENCH_WARMUP (3 s). Prints 2xx req/s per BENCH_SOAK_WINDOW (60 s), the
+ * ratio last window / first window, and RSS sampled every 10 s (first, max, last).
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { login } from './client.js';
+import { countPosts, createScratchDatabase, createUser, migrate } from './database.js';
+import { envNumber, loadSettings, serverUrl } from './env.js';
+import { logFile, resultsDir, runMain, stamp } from './lifecycle.js';
+import { startSoak } from './load.js';
+import { rssMiB } from './measure.js';
+import { fmt, table } from './report.js';
+import { seedThroughApi } from './seed.js';
+import { postgresEnv, requireBuiltApi, startServer } from './servers.js';
+
+const SECONDS = envNumber('BENCH_SOAK_SECONDS', 600);
+const WINDOW = envNumber('BENCH_SOAK_WINDOW', 60);
+const POSTS = Math.floor(envNumber('BENCH_POSTS', 10_000));
+const RSS_EVERY_MS = 10_000;
+
+const say = (line = '') => console.log(line);
+
+interface Window {
+  ok: number;
+  other: number;
+}
+
+async function main(): Promise<void> {
+  requireBuiltApi();
+  const { connections, warmupSeconds } = loadSettings();
+  say(`# MarginCMS soak: ${fmt(SECONDS)} s of mixed load (70% get, 20% list, 10% create), ${connections} connections`);
+  say(`Server output: ${logFile}`);
+
+  const db = await createScratchDatabase(serverUrl);
+  await migrate(db.url);
+  const credentials = await createUser(db.url);
+  const env = postgresEnv(db.url, randomBytes(48).toString('base64'));
+
+  const seeder = await startServer('api', env);
+  const token = await login(seeder.baseUrl, credentials);
+  const ids = await seedThroughApi(seeder.baseUrl, token, POSTS);
+  await seeder.stop();
+  await db.sql.unsafe('VACUUM (ANALYZE)');
+  const postsBefore = await countPosts(db.sql);
+  say(`Seeded ${fmt(POSTS)} posts through the API.`);
+
+  const api = await startServer('api', env);
+  const target = { baseUrl: api.baseUrl, token, ids, deepCursor: '' };
+  await startSoak(target, connections, warmupSeconds, () => undefined).done;
+  say(`Warmed up for ${warmupSeconds} s; measuring.`);
+  const windows: Window[] = Array.from({ length: Math.ceil(SECONDS / WINDOW) }, () => ({ ok: 0, other: 0 }));
+  const rss: number[] = [];
+  const sampleRss = () => {
+    const v = rssMiB(api.pid);
+    if (v !== null) rss.push(v);
+  };
+  try {
+    const t0 = performance.now();
+    sampleRss();
+    const sampler = setInterval(sampleRss, RSS_EVERY_MS);
+    const run = startSoak(target, connections, SECONDS, (status) => {
+      const w = windows[Math.min(windows.length - 1, Math.floor((performance.now() - t0) / 1000 / WINDOW))]!;
+      if (status >= 200 && status < 300) w.ok += 1;
+      else w.other += 1;
+    });
+    let shown = 0;
+    const reporter = setInterval(() => {
+      const done = Math.floor((performance.now() - t0) / 1000 / WINDOW);
+      for (; shown < Math.min(done, windows.length); shown += 1) {
+        say(`  window ${shown + 1}: ${fmt(windows[shown]!.ok / WINDOW)} req/s, ${windows[shown]!.other} non-2xx`);
+      }
+    }, 1000);
+    const result = await run.done;
+    clearInterval(sampler);
+    clearInterval(reporter);
+    sampleRss();
+
+    // The last window may be partial when SECONDS is not a multiple of WINDOW.
+    const lastLength = SECONDS - (windows.length - 1) * WINDOW;
+    const perSecond = windows.map((w, i) => w.ok / (i === windows.length - 1 ? lastLength : WINDOW));
+    const postsAfter = await countPosts(db.sql);
+    const file = join(resultsDir, `${stamp}-soak.json`);
+    writeFileSync(file, JSON.stringify({ seconds: SECONDS, window: WINDOW, windows, perSecond, rss, result, postsBefore, postsAfter }, null, 2));
+
+    say();
+    say(table(
+      ['window', '2xx req/s', 'non-2xx'],
+      windows.map((w, i) => [`${fmt(i * WINDOW)}–${fmt(Math.min(SECONDS, (i + 1) * WINDOW))} s`, fmt(perSecond[i]), String(w.other)]),
+    ));
+    say();
+    say(`last/first window req/s: **${fmt(perSecond[perSecond.length - 1]! / perSecond[0]!, 2)}**`);
+    say(`RSS MiB (every ${RSS_EVERY_MS / 1000} s): first ${fmt(rss[0], 1)}, max ${fmt(Math.max(...rss), 1)}, last ${fmt(rss[rss.length - 1], 1)}`);
+    say(`errors ${result.errors}, timeouts ${result.timeouts}; posts ${fmt(postsBefore)} → ${fmt(postsAfter)} ` +
+      '(creates grow the table, so list pages count more rows as the run goes on)');
+    say(`Raw figures: ${file}`);
+    if (result.ok === 0) throw new Error('no successful request');
+  } finally {
+    await api.stop();
+  }
+}
+
+runMain('bench-soak', main);

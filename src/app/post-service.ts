@@ -477,7 +477,8 @@ export class PostService {
     }
     const base = slugify(title);
     for (let attempt = 1; ; attempt++) {
-      const slug = await this.#freeSlug(repos, base);
+      // Most titles are new: try the base itself before looking up which suffixes are taken.
+      const slug = attempt === 1 ? base : await this.#freeSlug(repos, base);
       try {
         return await create(slug);
       } catch (error) {
@@ -509,9 +510,9 @@ export class PostService {
     }
   }
 
+  /** The revision and the activity event of a change, written at once (one round trip on PostgreSQL). */
   async #record(repos: TransactionalRepositories, post: Post, type: ActivityType, actor: Actor): Promise<void> {
-    await repos.revisions.append(revisionOf(post, actor));
-    await this.#event(repos, post, type, actor);
+    await Promise.all([repos.revisions.append(revisionOf(post, actor)), this.#event(repos, post, type, actor)]);
   }
 
   async #event(repos: TransactionalRepositories, post: Post, type: ActivityType, actor: Actor): Promise<void> {

@@ -141,6 +141,49 @@ export function describeUnitOfWorkContract(make: MakeStore): void {
       expect(await store().posts.get(ulid(3))).toBeNull();
     });
 
+    it('a SlugTakenError inside work leaves the unit usable: later writes commit with the earlier ones', async () => {
+      await store().posts.create(newPost(1, { slug: 'taken' }));
+      await claim(store(), 2);
+      await store().unitOfWork.run(async (repos) => {
+        await repos.posts.create(newPost(3, { slug: 'first' }));
+        expect(await rejectionOf(repos.posts.create(newPost(4, { slug: 'taken' })))).toBeInstanceOf(SlugTakenError);
+        await writeAll(repos, 2);
+      });
+      expect(await visible(store(), 2)).toEqual(ALL);
+      expect((await store().posts.get(ulid(3)))?.slug).toBe('first');
+      expect(await store().posts.get(ulid(4))).toBeNull();
+      expect((await store().posts.getBySlug('taken'))?.id).toBe(ulid(1));
+    });
+
+    it('writes started together inside work, without waiting for each other, all commit together', async () => {
+      await claim(store(), 1);
+      await store().unitOfWork.run(async (repos) => {
+        const post = await repos.posts.create(newPost(1, { tags: ['uow'] }));
+        await Promise.all([
+          repos.revisions.append(revisionOf(post)),
+          repos.activity.append({ id: ulid(101), type: 'created', postId: post.id, postTitle: post.title, postVersion: 1, actor: { ...ADA }, occurredAt: minute(1) }),
+          repos.idempotency.complete(USER, 'key-1', CLAIMED_AT, RESPONSE),
+          repos.posts.create(newPost(2)),
+        ]);
+      });
+      expect(await visible(store(), 1)).toEqual(ALL);
+      expect(await store().posts.get(ulid(2))).not.toBeNull();
+    });
+
+    it('when one of the writes started together fails, that error is rethrown and none of them is kept', async () => {
+      await store().posts.create(newPost(1, { slug: 'taken' }));
+      const error = await rejectionOf(
+        store().unitOfWork.run(async (repos) => {
+          const post = await repos.posts.create(newPost(2));
+          await Promise.all([repos.revisions.append(revisionOf(post)), repos.revisions.append(revisionOf(post)), repos.posts.create(newPost(3))]);
+        }),
+      );
+      expect(error).toBeDefined();
+      expect(await store().posts.get(ulid(2))).toBeNull();
+      expect(await store().posts.get(ulid(3))).toBeNull();
+      expect(await store().revisions.get(ulid(2), 1)).toBeNull();
+    });
+
     it('none of the writes of a unit that will throw is visible to anyone while it runs', async () => {
       const written = gate();
       const release = gate();

@@ -23,16 +23,20 @@ export class DrizzleActivityLog implements ActivityLog {
   async append(event: ActivityEvent): Promise<void> {
     await this.session.run(
       (db) =>
-        db.insert(activityEvents).values({
-          id: event.id,
-          type: event.type,
-          postId: event.postId,
-          postTitle: event.postTitle,
-          postVersion: event.postVersion,
-          actorId: event.actor.id,
-          actorName: event.actor.name,
-          occurredAt: event.occurredAt,
-        }),
+        db
+          .insert(activityEvents)
+          .values({
+            id: event.id,
+            type: event.type,
+            postId: event.postId,
+            postTitle: event.postTitle,
+            postVersion: event.postVersion,
+            actorId: event.actor.id,
+            actorName: event.actor.name,
+            occurredAt: event.occurredAt,
+          })
+          .prepare('activity_append')
+          .execute(),
       { id: event.id },
     );
   }

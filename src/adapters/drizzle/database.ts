@@ -42,12 +42,18 @@ export async function withConnection<T>(state: StoreState, fn: () => Promise<T>)
  * How the repositories reach the database: either auto-committing calls on the pool, or the
  * statements of one transaction.
  *
- * Inside a transaction every repository call runs one at a time (a transaction is one connection
- * anyway), so that a savepoint opened by `guarded` never has another call's statements inside it.
- * Outside one, each call holds a permit of the store's gate (the transaction holds its own).
+ * Inside a transaction, calls made together run together: postgres.js pipelines their statements
+ * on the transaction's connection, so independent writes (a revision and an activity event) cost
+ * one round trip. A savepoint opened by `guarded` runs alone: it waits for the calls already
+ * running, and calls made meanwhile wait for it, so that no other call's statements land inside
+ * it. Outside a transaction, each call holds a permit of the store's gate (a transaction holds its
+ * own).
  */
 export class DbSession {
-  #tail: Promise<unknown> = Promise.resolve();
+  /** Calls of this transaction that have not settled yet. */
+  readonly #running = new Set<Promise<unknown>>();
+  /** Settles when the last savepoint opened has. */
+  #savepoint: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly db: Database,
@@ -58,10 +64,12 @@ export class DbSession {
   /** Runs `fn`, mapping database failures to domain errors (`pg-errors.ts`). */
   run<T>(fn: (db: Database) => Promise<T>, ctx?: PgErrorContext): Promise<T> {
     if (!this.inTransaction) return withConnection(this.state, () => mapPgErrors(() => fn(this.db), ctx));
-    return this.#serialized(() => {
-      assertOpen(this.state);
-      return mapPgErrors(() => fn(this.db), ctx);
-    });
+    return this.#track(
+      this.#savepoint.then(() => {
+        assertOpen(this.state);
+        return mapPgErrors(() => fn(this.db), ctx);
+      }),
+    );
   }
 
   /**
@@ -71,16 +79,19 @@ export class DbSession {
    */
   guarded<T>(fn: (db: Database) => Promise<T>, ctx?: PgErrorContext): Promise<T> {
     if (!this.inTransaction) return this.run(fn, ctx);
-    return this.#serialized(() => {
+    const result = Promise.allSettled([this.#savepoint, ...this.#running]).then(() => {
       assertOpen(this.state);
       return mapPgErrors(() => this.db.transaction((savepoint) => fn(savepoint)), ctx);
     });
+    this.#savepoint = result.catch(() => undefined);
+    return result;
   }
 
-  #serialized<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(fn);
-    this.#tail = result.catch(() => undefined);
-    return result;
+  #track<T>(call: Promise<T>): Promise<T> {
+    this.#running.add(call);
+    const forget = () => this.#running.delete(call);
+    call.then(forget, forget);
+    return call;
   }
 }
 

@@ -5,7 +5,7 @@ import {
   postCursorScope,
   postPositionShape,
 } from '../../domain/cursor.js';
-import { NotFoundError, VersionConflictError } from '../../domain/errors.js';
+import { NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import type {
   NewPost,
@@ -121,7 +121,9 @@ export class DrizzlePostRepository implements PostRepository {
   }
 
   async create(post: NewPost): Promise<Post> {
-    const rows = await this.session.guarded(
+    // ON CONFLICT on the slug rather than a savepoint: a taken slug stores nothing and leaves the
+    // transaction usable, in one statement. Any other violation (a duplicate id) is an error.
+    const rows = await this.session.run(
       (db) =>
         db
           .insert(posts)
@@ -140,10 +142,14 @@ export class DrizzlePostRepository implements PostRepository {
             updatedAt: post.createdAt,
             publishedAt: post.publishedAt,
           })
-          .returning(postColumns),
+          .onConflictDoNothing({ target: posts.slug })
+          .returning(postColumns)
+          .prepare('posts_create')
+          .execute(),
       { id: post.id, slug: post.slug },
     );
-    return toPost(rows[0]!);
+    if (rows[0] === undefined) throw new SlugTakenError(post.slug);
+    return toPost(rows[0]);
   }
 
   async get(id: string): Promise<Post | null> {

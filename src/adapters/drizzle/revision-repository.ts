@@ -82,20 +82,24 @@ export class DrizzleRevisionRepository implements RevisionRepository {
     // Not in a savepoint: a clash means a concurrent writer, and the transaction is lost anyway.
     await this.session.run(
       (db) =>
-        db.insert(revisions).values({
-          postId: revision.postId,
-          version: revision.version,
-          title: revision.title,
-          slug: revision.slug,
-          excerpt: revision.excerpt,
-          body: revision.body,
-          tags: [...revision.tags],
-          status: revision.status,
-          wordCount: revision.wordCount,
-          createdAt: revision.createdAt,
-          actorId: revision.actor.id,
-          actorName: revision.actor.name,
-        }),
+        db
+          .insert(revisions)
+          .values({
+            postId: revision.postId,
+            version: revision.version,
+            title: revision.title,
+            slug: revision.slug,
+            excerpt: revision.excerpt,
+            body: revision.body,
+            tags: [...revision.tags],
+            status: revision.status,
+            wordCount: revision.wordCount,
+            createdAt: revision.createdAt,
+            actorId: revision.actor.id,
+            actorName: revision.actor.name,
+          })
+          .prepare('revisions_append')
+          .execute(),
       { id: revision.postId, version: revision.version },
     );
   }

@@ -16,6 +16,11 @@ export interface TransactionalRepositories {
  * together when `work` resolves, and none is visible to anyone when it throws (the error is
  * rethrown unchanged). Transactions are isolated from each other: concurrent units see either all
  * or none of another's writes.
+ *
+ * Inside `work`, a `SlugTakenError` stores nothing and leaves the unit usable: work may go on (with
+ * another slug) and what it writes next commits with what it wrote before. Calls may be started
+ * together without waiting for each other (a revision and its activity event); all of them commit
+ * together, and if one fails the unit rolls back and rethrows a failure of theirs.
  */
 export interface UnitOfWork {
   run<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T>;

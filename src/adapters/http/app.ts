@@ -73,14 +73,20 @@ export function createApp(options: AppOptions): Hono<Env> {
     const vary = c.res.headers.get('vary');
     if (vary !== null) c.res.headers.set('vary', [...new Set(vary.split(/\s*,\s*/))].join(', '));
   });
-  const limitBody = bodyLimit({
-      maxSize: options.bodyLimitBytes,
-      onError: () => {
-        throw new HttpProblem(413, 'payload-too-large', `The request body is larger than ${options.bodyLimitBytes} bytes.`);
-      },
-    });
-  // Only operations that take a body can answer 413; others never read one.
-  app.use(`${API_ROOT}/*`, (c, next) => (['POST', 'PUT', 'PATCH'].includes(c.req.method) ? limitBody(c, next) : next()));
+  const tooLarge = () => {
+    throw new HttpProblem(413, 'payload-too-large', `The request body is larger than ${options.bodyLimitBytes} bytes.`);
+  };
+  const limitBody = bodyLimit({ maxSize: options.bodyLimitBytes, onError: tooLarge });
+  // Only operations that take a body can answer 413; others never read one. A declared
+  // Content-Length is checked before anything is read, as `bodyLimit` does, but without touching
+  // the Fetch body stream (which would turn the Node request into a full Fetch Request); a chunked
+  // body goes through `bodyLimit`, which counts it as it streams.
+  app.use(`${API_ROOT}/*`, (c, next) => {
+    if (!['POST', 'PUT', 'PATCH'].includes(c.req.method)) return next();
+    const declared = c.req.header('content-length');
+    if (declared === undefined || c.req.header('transfer-encoding') !== undefined) return limitBody(c, next);
+    return Number(declared) > options.bodyLimitBytes ? tooLarge() : next();
+  });
 
   for (const [path, routes] of groupByPath(contract.routes)) {
     for (const route of routes) {

@@ -491,8 +491,10 @@ export interface components {
             items: components["schemas"]["PostSummary"][];
             /** @description Pass as `cursor` to get the next page; null on the last page. */
             nextCursor: components["schemas"]["Cursor"] | null;
-            /** @description How many posts match the filters, across all pages. */
+            /** @description How many posts match the filters, across all pages, counted up to 1,000. When more than 1,000 match, `total` is 1000 and `totalExact` is false (show it as "1,000+"): counting every match of a broad search on a large site would cost more than the page itself, and no page needs more than that to say "there is a lot". */
             total: number;
+            /** @description True when `total` is the exact number of matches; false when more than 1,000 match. */
+            totalExact: boolean;
         };
         /**
          * @description Sort key, optionally prefixed by `-` for descending order. Ties are broken by `id` in the same direction. Titles sort by their UTF-8 bytes (no locale collation); posts never published (`publishedAt` null) come last in both directions.

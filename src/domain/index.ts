@@ -7,3 +7,4 @@ export * from './slug.js';
 export * from './tags.js';
 export * from './word-count.js';
 export * from './ports/index.js';
+export * from './paging.js';

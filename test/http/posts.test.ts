@@ -241,7 +241,7 @@ describeOnEveryStore('posts: create, get, list', (make) => {
       const t = await setup(make);
       const { data, response } = await t.api.GET('/posts');
       expect(response.status).toBe(200);
-      expect(data).toEqual({ items: [], nextCursor: null, total: 0 });
+      expect(data).toEqual({ items: [], nextCursor: null, total: 0, totalExact: true });
     });
 
     it('lists summaries without bodies, most recently updated first', async () => {

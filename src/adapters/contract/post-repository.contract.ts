@@ -8,6 +8,7 @@ import {
   VersionConflictError,
 } from '../../domain/errors.js';
 import type { Post, PostStatus } from '../../domain/post.js';
+import { POST_TOTAL_CAP } from '../../domain/ports/post-repository.js';
 import type {
   PostQuery,
   PostRepository,
@@ -438,6 +439,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
           items: [],
           nextCursor: null,
           total: 0,
+          totalExact: true,
         });
       });
 
@@ -598,8 +600,8 @@ export function describePostRepositoryContract(make: MakeStore): void {
     });
 
     describe('listing: total and empty results', () => {
-      it('no match is { items: [], nextCursor: null, total: 0 }', async () => {
-        const empty = { items: [], nextCursor: null, total: 0 };
+      it('no match is { items: [], nextCursor: null, total: 0, totalExact: true }', async () => {
+        const empty = { items: [], nextCursor: null, total: 0, totalExact: true };
         for (const sort of SORTS) {
           expect(await posts().list({ sort, limit: 10 })).toStrictEqual(empty);
         }
@@ -617,6 +619,32 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(pages.map((p) => p.total)).toEqual([10, 10, 10, 10]);
         const drafts = await walk(posts(), { sort: SORT, limit: 1, status: ['draft'] });
         expect(drafts.pages.map((p) => p.total)).toEqual([4, 4, 4, 4]);
+        const page = await posts().list({ sort: SORT, limit: 3 });
+        expect(page.totalExact).toBe(true);
+      });
+
+      it('total counts up to countUpTo: with more matches it is countUpTo and totalExact is false, on every page', async () => {
+        await seedOrdering(posts());
+        const capped = await walk(posts(), { sort: SORT, limit: 3, countUpTo: 4 });
+        expect(capped.ids).toHaveLength(10);
+        expect(capped.pages.map((p) => p.total)).toEqual([4, 4, 4, 4]);
+        for (const countUpTo of [1, 4, 9]) {
+          expect(await posts().list({ sort: SORT, limit: 3, countUpTo })).toMatchObject({ total: countUpTo, totalExact: false });
+        }
+        for (const countUpTo of [10, 11, 1000]) {
+          expect(await posts().list({ sort: SORT, limit: 3, countUpTo })).toMatchObject({ total: 10, totalExact: true });
+        }
+        expect(await posts().list({ sort: SORT, limit: 1, status: ['draft'], countUpTo: 4 })).toMatchObject({ total: 4, totalExact: true });
+        expect(await posts().list({ sort: SORT, limit: 1, status: ['draft'], countUpTo: 3 })).toMatchObject({ total: 3, totalExact: false });
+      });
+
+      it('countUpTo defaults to POST_TOTAL_CAP and must be a positive integer (RangeError)', async () => {
+        expect(POST_TOTAL_CAP).toBe(1000);
+        await seedOrdering(posts());
+        expect(await posts().list({ sort: SORT, limit: 3 })).toMatchObject({ total: 10, totalExact: true });
+        for (const countUpTo of [0, -1, 1.5, Number.NaN]) {
+          expect(await rejectionOf(posts().list({ sort: SORT, limit: 3, countUpTo }))).toBeInstanceOf(RangeError);
+        }
       });
     });
 

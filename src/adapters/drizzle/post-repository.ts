@@ -6,6 +6,7 @@ import {
   postPositionShape,
 } from '../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
+import { countedTotal, countLimitOf } from '../../domain/paging.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import type {
   NewPost,
@@ -179,10 +180,14 @@ export class DrizzlePostRepository implements PostRepository {
       filters.push(sql`${posts.searchText} LIKE ${`%${escapeLike(query.q.toLowerCase())}%`}`);
     }
 
+    // Counting stops one past the limit: that is enough to know the total is not exact, and
+    // keeps a broad search on a large site from counting every match.
+    const countLimit = countLimitOf(query);
     // One after the other: one connection-gate permit stands for one connection.
-    const [rows, total] = await this.session.run(async (db) => {
+    const [rows, counted] = await this.session.run(async (db) => {
       const page = await fetchPage(db, filters, key, direction, position, limit + 1);
-      const counted = await db.select({ n: count() }).from(posts).where(and(...filters));
+      const matches = db.select({ one: sql`1` }).from(posts).where(and(...filters)).limit(countLimit + 1).as('matches');
+      const counted = await db.select({ n: count() }).from(matches);
       return [page, counted[0]?.n ?? 0] as const;
     });
 
@@ -192,7 +197,7 @@ export class DrizzlePostRepository implements PostRepository {
       rows.length > limit && last !== undefined
         ? encodeCursor(scope, positionOf(last, key))
         : null;
-    return { items, nextCursor, total };
+    return { items, nextCursor, ...countedTotal(counted, query) };
   }
 
   async update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post> {

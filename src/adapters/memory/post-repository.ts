@@ -10,6 +10,7 @@ import {
   SlugTakenError,
   VersionConflictError,
 } from '../../domain/errors.js';
+import { countedTotal, countLimitOf } from '../../domain/paging.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import type {
   NewPost,
@@ -158,6 +159,7 @@ export class MemoryPostRepository implements PostRepository {
   list(query: PostQuery): Promise<PostPage> {
     return this.#session.exec((data) => {
       assertLimit(query.limit);
+      countLimitOf(query);
       const { key, direction } = query.sort;
       const scope = postCursorScope(query);
       const after = hasCursor(query.cursor)
@@ -177,7 +179,7 @@ export class MemoryPostRepository implements PostRepository {
           rest.length > query.limit && last !== undefined
             ? encodeCursor(scope, positionOf(last.post, key))
             : null,
-        total: matches.length,
+        ...countedTotal(matches.length, query),
       };
     });
   }

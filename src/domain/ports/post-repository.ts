@@ -44,12 +44,20 @@ export interface PostQuery {
   limit: number;
   /** A `nextCursor` returned by an earlier call with the same sort and filters. */
   cursor?: string | null;
+  /** Count matches up to this many (a positive integer); defaults to `POST_TOTAL_CAP`. */
+  countUpTo?: number;
 }
+
+/** How many matches a post page counts at most by default (the contract's `PostPage.total`). */
+export const POST_TOTAL_CAP = 1000;
 
 export interface PostPage {
   items: PostSummary[];
   nextCursor: string | null;
+  /** The number of matches, or `countUpTo` when more match. */
   total: number;
+  /** False when more than `countUpTo` posts match. */
+  totalExact: boolean;
 }
 
 export interface TagCount {
@@ -85,8 +93,11 @@ export interface TagCount {
  * - Order: by the sort key in the sort direction, ties broken by `id` in byte order in the same
  *   direction. Titles compare by their UTF-8 bytes (no collation). Posts with a null `publishedAt`
  *   come last in both directions.
- * - `total` counts every match across all pages. No match is `{ items: [], nextCursor: null,
- *   total: 0 }`, never null or undefined.
+ * - `total` counts every match across all pages, up to `countUpTo` (default `POST_TOTAL_CAP`):
+ *   with at most that many matches it is exact and `totalExact` is true; with more, `total` is
+ *   `countUpTo` and `totalExact` is false, and the cost of the count does not grow with the
+ *   matches. No match is `{ items: [], nextCursor: null, total: 0, totalExact: true }`, never null
+ *   or undefined.
  * - Pages: `nextCursor` is null on the last page and otherwise resumes strictly after the last
  *   item (keyset), so walking every page returns each match exactly once, even when posts are
  *   created between fetches. A cursor used with another sort or other filters, or one that is not

@@ -70,7 +70,7 @@ export function postHandlers(posts: PostService): PostHandlers {
           cursor: query.cursor ?? null,
         }),
       );
-      return { status: 200, body: { items: page.items.map(toApiPostSummary), nextCursor: page.nextCursor, total: page.total } };
+      return { status: 200, body: { items: page.items.map(toApiPostSummary), nextCursor: page.nextCursor, total: page.total, totalExact: page.totalExact } };
     },
 
     async createPost(request) {

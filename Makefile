@@ -15,9 +15,8 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed ## Install dependencies (npm ci) when package files changed
 
-build: install generate ## Compile src/ to JavaScript in dist/ (the production build)
-	rm -rf dist
-	$(BIN)/tsc -p tsconfig.build.json
+build: install generate ## Bundle src/ into dist/main.js with esbuild (the production build)
+	node scripts/build.mjs
 
 start: ## Start the built server (node dist/main.js); run `make build` first
 	@test -f dist/main.js || { echo 'dist/main.js is missing: run `make build` first'; exit 2; }

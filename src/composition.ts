@@ -26,6 +26,12 @@ export interface CompositionOptions {
   hasher?: PasswordHasher;
 }
 
+function dummyHash(hasher: PasswordHasher): Promise<string> {
+  const hash = hasher.hash(randomBytes(16).toString('base64url'));
+  hash.catch(() => undefined); // a failure surfaces at the login that awaits it
+  return hash;
+}
+
 /** Services and the HTTP app over one store: what `main.ts` serves and what HTTP tests call. */
 export async function compose(options: CompositionOptions) {
   const { store, clock } = options;
@@ -49,8 +55,9 @@ export async function compose(options: CompositionOptions) {
     refreshGraceSeconds: options.auth.refreshGraceSeconds,
     maxFailedLogins: 5,
     loginWindowSeconds: 15 * 60,
-    // Verified when the email is unknown, so that both failures cost one argon2id verify.
-    dummyHash: await hasher.hash(randomBytes(16).toString('base64url')),
+    // Verified when the email is unknown, so that both failures cost one argon2id verify. Hashed
+    // on the libuv pool while the server starts, not before it listens.
+    dummyHash: dummyHash(hasher),
     replaySecret: options.jwtSecret,
   });
   const posts = new PostService({ store, clock, ids, idempotencyTtlMs: options.idempotencyTtlSeconds * 1000 });

@@ -1,4 +1,3 @@
-import { openPglite } from './adapters/drizzle/connect-pglite.js';
 import { openPostgres } from './adapters/drizzle/connect-postgres.js';
 import { createDrizzleStore } from './adapters/drizzle/store.js';
 import type { Config } from './config.js';
@@ -10,6 +9,8 @@ import { maskUrl } from './mask-url.js';
 export async function openStore(database: Config['database'], logger: Logger): Promise<Store> {
   if (database.kind === 'pglite') {
     logger.info('opening embedded PGlite', { dataDir: database.dataDir });
+    // Loaded only here: a server on PostgreSQL never loads PGlite.
+    const { openPglite } = await import('./adapters/drizzle/connect-pglite.js');
     const connection = await openPglite({ dataDir: database.dataDir });
     return createDrizzleStore(connection.db, 'pglite', { close: () => connection.close() });
   }

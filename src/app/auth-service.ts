@@ -39,7 +39,7 @@ export interface AuthServiceOptions {
   maxFailedLogins: number;
   loginWindowSeconds: number;
   /** Verified when the email is unknown, so both failures cost the same. */
-  dummyHash: string;
+  dummyHash: string | Promise<string>;
   /** A server-side secret mixed into the replay key, so a database leak alone opens no replay. */
   replaySecret: Uint8Array;
 }
@@ -108,7 +108,7 @@ export class AuthService {
     const lost = throttled(await loginAttempts.failuresSince(key, since), this.options.maxFailedLogins + 1);
     if (lost) throw lost;
     const user = await users.getByEmail(email);
-    const valid = await hasher.verify(user?.passwordHash ?? this.options.dummyHash, password);
+    const valid = await hasher.verify(user?.passwordHash ?? (await this.options.dummyHash), password);
     if (!user || !valid) throw new InvalidCredentialsError();
     await loginAttempts.clear(key);
     const refreshToken = newRefreshToken();

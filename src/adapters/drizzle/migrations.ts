@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { MIGRATIONS_FOLDER } from '../../paths.js';
 
-/** `drizzle/` at the repository root: the SQL files drizzle-kit generated and their journal. */
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+export { MIGRATIONS_FOLDER };
 
 /** Where drizzle's migrators record applied migrations (their defaults, spelled out). */
 export const MIGRATIONS_SCHEMA = 'drizzle';

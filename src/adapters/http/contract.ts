@@ -3,13 +3,13 @@ import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import { BUNDLE_FILE } from '../../paths.js';
 import type { OperationId } from './registry.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 export const API_ROOT = '/api/v1';
-const BUNDLE_URL = new URL('../../../generated/openapi.json', import.meta.url);
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -74,7 +74,7 @@ export type RequestValidation =
   | { valid: false; errors: ErrorObject[] };
 
 export function loadBundle(): Record<string, unknown> {
-  return JSON.parse(readFileSync(BUNDLE_URL, 'utf8')) as Record<string, unknown>;
+  return JSON.parse(readFileSync(BUNDLE_FILE, 'utf8')) as Record<string, unknown>;
 }
 
 export async function loadContract(document: Record<string, unknown> = loadBundle()): Promise<Contract> {

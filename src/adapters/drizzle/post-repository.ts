@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count as count_, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import {
   decodeCursor,
   encodeCursor,
@@ -121,6 +121,32 @@ export class DrizzlePostRepository implements PostRepository {
     return (this.#statements ??= prepareStatements(this.session.db));
   }
 
+  /** Prepared list statements by shape, for the auto-commit session (its `db` never changes). */
+  readonly #listCache = new Map<string, ListStatements>();
+
+  /**
+   * The statements of a list of this shape, with placeholders for its values. Outside a
+   * transaction, shapes without `tag` or `q` are prepared once and kept (PostgreSQL plans them
+   * once per connection); a tag or a search pattern changes the best plan from one value to the
+   * next, so those, like every list inside a transaction, are planned afresh each time.
+   */
+  #listStatements(db: Database, shape: ListShape): ListStatements {
+    if (this.session.inTransaction || shape.tag || shape.q) return listStatements(db, shape);
+    const key = JSON.stringify(shape);
+    let statements = this.#listCache.get(key);
+    if (statements === undefined) {
+      const built = listStatements(db, shape);
+      const name = `posts_list_${this.#listCache.size}`;
+      statements = {
+        page: built.page.prepare(`${name}_page`),
+        count: built.count.prepare(`${name}_count`),
+        ...(built.nulls === undefined ? {} : { nulls: built.nulls.prepare(`${name}_nulls`) }),
+      };
+      this.#listCache.set(key, statements);
+    }
+    return statements;
+  }
+
   async create(post: NewPost): Promise<Post> {
     // ON CONFLICT on the slug rather than a savepoint: a taken slug stores nothing and leaves the
     // transaction usable, in one statement. Any other violation (a duplicate id) is an error.
@@ -169,26 +195,37 @@ export class DrizzlePostRepository implements PostRepository {
     const scope = postCursorScope(query);
     const position = hasCursor(query.cursor) ? decodePosition(query.cursor, scope, key) : null;
 
-    const filters: SQL[] = [];
-    if (query.status !== undefined && query.status.length > 0) {
-      filters.push(inArray(posts.status, [...query.status]));
-    }
-    if (query.tag !== undefined) {
-      filters.push(sql`${posts.tags} @> ARRAY[${query.tag}]::text[]`);
-    }
-    if (query.q !== undefined && query.q !== '') {
-      filters.push(sql`${posts.searchText} LIKE ${`%${escapeLike(query.q.toLowerCase())}%`}`);
-    }
-
+    const statuses = query.status !== undefined && query.status.length > 0 ? [...new Set(query.status)] : [];
+    const shape: ListShape = {
+      key,
+      direction,
+      statuses: statuses.length,
+      tag: query.tag !== undefined,
+      q: query.q !== undefined && query.q !== '',
+      after: position === null ? 'start' : position[0] === null ? 'nulls' : 'value',
+    };
     // Counting stops one past the limit: that is enough to know the total is not exact, and
     // keeps a broad search on a large site from counting every match.
     const countLimit = countLimitOf(query);
+    const values: Record<string, unknown> = {
+      fetch: limit + 1,
+      countFetch: countLimit + 1,
+      ...Object.fromEntries(statuses.map((status, i) => [`status${i}`, status])),
+      ...(shape.tag ? { tag: query.tag } : {}),
+      ...(shape.q ? { pattern: `%${escapeLike(query.q!.toLowerCase())}%` } : {}),
+      ...(position === null ? {} : { value: position[0], id: position[1] }),
+    };
+
     // One after the other: one connection-gate permit stands for one connection.
     const [rows, counted] = await this.session.run(async (db) => {
-      const page = await fetchPage(db, filters, key, direction, position, limit + 1);
-      const matches = db.select({ one: sql`1` }).from(posts).where(and(...filters)).limit(countLimit + 1).as('matches');
-      const counted = await db.select({ n: count() }).from(matches);
-      return [page, counted[0]?.n ?? 0] as const;
+      const statements = this.#listStatements(db, shape);
+      const page: SummaryRow[] = await statements.page.execute(values);
+      if (statements.nulls !== undefined && page.length < limit + 1) {
+        // The non-null run is exhausted: the posts never published follow.
+        page.push(...(await statements.nulls.execute({ ...values, fetch: limit + 1 - page.length })));
+      }
+      const count: { n: number }[] = await statements.count.execute(values);
+      return [page, count[0]?.n ?? 0] as const;
     });
 
     const items = rows.slice(0, limit).map(toSummary);
@@ -304,7 +341,7 @@ export class DrizzlePostRepository implements PostRepository {
 
   async countByStatus(): Promise<Record<PostStatus, number>> {
     const rows = await this.session.run((db) =>
-      db.select({ status: posts.status, n: count() }).from(posts).groupBy(posts.status),
+      db.select({ status: posts.status, n: count_() }).from(posts).groupBy(posts.status),
     );
     const counts = Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<PostStatus, number>;
     for (const r of rows) counts[r.status as PostStatus] = r.n;
@@ -332,44 +369,67 @@ function positionOf(item: PostSummary, key: PostSortKey): Position {
   return [value instanceof Date ? value.toISOString() : value, item.id];
 }
 
+/** What decides the text of a list's statements (the values go in placeholders). */
+interface ListShape {
+  key: PostSortKey;
+  direction: 'asc' | 'desc';
+  /** How many distinct statuses the filter names (0: no status filter). */
+  statuses: number;
+  tag: boolean;
+  q: boolean;
+  /** From the first post, after a position with a sort value, or inside the trailing run of nulls. */
+  after: 'start' | 'value' | 'nulls';
+}
+
+interface Executable<T> {
+  execute(values: Record<string, unknown>): Promise<T>;
+}
+
+interface ListStatements {
+  page: Executable<SummaryRow[]>;
+  /** For `publishedAt` after a value: the posts never published, which follow the dated ones. */
+  nulls?: Executable<SummaryRow[]>;
+  count: Executable<{ n: number }[]>;
+}
+
 /**
- * One page in `key direction, id direction` order (nulls last in both directions), resuming
- * strictly after `position`. Every branch is a range scan of one of the sort indexes.
+ * A page in `key direction, id direction` order (nulls last in both directions), resuming strictly
+ * after the position (`value`, `id`), and the count of matches up to `countFetch`. Placeholders:
+ * `status0…`, `tag`, `pattern`, `value`, `id`, `fetch`, `countFetch`. Every page is a range scan
+ * of one of the sort indexes.
  */
-async function fetchPage(
-  db: Database,
-  filters: SQL[],
-  key: PostSortKey,
-  direction: 'asc' | 'desc',
-  position: Position | null,
-  fetch: number,
-): Promise<SummaryRow[]> {
+function listStatements(db: Database, shape: ListShape) {
+  const { key, direction } = shape;
+  const placeholder = sql.placeholder;
+  const filters: SQL[] = [];
+  if (shape.statuses > 0) {
+    filters.push(inArray(posts.status, Array.from({ length: shape.statuses }, (_, i) => placeholder(`status${i}`))));
+  }
+  if (shape.tag) filters.push(sql`${posts.tags} @> ARRAY[${placeholder('tag')}]::text[]`);
+  if (shape.q) filters.push(sql`${posts.searchText} LIKE ${placeholder('pattern')}`);
+
   const col = SORT_COLUMNS[key];
   const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
   const after = sql.raw(direction === 'asc' ? '>' : '<');
   const nullable = key === 'publishedAt';
-  const orderBy = [
-    nullable ? sql`${col} ${dir} NULLS LAST` : sql`${col} ${dir}`,
-    sql`${posts.id} ${dir}`,
-  ];
-  const select = (where: SQL[], n: number) =>
+  const orderBy = [nullable ? sql`${col} ${dir} NULLS LAST` : sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
+  const select = (where: SQL[]) =>
     db
       .select(summaryColumns)
       .from(posts)
       .where(and(...filters, ...where))
       .orderBy(...orderBy)
-      .limit(n);
+      .limit(placeholder('fetch'));
 
-  if (position === null) return select([], fetch);
+  const matches = db.select({ one: sql`1` }).from(posts).where(and(...filters)).limit(placeholder('countFetch')).as('matches');
+  const count = db.select({ n: count_() }).from(matches);
 
-  const [value, id] = position;
-  if (value === null) {
+  if (shape.after === 'start') return { page: select([]), count };
+  if (shape.after === 'nulls') {
     // Inside the trailing run of posts never published.
-    return select([sql`${col} IS NULL`, sql`${posts.id} ${after} ${id}`], fetch);
+    return { page: select([sql`${col} IS NULL`, sql`${posts.id} ${after} ${placeholder('id')}`]), count };
   }
-  const typed = key === 'title' ? sql`${value}` : sql`${value}::timestamptz`;
-  const rows = await select([sql`(${col}, ${posts.id}) ${after} (${typed}, ${id})`], fetch);
-  if (!nullable || rows.length >= fetch) return rows;
-  // The non-null run is exhausted: the posts never published follow.
-  return [...rows, ...(await select([sql`${col} IS NULL`], fetch - rows.length))];
+  const typed = key === 'title' ? sql`${placeholder('value')}` : sql`${placeholder('value')}::timestamptz`;
+  const page = select([sql`(${col}, ${posts.id}) ${after} (${typed}, ${placeholder('id')})`]);
+  return nullable ? { page, nulls: select([sql`${col} IS NULL`]), count } : { page, count };
 }

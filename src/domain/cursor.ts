@@ -165,7 +165,21 @@ const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
 const MASK_64 = (1n << 64n) - 1n;
 
+/** Hashes of recent scopes: a list's scope repeats from page to page, and BigInt arithmetic is slow. */
+const recentScopeHashes = new Map<string, string>();
+const RECENT_SCOPES = 512;
+
 function scopeHash(scope: string): string {
+  let hash = recentScopeHashes.get(scope);
+  if (hash === undefined) {
+    if (recentScopeHashes.size >= RECENT_SCOPES) recentScopeHashes.clear();
+    hash = fnv1a64(scope);
+    recentScopeHashes.set(scope, hash);
+  }
+  return hash;
+}
+
+function fnv1a64(scope: string): string {
   let h = FNV_OFFSET;
   for (const byte of utf8.encode(scope)) {
     h = ((h ^ BigInt(byte)) * FNV_PRIME) & MASK_64;

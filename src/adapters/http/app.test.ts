@@ -68,6 +68,13 @@ describe('routing', () => {
     expect(await json(response)).toMatchObject({ type: 'https://margincms.dev/problems/not-found', status: 404 });
   });
 
+  it('names the path of a 404 as it was sent, percent-escapes and all, without the query', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    const response = await fetch(url('/nowhere/%E2%9C%93%2F?q=1'));
+    expect(response.status).toBe(404);
+    expect(await json(response)).toMatchObject({ instance: '/api/v1/nowhere/%E2%9C%93%2F', detail: 'No resource at /api/v1/nowhere/%E2%9C%93%2F.' });
+  });
+
   it('answers a wrong method with a 405 problem and Allow', async () => {
     const { fetch } = await testApp({ handlers: handlers() });
     const put = await fetch(url('/posts'), { method: 'PUT', headers: bearer });

@@ -98,10 +98,13 @@ export function createApp(options: AppOptions): Hono<Env> {
     });
   }
 
-  app.notFound((c) => problemResponse(new HttpProblem(404, 'not-found', `No resource at ${c.req.path}.`), c.req.path));
+  app.notFound((c) => {
+    const path = pathOf(c.req.url);
+    return problemResponse(new HttpProblem(404, 'not-found', `No resource at ${path}.`), path);
+  });
 
   app.onError((error, c) => {
-    const instance = c.req.path;
+    const instance = pathOf(c.req.url);
     if (error instanceof HttpProblem) return problemResponse(error, instance);
     const requestId = c.get('requestId');
     if (isDomainError(error)) {
@@ -133,7 +136,7 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   async function dispatch(route: Route, c: Context<Env>): Promise<Response> {
     const request = c.req.raw;
-    const path = c.req.path;
+    const path = pathOf(request.url);
     // Only the headers the operation reads are copied: reading one header is cheap, copying them
     // all is not.
     const headers: Record<string, string> = {};
@@ -252,6 +255,17 @@ export function validationProblem(errors: ErrorObject[]): HttpProblem {
   return new HttpProblem(422, 'validation-failed', `The request has ${count} invalid field${count === 1 ? '' : 's'}.`, {
     errors: fieldErrors,
   });
+}
+
+/**
+ * The path of a request URL as sent, percent-escapes kept (what `new URL(url).pathname` gives for
+ * the absolute URLs the Node adapter builds, without parsing the whole URL again).
+ */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  const end = url.search(/[?#]/);
+  return url.slice(start, end === -1 ? undefined : end);
 }
 
 /** The query string of a URL (without `?`), or '' when it has none. */

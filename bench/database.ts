@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { openSync, closeSync } from 'node:fs';
 import postgres from 'postgres';
+import { createTestDatabase } from '../test/support/databases.js';
 import { log, logFile, onCleanup } from './lifecycle.js';
 
 export interface ScratchDatabase {
@@ -12,34 +13,16 @@ export interface ScratchDatabase {
   sql: postgres.Sql;
 }
 
-export function withDatabase(serverUrl: string, name: string): string {
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-/** Creates `margin_bench_<random>` on `serverUrl`; it is dropped at exit, whatever happens. */
+/** Creates `margin_bench_<…>` on `serverUrl`; it is dropped at exit, whatever happens. */
 export async function createScratchDatabase(serverUrl: string): Promise<ScratchDatabase> {
-  const name = `margin_bench_${randomBytes(5).toString('hex')}`;
-  const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
-  try {
-    await admin.unsafe(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end({ timeout: 5 });
-  }
-  const url = withDatabase(serverUrl, name);
-  const sql = postgres(url, { max: 2, onnotice: () => undefined });
+  const database = await createTestDatabase(serverUrl, { prefix: 'margin_bench' });
+  const sql = postgres(database.url, { max: 2, onnotice: () => undefined });
   onCleanup(async () => {
     await sql.end({ timeout: 2 });
-    const dropper = postgres(serverUrl, { max: 1, onnotice: () => undefined });
-    try {
-      await dropper.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      log(`dropped database ${name}`);
-    } finally {
-      await dropper.end({ timeout: 5 });
-    }
+    await database.drop();
+    log(`dropped database ${database.name}`);
   });
-  return { name, url, sql };
+  return { name: database.name, url: database.url, sql };
 }
 
 /** Runs a repository script with tsx, its output to the log file; rejects on a non-zero exit. */

@@ -75,6 +75,16 @@ describe('routing', () => {
     expect(await json(response)).toMatchObject({ instance: '/api/v1/nowhere/%E2%9C%93%2F', detail: 'No resource at /api/v1/nowhere/%E2%9C%93%2F.' });
   });
 
+  it('answers a query key __proto__ and a malformed percent-escape in a path segment with a 4xx problem, never a 500', async () => {
+    const { app } = await testApp({ handlers: handlers() });
+    for (const path of ['/healthz?__proto__=x', '/posts?__proto__=x&limit=5', '/posts/%E0%A4%A', '/posts/01JDQ8Z4M6X2V7K9T3N5R8W1YB/revisions/%E0%A4%A']) {
+      const response = await app.request(url(path), { headers: bearer });
+      expect(response.status, path).toBeGreaterThanOrEqual(400);
+      expect(response.status, path).toBeLessThan(500);
+      expect(response.headers.get('content-type'), path).toBe('application/problem+json');
+    }
+  });
+
   it('answers a wrong method with a 405 problem and Allow', async () => {
     const { fetch } = await testApp({ handlers: handlers() });
     const put = await fetch(url('/posts'), { method: 'PUT', headers: bearer });

@@ -2,7 +2,7 @@
  * The floor: the least a server could do for the benchmarked routes, to measure the API against.
  *
  * Hono + @hono/node-server + postgres.js, no ORM, no validation, no auth, no logging. Each route
- * is one statement (the list is two: the page and its count, as in the API). Plain JavaScript so
+ * is one statement (the list is two: the page and its count up to 1,001 rows, as in the API). Plain JavaScript so
  * that it runs under `node` like the built API (`dist/main.js`), without a TypeScript loader.
  *
  * Environment: DATABASE_URL (required), PORT (8080), HOST (127.0.0.1), DB_POOL_SIZE (10).
@@ -52,12 +52,15 @@ app.get('/api/v1/posts', async (c) => {
         where (updated_at, id) < (${after[0]}::timestamptz, ${after[1]})
         order by updated_at desc, id desc limit ${limit + 1}`
     : await sql`select ${SUMMARY} from posts order by updated_at desc, id desc limit ${limit + 1}`;
-  const [{ total }] = await sql`select count(*)::int as total from posts`;
+  // Counted up to 1,001 rows, as the API's contract counts (`total` up to 1,000, `totalExact`).
+  const [{ counted }] = await sql`select count(*)::int as counted from (select 1 from posts limit 1001) matches`;
+  const total = Math.min(counted, 1000);
+  const totalExact = counted <= 1000;
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   const nextCursor =
     rows.length > limit && last ? encodeFloorCursor(last.updatedAt.toISOString(), last.id) : null;
-  return c.json({ items, nextCursor, total });
+  return c.json({ items, nextCursor, total, totalExact });
 });
 
 app.post('/api/v1/posts', async (c) => {

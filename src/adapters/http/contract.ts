@@ -46,16 +46,10 @@ export interface Contract {
   routes: Route[];
   /**
    * Checks the parts of a request against its operation with the validators openapi-backend
-   * compiled from the bundle (parameters coerced and defaulted in place, as it does).
+   * compiled from the bundle (parameters coerced and defaulted in place, as it does). An
+   * operation's validators compile on its first request and are reused after.
    */
   validateRequest(route: Route, request: RequestParts): RequestValidation;
-  /** Compiles every request validator now instead of on first use. */
-  warm(): void;
-  /**
-   * Compiles the validators one operation per event-loop turn, so a server can listen at once and
-   * still have them ready moments later (a request that arrives first compiles its own).
-   */
-  warmInBackground(): Promise<void>;
 }
 
 /** A request taken apart by the HTTP adapter: every value as received, decoded. */
@@ -143,15 +137,6 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       }
       if (errors.length > 0) return { valid: false, errors };
       return { valid: true, params: parameters.path as Record<string, unknown>, query };
-    },
-    warm() {
-      for (const route of routes) api.validator.getRequestValidatorsForOperation(route.operationId);
-    },
-    async warmInBackground() {
-      for (const route of routes) {
-        await new Promise((resolve) => setImmediate(resolve));
-        api.validator.getRequestValidatorsForOperation(route.operationId);
-      }
     },
   };
 }

@@ -178,7 +178,8 @@ export function describeUnitOfWorkContract(make: MakeStore): void {
           await Promise.all([repos.revisions.append(revisionOf(post)), repos.revisions.append(revisionOf(post)), repos.posts.create(newPost(3))]);
         }),
       );
-      expect(error).toBeDefined();
+      // The second append of the same revision is the failure (history is never rewritten).
+      expect(error).toBeInstanceOf(VersionConflictError);
       expect(await store().posts.get(ulid(2))).toBeNull();
       expect(await store().posts.get(ulid(3))).toBeNull();
       expect(await store().revisions.get(ulid(2), 1)).toBeNull();

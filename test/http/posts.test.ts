@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FixedClock } from '../../src/domain/index.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import { expectInvalid, expectProblem, expectUnauthorized, peek, setup, UNKNOWN_ID, type ApiPost, type SendInit } from './helpers.js';
 
@@ -245,10 +246,16 @@ describeOnEveryStore('posts: create, get, list', (make) => {
     });
 
     it('lists summaries without bodies, most recently updated first', async () => {
-      const t = await setup(make);
+      // A driven clock: on the wall clock, the patch and the create before it can share a
+      // millisecond, and the tie then goes to the newer id (the port's rule), not the patch.
+      const clock = new FixedClock(new Date('2026-03-01T09:00:00.000Z'));
+      const t = await setup(make, { clock });
       const a = await t.create({ title: 'A', body: 'one two' });
+      clock.advance(1_000);
       const b = await t.create({ title: 'B' });
+      clock.advance(1_000);
       const c = await t.create({ title: 'C' });
+      clock.advance(1_000);
       const a2 = await t.patch(a.id, 1, { excerpt: 'touched' });
       const page = await t.allPosts();
       expect(page.total).toBe(3);

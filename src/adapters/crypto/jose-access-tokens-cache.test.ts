@@ -50,8 +50,10 @@ describe('jose access tokens: verified-token memory', () => {
     const tokens = createJoseAccessTokens(options);
     const { token } = await tokens.issue(subject, now);
     await tokens.verify(token, now);
-    const last = token.at(-1) === 'A' ? 'B' : 'A';
-    const edited = token.slice(0, -1) + last;
+    // The signature's first character carries six bits of it; its last carries two unused bits,
+    // which base64url decoders ignore (an edit there can leave the signature as it was).
+    const at = token.lastIndexOf('.') + 1;
+    const edited = token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1);
     await expect(tokens.verify(edited, now)).rejects.toBeInstanceOf(InvalidTokenError);
     expect(jwtVerify.calls).toBe(2);
   });

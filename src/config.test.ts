@@ -30,6 +30,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u:p@db:5432/blog',
       DB_POOL_SIZE: '4',
+      DB_PIPELINE_DEPTH: '2',
       DB_STATEMENT_TIMEOUT_MS: '2500',
       JWT_SECRET: 'a'.repeat(32),
     });
@@ -37,6 +38,7 @@ describe('loadConfig', () => {
       kind: 'postgres',
       url: 'postgres://u:p@db:5432/blog',
       poolSize: 4,
+      pipelineDepth: 2,
       acquireTimeoutMs: 2000,
       connectTimeoutSeconds: 5,
       idleTimeoutSeconds: 30,
@@ -95,7 +97,7 @@ describe('loadConfig', () => {
 describe('loadDatabaseConfig', () => {
   it('reads only the database settings, without requiring the server secrets', () => {
     expect(loadDatabaseConfig({})).toEqual({ kind: 'pglite', dataDir: '.data' });
-    expect(loadDatabaseConfig({ DATABASE_URL: 'postgres://u@db/blog' })).toMatchObject({ kind: 'postgres', poolSize: 10 });
+    expect(loadDatabaseConfig({ DATABASE_URL: 'postgres://u@db/blog' })).toMatchObject({ kind: 'postgres', poolSize: 10, pipelineDepth: 4 });
     expect(() => loadDatabaseConfig({ DATABASE_URL: 'postgres://u:secret@db' })).toThrow(/names no database/);
   });
 });

@@ -30,6 +30,8 @@ export interface Config {
         kind: 'postgres';
         url: string;
         poolSize: number;
+        /** Auto-commit statements pipelined per connection. */
+        pipelineDepth: number;
         /** Longest wait for a free pool connection before a 503. */
         acquireTimeoutMs: number;
         connectTimeoutSeconds: number;
@@ -54,6 +56,7 @@ export const ENV_VARIABLES = {
   DATABASE_URL: { default: '', doc: 'postgres://… to use PostgreSQL; empty for embedded PGlite.' },
   DATA_DIR: { default: '.data', doc: 'Where embedded PGlite keeps its files (no DATABASE_URL).' },
   DB_POOL_SIZE: { default: '10', doc: 'PostgreSQL connections in the pool.' },
+  DB_PIPELINE_DEPTH: { default: '4', doc: 'Statements in flight per connection outside transactions (1: one each).' },
   DB_ACQUIRE_TIMEOUT_MS: { default: '2000', doc: 'Longest wait for a free pool connection; then 503 with Retry-After.' },
   DB_CONNECT_TIMEOUT_SECONDS: { default: '5', doc: 'Seconds to open a PostgreSQL connection.' },
   DB_IDLE_TIMEOUT_SECONDS: { default: '30', doc: 'Seconds before an idle connection is closed.' },
@@ -158,6 +161,7 @@ function readers(env: Env, problems: string[]): { read: Read; integer: Integer }
 
 function readDatabase(read: Read, integer: Integer, problems: string[]): Config['database'] {
   const poolSize = integer('DB_POOL_SIZE', 1, 1000);
+  const pipelineDepth = integer('DB_PIPELINE_DEPTH', 1, 100);
   const acquireTimeoutMs = integer('DB_ACQUIRE_TIMEOUT_MS', 0, 600_000);
   const connectTimeoutSeconds = integer('DB_CONNECT_TIMEOUT_SECONDS', 1, 600);
   const idleTimeoutSeconds = integer('DB_IDLE_TIMEOUT_SECONDS', 0, 86400);
@@ -166,7 +170,7 @@ function readDatabase(read: Read, integer: Integer, problems: string[]): Config[
   if (url === '') return { kind: 'pglite', dataDir: read('DATA_DIR') };
   const problem = databaseUrlProblem(url);
   if (problem) problems.push(`DATABASE_URL ${problem} (got "${maskUrl(url)}")`);
-  return { kind: 'postgres', url, poolSize, acquireTimeoutMs, connectTimeoutSeconds, idleTimeoutSeconds, statementTimeoutMs };
+  return { kind: 'postgres', url, poolSize, pipelineDepth, acquireTimeoutMs, connectTimeoutSeconds, idleTimeoutSeconds, statementTimeoutMs };
 }
 
 /** Only the database settings, for commands that need nothing else (migrate, benchmarks). */

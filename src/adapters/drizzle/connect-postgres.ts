@@ -18,8 +18,14 @@ import { pgErrorInfo, toDomainError } from './pg-errors.js';
 export interface PostgresOptions {
   /** `postgres://user:password@host:port/database`. */
   url: string;
-  /** Most connections the pool opens; also the permits of its `ConnectionGate`. */
+  /** Most connections the pool opens; also the connections of its `ConnectionGate`. */
   poolSize: number;
+  /**
+   * Auto-commit statements in flight per connection (postgres.js pipelines them): the gate's
+   * permits are `poolSize × pipelineDepth`, a transaction takes a connection's worth. Defaults
+   * to `DEFAULT_PIPELINE_DEPTH`; 1 gives every statement a connection of its own.
+   */
+  pipelineDepth?: number;
   /**
    * Longest wait for a free connection before a call fails with `UnavailableError` (503), having
    * sent nothing. Defaults to `DEFAULT_ACQUIRE_TIMEOUT_MS`.
@@ -52,6 +58,7 @@ export interface PostgresConnection {
 }
 
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 2000;
+export const DEFAULT_PIPELINE_DEPTH = 4;
 
 /** Reconnect delay in seconds after the `attempt`-th failure: doubles from 50 ms, capped at 1 s, jittered. */
 export function reconnectBackoff(attempt: number): number {
@@ -86,7 +93,11 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresCo
     kind: 'postgres',
     db,
     sql,
-    gate: new ConnectionGate(options.poolSize, options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS),
+    gate: new ConnectionGate(
+      options.poolSize,
+      options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+      options.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH,
+    ),
     checkSchema: () => checkSchema(sql, migrationsFolder),
     close: () => sql.end({ timeout: 5 }),
   };

@@ -156,8 +156,84 @@ describe('ConnectionGate', () => {
     expect(gate.waiting).toBe(0);
   });
 
-  it('rejects a pool size below 1 and a negative timeout', () => {
+  it('gives each connection pipelineDepth permits and a transaction a whole connection of them', async () => {
+    const gate = new ConnectionGate(2, 1000, 3);
+    expect(gate.permits).toBe(6);
+    expect(gate.exclusive).toBe(3);
+    const statements = await Promise.all([1, 2, 3, 4].map(() => gate.acquire()));
+    expect(gate.available).toBe(2);
+
+    // Two permits free, a transaction needs three: it waits until a statement ends.
+    let transaction: Release | undefined;
+    void gate.acquire(gate.exclusive).then((r) => (transaction = r));
+    await settle();
+    expect(transaction).toBeUndefined();
+    statements[0]!();
+    await settle();
+    expect(transaction).toBeTypeOf('function');
+    expect(gate.available).toBe(0);
+
+    transaction!();
+    for (const release of statements.slice(1)) release();
+    expect(gate.available).toBe(6);
+  });
+
+  it('keeps light callers behind a waiting heavy one, and lets them in when it times out', async () => {
+    const gate = new ConnectionGate(1, 100, 4);
+    const held = await Promise.all([1, 2].map(() => gate.acquire()));
+    const heavy = gate.acquire(4).catch((e: unknown) => e);
+    await settle();
+    // Two permits are free, but the transaction came first.
+    let light: Release | undefined;
+    void gate.acquire().then((r) => (light = r));
+    await vi.advanceTimersByTimeAsync(50);
+    expect(light).toBeUndefined();
+    expect(gate.waiting).toBe(2);
+
+    await vi.advanceTimersByTimeAsync(50);
+    expect(await heavy).toBeInstanceOf(UnavailableError);
+    await settle();
+    expect(light).toBeTypeOf('function');
+    expect(gate.available).toBe(1);
+
+    light!();
+    for (const release of held) release();
+    expect(gate.available).toBe(4);
+    expect(gate.waiting).toBe(0);
+  });
+
+  it('pipelines only while the pool answers: a whole connection per call before the first success and after an UnavailableError', async () => {
+    const gate = new ConnectionGate(1, 1000, 4);
+    const held = (): Promise<number> => {
+      let available = -1;
+      return gate.run(async () => (available = gate.available)).then(() => available);
+    };
+    expect(gate.pipelining).toBe(false);
+    expect(await held()).toBe(0);
+    expect(gate.pipelining).toBe(true);
+    expect(await held()).toBe(3);
+    expect(await gate.run(async () => gate.available, true)).toBe(0);
+
+    // A plain failure says nothing about the pool; an UnavailableError does.
+    await expect(gate.run(() => Promise.reject(new Error('bad SQL')))).rejects.toThrow('bad SQL');
+    expect(gate.pipelining).toBe(true);
+    await expect(gate.run(() => Promise.reject(new UnavailableError(1)))).rejects.toBeInstanceOf(UnavailableError);
+    expect(gate.pipelining).toBe(false);
+    expect(await held()).toBe(0);
+    expect(await held()).toBe(3);
+    expect(gate.available).toBe(4);
+  });
+
+  it('refuses a weight it could never grant', () => {
+    const gate = new ConnectionGate(1, 1000, 2);
+    expect(() => gate.acquire(3)).toThrow(RangeError);
+    expect(() => gate.acquire(0)).toThrow(RangeError);
+    expect(gate.available).toBe(2);
+  });
+
+  it('rejects a pool size or pipeline depth below 1 and a negative timeout', () => {
     expect(() => new ConnectionGate(0, 1000)).toThrow(RangeError);
     expect(() => new ConnectionGate(1, -1)).toThrow(RangeError);
+    expect(() => new ConnectionGate(1, 1000, 0)).toThrow(RangeError);
   });
 });

@@ -14,7 +14,8 @@ export interface StoreState {
   closed: boolean;
   /**
    * Bounds the wait for a pool connection (postgres.js); absent for PGlite, a single in-process
-   * connection. Each auto-commit call and each transaction holds one permit while it runs.
+   * connection. Each auto-commit call holds one permit while it runs, each transaction a whole
+   * connection's worth (`gate.exclusive`).
    */
   readonly gate?: ConnectionGate;
 }
@@ -26,16 +27,18 @@ export function assertOpen(state: StoreState): void {
 }
 
 /**
- * Runs `fn` holding one permit of the store's gate, if it has one: waits at most the gate's
- * acquire timeout, then throws `UnavailableError` without having called `fn`.
+ * Runs `fn` holding permits of the store's gate, if it has one (a whole connection's worth when
+ * `exclusive`; see `ConnectionGate.run`): waits at most the gate's acquire timeout, then throws
+ * `UnavailableError` without having called `fn`.
  */
-export async function withConnection<T>(state: StoreState, fn: () => Promise<T>): Promise<T> {
+export async function withConnection<T>(state: StoreState, fn: () => Promise<T>, exclusive = false): Promise<T> {
   assertOpen(state);
-  if (state.gate === undefined) return fn();
-  return state.gate.run(async () => {
+  const { gate } = state;
+  if (gate === undefined) return fn();
+  return gate.run(async () => {
     assertOpen(state); // closed while waiting
     return fn();
-  });
+  }, exclusive);
 }
 
 /**
@@ -46,8 +49,8 @@ export async function withConnection<T>(state: StoreState, fn: () => Promise<T>)
  * on the transaction's connection, so independent writes (a revision and an activity event) cost
  * one round trip. A savepoint opened by `guarded` runs alone: it waits for the calls already
  * running, and calls made meanwhile wait for it, so that no other call's statements land inside
- * it. Outside a transaction, each call holds a permit of the store's gate (a transaction holds its
- * own).
+ * it. Outside a transaction, each call holds a permit of the store's gate (a transaction holds a
+ * whole connection's worth of its own).
  */
 export class DbSession {
   /** Calls of this transaction that have not settled yet. */

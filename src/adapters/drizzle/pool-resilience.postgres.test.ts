@@ -151,7 +151,7 @@ describe.skipIf(!available)('postgres.js pool resilience', () => {
 
   it('with every connection busy, a call fails with UnavailableError after about the acquire timeout and its INSERT is never sent', async () => {
     const acquireTimeoutMs = 1000;
-    const { conn, store } = await open({ direct: true, poolSize: 2, acquireTimeoutMs });
+    const { conn, store } = await open({ direct: true, poolSize: 2, pipelineDepth: 1, acquireTimeoutMs });
     // One long statement and one open transaction hold both connections for 2.5 s.
     const holders = [
       conn.gate.run(() => conn.sql`select pg_sleep(2.5)`),
@@ -178,7 +178,30 @@ describe.skipIf(!available)('postgres.js pool resilience', () => {
     expect(await store.posts.create(post('AFTER'))).toMatchObject({ id: 'AFTER' });
   });
 
-  it('a transaction holds one permit: the calls inside it take none, a call outside waits for it', async () => {
+  it('pipelines up to pipelineDepth statements on one connection; the next call times out unsent', async () => {
+    const acquireTimeoutMs = 500;
+    const { conn, store } = await open({ direct: true, poolSize: 1, pipelineDepth: 2, acquireTimeoutMs });
+    // A pool that has not answered yet gives each call a connection of its own.
+    expect(conn.gate.pipelining).toBe(false);
+    await store.posts.get('warm');
+    expect(conn.gate.pipelining).toBe(true);
+    const t0 = performance.now();
+    const sleepers = [1, 2].map(() => conn.gate.run(() => conn.sql`select pg_sleep(0.6)`));
+    expect(conn.gate.available).toBe(0);
+
+    const late = await timed(() => store.posts.create(post('PIPELATE')));
+    expect(!late.ok && late.error).toBeInstanceOf(UnavailableError);
+    expect(late.ms).toBeGreaterThanOrEqual(acquireTimeoutMs - 50);
+
+    await Promise.all(sleepers);
+    // Both were admitted at once and ran one after the other on the pool's only connection.
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(1150);
+    const rows = await conn.sql<{ n: number }[]>`select count(*)::int as n from posts where id = 'PIPELATE'`;
+    expect(rows[0]?.n).toBe(0);
+    expect(conn.gate.available).toBe(2);
+  });
+
+  it('a transaction holds a whole connection: the calls inside it take no permit, a call outside waits for it', async () => {
     const { conn, store } = await open({ direct: true, poolSize: 1, acquireTimeoutMs: 5000 });
     let outside: Promise<unknown> | undefined;
     await store.unitOfWork.run(async (repos) => {
@@ -190,7 +213,7 @@ describe.skipIf(!available)('postgres.js pool resilience', () => {
       expect(conn.gate.waiting).toBe(1);
     });
     expect(await outside).toMatchObject({ id: 'TX1' });
-    expect(conn.gate.available).toBe(1);
+    expect(conn.gate.available).toBe(conn.gate.permits);
   });
 
   it('while the server refuses connections, calls fail with UnavailableError within the bound; after it is back they succeed within 2 s', async () => {
@@ -235,15 +258,16 @@ describe.skipIf(!available)('postgres.js pool resilience', () => {
 
   it('while the server accepts connections but never answers, calls fail with UnavailableError after the connect or acquire timeout', async () => {
     proxy.mode = 'silent';
-    const { store } = await open({ poolSize: 2, acquireTimeoutMs: 500, connectTimeoutSeconds: 1 });
+    const { store } = await open({ poolSize: 2, pipelineDepth: 2, acquireTimeoutMs: 500, connectTimeoutSeconds: 1 });
 
-    const outcomes = await Promise.all([1, 2, 3, 4].map(() => timed(() => store.posts.get('x'))));
+    const outcomes = await Promise.all([1, 2, 3, 4, 5, 6].map(() => timed(() => store.posts.get('x'))));
 
     for (const o of outcomes) {
       expect(o.ok).toBe(false);
       expect(!o.ok && o.error).toBeInstanceOf(UnavailableError);
     }
-    // Two got a connection and timed out connecting; two waited for one and gave up.
+    // Nothing has answered yet, so nothing is pipelined: two got a connection each and timed out
+    // connecting (none queued behind them, waiting for a second attempt); four waited and gave up.
     const connecting = outcomes.filter((o) => !o.ok && causeCodes(o.error).includes('CONNECT_TIMEOUT'));
     expect(connecting).toHaveLength(2);
     for (const o of connecting) expect(o.ms).toBeLessThan(1000 + 1500);

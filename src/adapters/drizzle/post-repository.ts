@@ -216,7 +216,7 @@ export class DrizzlePostRepository implements PostRepository {
       ...(position === null ? {} : { value: position[0], id: position[1] }),
     };
 
-    // One after the other: one connection-gate permit stands for one connection.
+    // One after the other: the call holds one permit of the gate, one statement in flight.
     const [rows, counted] = await this.session.run(async (db) => {
       const statements = this.#listStatements(db, shape);
       const page: SummaryRow[] = await statements.page.execute(values);

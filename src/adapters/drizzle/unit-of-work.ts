@@ -19,7 +19,7 @@ export function transactionalRepositories(session: DbSession): TransactionalRepo
  * `db.transaction(...)` (READ COMMITTED) with repositories bound to that transaction. What `work`
  * throws is rethrown unchanged after the rollback; a failure of BEGIN or COMMIT themselves is
  * mapped like any database failure (a lost connection becomes `UnavailableError`). The whole
- * transaction holds one permit of the store's gate; the calls inside it take none.
+ * transaction holds a whole connection's worth of the store's gate; the calls inside it take none.
  */
 export class DrizzleUnitOfWork implements UnitOfWork {
   constructor(
@@ -28,7 +28,7 @@ export class DrizzleUnitOfWork implements UnitOfWork {
   ) {}
 
   run<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T> {
-    return withConnection(this.state, () => this.#transaction(work));
+    return withConnection(this.state, () => this.#transaction(work), true);
   }
 
   async #transaction<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T> {

@@ -46,6 +46,10 @@ const ORDER: ServerKind[] = quick ? ['api', 'floor'] : ['api', 'floor', 'floor',
 
 const say = (line = '') => console.log(line);
 
+/** With BENCH_PROFILE=1, each cell's server writes a V8 CPU profile (open it in Chrome DevTools). */
+const profileArgs = (cell: string): string[] =>
+  process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, `${stamp}-profiles`)}`, `--cpu-prof-name=${cell}.cpuprofile`] : [];
+
 /** Runs one scenario on a server that is already up, sampling /proc in the measured window. */
 async function measure(server: RunningServer, scenario: Scenario, target: Target, load: LoadSettings, round: number): Promise<Cell> {
   let cpu0: number | null = null;
@@ -107,7 +111,7 @@ async function runPostgresCells(databaseUrl: string, env: Record<string, string>
   for (let round = 1; round <= ROUNDS; round += 1) {
     for (const scenario of SCENARIOS) {
       for (const kind of ORDER) {
-        const server = await startServer(kind, kind === 'api' ? env : floorEnv);
+        const server = await startServer(kind, kind === 'api' ? env : floorEnv, kind, profileArgs(`${round}-${scenario}-${kind}`));
         const target: Target = {
           baseUrl: server.baseUrl,
           token: seeded.token,

@@ -68,15 +68,21 @@ async function waitHealthy(baseUrl: string, child: ChildProcess, timeoutMs: numb
 }
 
 /**
- * Starts `node <entry>` with exactly `env` (plus PATH, HOST, PORT), output to the log file, and
- * waits for /healthz. The process is killed at exit if the caller has not stopped it.
+ * Starts `node <nodeArgs> <entry>` with exactly `env` (plus PATH, HOST, PORT), output to the log
+ * file, and waits for /healthz. The process is killed at exit if the caller has not stopped it.
+ * `nodeArgs` is for profiling (`--cpu-prof`, which NODE_OPTIONS refuses).
  */
-export async function startServer(kind: ServerKind, env: Record<string, string>, label: string = kind): Promise<RunningServer> {
+export async function startServer(
+  kind: ServerKind,
+  env: Record<string, string>,
+  label: string = kind,
+  nodeArgs: readonly string[] = [],
+): Promise<RunningServer> {
   const port = await freePort();
   const out = openSync(logFile, 'a');
   log(`starting ${label} on port ${port}`);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [ENTRY[kind]], {
+  const child = spawn(process.execPath, [...nodeArgs, ENTRY[kind]], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', out, out],
   });

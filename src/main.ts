@@ -1,5 +1,5 @@
-import { serve } from '@hono/node-server';
 import { loadContract } from './adapters/http/contract.js';
+import { serveApp } from './adapters/http/node-server.js';
 import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
 import { compose } from './composition.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -48,7 +48,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     );
   }
 
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => {
+  const server = serveApp(app.fetch, { hostname: config.host, port: config.port }, () => {
     // Each operation's request validators compile on its first request (10–45 ms, once): compiling
     // all 19 at start costs 0.5 s of CPU and 40 MB of resident memory that most servers never use.
     logger.info(`MarginCMS listening on ${base}`, { database: store.kind });

@@ -3,10 +3,11 @@
  * `app.fetch` tests cannot see (a declared Content-Length, a chunked body, the headers the Node
  * adapter writes).
  */
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import type { ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveApp } from '../../src/adapters/http/node-server.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import { ADMIN, testServer } from '../support/http.js';
 
@@ -16,7 +17,7 @@ let port: number;
 
 beforeAll(async () => {
   const { app } = await testServer({ store: createMemoryStore(), bodyLimitBytes: LIMIT });
-  server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  server = serveApp(app.fetch, { hostname: '127.0.0.1', port: 0 });
   await new Promise((resolve) => server.once('listening', resolve));
   port = (server.address() as AddressInfo).port;
 });
@@ -90,10 +91,87 @@ describe('the app over a socket', () => {
     });
   });
 
+  it('answers 413 with Connection: close, closes cleanly, and a keep-alive client goes on with a new connection', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const sockets = new Set<unknown>();
+    const viaAgent = (method: string, path: string, body?: string) =>
+      new Promise<Answer & { socketErrors: string[] }>((resolve, reject) => {
+        const socketErrors: string[] = [];
+        const req = httpRequest({ host: '127.0.0.1', port, method, path: `/api/v1${path}`, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, socketErrors }));
+        });
+        req.on('socket', (socket) => {
+          sockets.add(socket);
+          socket.on('error', (error: NodeJS.ErrnoException) => socketErrors.push(error.code ?? error.message));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const tooLarge = await viaAgent('POST', '/auth/login', loginBody('x'.repeat(LIMIT)));
+      expect(tooLarge.status).toBe(413);
+      expect(tooLarge.headers.connection).toBe('close');
+      const next = await viaAgent('GET', '/healthz');
+      expect(next.status).toBe(200);
+      expect([...tooLarge.socketErrors, ...next.socketErrors]).toEqual([]);
+      expect(sockets.size).toBe(2);
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('sends Vary: Origin once to a browser from an origin, allowed or not', async () => {
     const answer = await send('GET', '/healthz', [], { origin: 'https://elsewhere.example.com' });
     expect(answer.status).toBe(200);
     expect(answer.headers.vary).toBe('Origin');
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+/** Writes `raw` on a fresh connection and reads until the server closes it. */
+function sendRaw(raw: Buffer | string): Promise<{ text: string; closed: 'end' | 'reset' }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', () => resolve({ text, closed: 'reset' }));
+    socket.on('end', () => resolve({ text, closed: 'end' }));
+    socket.write(raw);
+  });
+}
+
+function parseRaw(text: string): { status: number; headers: Record<string, string>; body: string } {
+  const [head = '', body = ''] = text.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+describe('requests the HTTP parser refuses', () => {
+  const cases: [string, Buffer | string, number][] = [
+    ['raw non-ASCII bytes in the target', Buffer.concat([Buffer.from('GET /api/v1/posts/'), Buffer.from([0xe9, 0xff]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]), 400],
+    ['an unknown method token', 'BREW /api/v1/healthz HTTP/1.1\r\nHost: x\r\n\r\n', 400],
+    ['a header line without a colon', 'GET /api/v1/healthz HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n', 400],
+    ['headers larger than the server reads', `GET /api/v1/healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  ];
+  for (const [what, raw, status] of cases) {
+    it(`answers ${what} with ${status} problem+json and closes the connection cleanly`, async () => {
+      const { text, closed } = await sendRaw(raw);
+      expect(closed).toBe('end');
+      const answer = parseRaw(text);
+      expect(answer.status).toBe(status);
+      expect(answer.headers).toMatchObject({ 'content-type': 'application/problem+json', connection: 'close', 'x-content-type-options': 'nosniff' });
+      expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+      expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://margincms.dev/problems/malformed-request', status, title: 'Malformed request' });
+    });
+  }
+
+  it('goes on serving other connections after refusing one', async () => {
+    await sendRaw('BREW / HTTP/1.1\r\n\r\n');
+    const answer = await send('GET', '/healthz', []);
+    expect(answer.status).toBe(200);
   });
 });

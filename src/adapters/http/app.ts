@@ -73,8 +73,10 @@ export function createApp(options: AppOptions): Hono<Env> {
     const vary = c.res.headers.get('vary');
     if (vary !== null) c.res.headers.set('vary', [...new Set(vary.split(/\s*,\s*/))].join(', '));
   });
+  // The body is not read, so the connection is closed after the answer (said with
+  // `Connection: close`) rather than kept alive with unread bytes in it.
   const tooLarge = () => {
-    throw new HttpProblem(413, 'payload-too-large', `The request body is larger than ${options.bodyLimitBytes} bytes.`);
+    throw new HttpProblem(413, 'payload-too-large', `The request body is larger than ${options.bodyLimitBytes} bytes.`, {}, { connection: 'close' });
   };
   const limitBody = bodyLimit({ maxSize: options.bodyLimitBytes, onError: tooLarge });
   // Only operations that take a body can answer 413; others never read one. A declared

@@ -225,7 +225,7 @@ export interface paths {
             path: {
                 /** @description The post's id. */
                 id: components["parameters"]["PostIdPath"];
-                /** @description The post version the revision recorded. */
+                /** @description The post version the revision recorded, in decimal digits (`+1` or `01` is a 422). */
                 version: components["parameters"]["RevisionVersionPath"];
             };
             cookie?: never;
@@ -247,7 +247,7 @@ export interface paths {
             path: {
                 /** @description The post's id. */
                 id: components["parameters"]["PostIdPath"];
-                /** @description The post version the revision recorded. */
+                /** @description The post version the revision recorded, in decimal digits (`+1` or `01` is a 422). */
                 version: components["parameters"]["RevisionVersionPath"];
             };
             cookie?: never;
@@ -1017,12 +1017,12 @@ export interface components {
          * @example "3"
          */
         IfNoneMatch: string;
-        /** @description Page size, 1 to 100. A value out of range is a 422, never silently clamped. */
+        /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
         Limit: number;
         /** @description The post's id. */
         PostIdPath: components["schemas"]["PostId"];
         PostSortQuery: components["schemas"]["PostSort"];
-        /** @description The post version the revision recorded. */
+        /** @description The post version the revision recorded, in decimal digits (`+1` or `01` is a 422). */
         RevisionVersionPath: number;
         /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
         SearchQuery: string;
@@ -1205,7 +1205,7 @@ export interface operations {
                 /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
                 q?: components["parameters"]["SearchQuery"];
                 sort?: components["parameters"]["PostSortQuery"];
-                /** @description Page size, 1 to 100. A value out of range is a 422, never silently clamped. */
+                /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["CursorQuery"];
@@ -1362,7 +1362,7 @@ export interface operations {
     listRevisions: {
         parameters: {
             query?: {
-                /** @description Page size, 1 to 100. A value out of range is a 422, never silently clamped. */
+                /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["CursorQuery"];
@@ -1391,7 +1391,7 @@ export interface operations {
             path: {
                 /** @description The post's id. */
                 id: components["parameters"]["PostIdPath"];
-                /** @description The post version the revision recorded. */
+                /** @description The post version the revision recorded, in decimal digits (`+1` or `01` is a 422). */
                 version: components["parameters"]["RevisionVersionPath"];
             };
             cookie?: never;
@@ -1419,7 +1419,7 @@ export interface operations {
             path: {
                 /** @description The post's id. */
                 id: components["parameters"]["PostIdPath"];
-                /** @description The post version the revision recorded. */
+                /** @description The post version the revision recorded, in decimal digits (`+1` or `01` is a 422). */
                 version: components["parameters"]["RevisionVersionPath"];
             };
             cookie?: never;
@@ -1478,7 +1478,7 @@ export interface operations {
                 postId?: components["parameters"]["ActivityPostIdFilter"];
                 /** @description Only events of this type. */
                 type?: components["parameters"]["ActivityTypeFilter"];
-                /** @description Page size, 1 to 100. A value out of range is a 422, never silently clamped. */
+                /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
                 limit?: components["parameters"]["Limit"];
                 /** @description The `nextCursor` of the previous page. */
                 cursor?: components["parameters"]["CursorQuery"];

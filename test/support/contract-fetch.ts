@@ -108,7 +108,11 @@ export function createValidatingFetch(
 
     const pathMatch = operations.find((o) => o.pattern.test(url.pathname));
     const entry = operations.find((o) => o.path === pathMatch?.path && o.method === method);
-    if (!entry) {
+    if (!entry && method === 'OPTIONS' && pathMatch && response.status === 204) {
+      // The conventions: OPTIONS on a path of the contract answers 204 with Allow and no body.
+      if (!response.headers.get('allow')) problems.push('OPTIONS 204 without Allow');
+      if (text.length > 0) problems.push('OPTIONS 204 with a body');
+    } else if (!entry) {
       if (response.status !== 404 && response.status !== 405) problems.push(`status ${response.status} for a path/method outside the contract`);
       if (contentType !== 'application/problem+json') problems.push(`content type ${contentType} is not application/problem+json`);
       else validateBody('problem', problemSchema);

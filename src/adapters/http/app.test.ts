@@ -75,25 +75,44 @@ describe('routing', () => {
     expect(await json(response)).toMatchObject({ instance: '/api/v1/nowhere/%E2%9C%93%2F', detail: 'No resource at /api/v1/nowhere/%E2%9C%93%2F.' });
   });
 
-  it('answers a query key __proto__ and a malformed percent-escape in a path segment with a 4xx problem, never a 500', async () => {
-    const { app } = await testApp({ handlers: handlers() });
-    for (const path of ['/healthz?__proto__=x', '/posts?__proto__=x&limit=5', '/posts/%E0%A4%A', '/posts/01JDQ8Z4M6X2V7K9T3N5R8W1YB/revisions/%E0%A4%A']) {
-      const response = await app.request(url(path), { headers: bearer });
-      expect(response.status, path).toBeGreaterThanOrEqual(400);
-      expect(response.status, path).toBeLessThan(500);
-      expect(response.headers.get('content-type'), path).toBe('application/problem+json');
+  it('answers a query key __proto__ and a malformed percent-escape in a path segment with a declared 4xx problem, never a 500', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    for (const [path, pointer] of [
+      ['/posts?__proto__=x&limit=5', '/query/__proto__'],
+      ['/posts/%E0%A4%A', '/path/id'],
+      ['/posts/01JDQ8Z4M6X2V7K9T3N5R8W1YB/revisions/%E0%A4%A', '/path/version'],
+    ] as const) {
+      const response = await fetch(url(path), { headers: bearer });
+      expect(response.status, path).toBe(422);
+      expect((await json(response)).errors.map((e: { pointer: string }) => e.pointer), path).toContain(pointer);
     }
+    expect((await fetch(url('/healthz?__proto__=x'))).status).toBe(200);
   });
 
   it('answers a wrong method with a 405 problem and Allow', async () => {
     const { fetch } = await testApp({ handlers: handlers() });
     const put = await fetch(url('/posts'), { method: 'PUT', headers: bearer });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(put.headers.get('allow')).toBe('GET, HEAD, OPTIONS, POST');
     expect((await json(put)).type).toBe('https://margincms.dev/problems/method-not-allowed');
     const bulk = await fetch(url('/posts/bulk'), { headers: bearer });
     expect(bulk.status).toBe(405);
-    expect(bulk.headers.get('allow')).toBe('POST');
+    expect(bulk.headers.get('allow')).toBe('OPTIONS, POST');
+  });
+
+  it('answers OPTIONS without an Origin with 204 and Allow, and 404 on a path that does not exist', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    const posts = await fetch(url('/posts'), { method: 'OPTIONS' });
+    expect(posts.status).toBe(204);
+    expect(posts.headers.get('allow')).toBe('GET, HEAD, OPTIONS, POST');
+    expect(posts.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await posts.text()).toBe('');
+    const revision = await fetch(url(`/posts/${ULID}/revisions/3`), { method: 'OPTIONS' });
+    expect(revision.status).toBe(204);
+    expect(revision.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    const nowhere = await fetch(url('/nowhere'), { method: 'OPTIONS' });
+    expect(nowhere.status).toBe(404);
+    expect((await json(nowhere)).type).toBe('https://margincms.dev/problems/not-found');
   });
 
   it('answers an operation that is not built yet with a 501 problem, never a fake success', async () => {
@@ -125,6 +144,51 @@ describe('request validation', () => {
     expect(response.status).toBe(422);
     const pointers = (await json(response)).errors.map((e: { pointer: string }) => e.pointer).sort();
     expect(pointers).toEqual(['/body/colour', '/body/slug', '/body/title', '/headers/idempotency-key']);
+  });
+
+  it('accepts only canonical decimal integers in a query or a path, answering 422 with the pointer otherwise', async () => {
+    const reached: OperationId[] = [];
+    const { fetch } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
+    for (const limit of ['0x10', '+5', ' 5', '5 ', '0b11', '20\n', '05', '2e1', '1.0', '-0', '５']) {
+      const response = await fetch(url(`/posts?limit=${encodeURIComponent(limit)}`), { headers: bearer });
+      expect(response.status, JSON.stringify(limit)).toBe(422);
+      expect((await json(response)).errors, JSON.stringify(limit)).toEqual([
+        { pointer: '/query/limit', message: 'must be an integer in decimal digits (no +, spaces, leading zeros or 0x)' },
+      ]);
+    }
+    for (const version of ['+1', '01', '%201', '1%20', '0x1']) {
+      const response = await fetch(url(`/posts/${ULID}/revisions/${version}/restore`), { method: 'POST', headers: { ...bearer, 'if-match': '*' } });
+      expect(response.status, version).toBe(422);
+      expect((await json(response)).errors.map((e: { pointer: string }) => e.pointer), version).toEqual(['/path/version']);
+    }
+    expect(reached).toEqual([]);
+    expect((await fetch(url('/posts?limit=20'), { headers: bearer })).status).toBe(501);
+    expect((await fetch(url(`/posts/${ULID}/revisions/10`), { headers: bearer })).status).toBe(501);
+    expect(reached).toEqual(['listPosts', 'getRevision']);
+  });
+
+  it('ignores the query string of an operation that takes no query parameters', async () => {
+    const reached: OperationId[] = [];
+    const { fetch } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
+    expect((await fetch(url('/healthz?ts=1700000000&limit=x'))).status).toBe(200);
+    expect((await fetch(url('/readyz?probe'))).status).toBe(200);
+    for (const path of ['/auth/me?x=1', '/tags?limit=5', '/stats?fresh=true']) {
+      expect((await fetch(url(path), { headers: bearer })).status, path).toBe(501);
+    }
+    expect(reached).toEqual(['getMe', 'listTags', 'getStats']);
+  });
+
+  it('rejects an unknown query parameter with 422 where the operation takes query parameters', async () => {
+    const { fetch } = await testApp({ handlers: handlers() });
+    for (const [path, pointer] of [
+      ['/posts?limt=5', '/query/limt'],
+      ['/activity?typ=created', '/query/typ'],
+      [`/posts/${ULID}/revisions?cursr=x`, '/query/cursr'],
+    ] as const) {
+      const response = await fetch(url(path), { headers: bearer });
+      expect(response.status, path).toBe(422);
+      expect((await json(response)).errors.map((e: { pointer: string }) => e.pointer), path).toContain(pointer);
+    }
   });
 
   it('rejects a malformed path parameter with 422', async () => {

@@ -95,7 +95,9 @@ export function createApp(options: AppOptions): Hono<Env> {
       app.on(route.method.toUpperCase(), route.honoPath, (c) => dispatch(route, c));
     }
     const allow = allowHeader(routes);
-    app.all(path, () => {
+    app.all(path, (c) => {
+      // OPTIONS with an Origin is a CORS preflight, answered by the CORS middleware before this.
+      if (c.req.method === 'OPTIONS') return respond(null, 204, { ...baseHeaders(c.req.path), allow });
       throw new HttpProblem(405, 'method-not-allowed', `This path allows ${allow}.`, {}, { allow });
     });
   }
@@ -200,6 +202,7 @@ function groupByPath(routes: Route[]): [string, Route[]][] {
 function allowHeader(routes: Route[]): string {
   const methods = new Set(routes.map((r) => r.method.toUpperCase()));
   if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
   return [...methods].sort().join(', ');
 }
 

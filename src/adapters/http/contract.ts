@@ -31,6 +31,10 @@ export interface Route {
   headerNames: string[];
   /** Query parameters whose schema is an array: a single value is validated as a one-item list. */
   arrayQueryNames: ReadonlySet<string>;
+  /** Whether the operation declares query parameters (if not, the query string is ignored). */
+  takesQuery: boolean;
+  /** Path and query parameters whose values are integers (or lists of them): canonical decimal only. */
+  integerParams: readonly { in: 'path' | 'query'; name: string }[];
   /** Media type of each declared response with a body, by status code. */
   mediaTypes: Map<number, string>;
 }
@@ -67,6 +71,19 @@ export type RequestValidation =
   | { valid: true; params: Record<string, unknown>; query: Record<string, unknown> }
   | { valid: false; errors: ErrorObject[] };
 
+/** An integer as the spec accepts it in a path or query: decimal digits, no `+`, spaces or leading zeros. */
+const CANONICAL_INTEGER = /^(?:0|-?[1-9][0-9]*)$/;
+
+function nonCanonical(instancePath: string): ErrorObject {
+  return {
+    instancePath,
+    schemaPath: '#/type',
+    keyword: 'type',
+    params: { type: 'integer' },
+    message: 'must be an integer in decimal digits (no +, spaces, leading zeros or 0x)',
+  };
+}
+
 export function loadBundle(): Record<string, unknown> {
   return JSON.parse(readFileSync(BUNDLE_FILE, 'utf8')) as Record<string, unknown>;
 }
@@ -96,8 +113,10 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       const first = content ? Object.keys(content)[0] : undefined;
       if (first) mediaTypes.set(Number(status), first);
     }
-    const declaredHeaderNames = (operation.parameters ?? [])
-      .map((parameter) => parameter as { in?: string; name?: string })
+    const parameters = (operation.parameters ?? []).map(
+      (parameter) => parameter as { in?: string; name?: string; schema?: { type?: unknown; items?: { type?: unknown } } },
+    );
+    const declaredHeaderNames = parameters
       .filter((parameter) => parameter.in === 'header' && parameter.name !== undefined)
       .map((parameter) => parameter.name!.toLowerCase());
     return {
@@ -111,11 +130,13 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       declaredHeaderNames,
       headerNames: ['authorization', ...declaredHeaderNames],
       arrayQueryNames: new Set(
-        (operation.parameters ?? [])
-          .map((parameter) => parameter as { in?: string; name?: string; schema?: { type?: unknown } })
-          .filter((parameter) => parameter.in === 'query' && parameter.schema?.type === 'array')
-          .map((parameter) => parameter.name!),
+        parameters.filter((parameter) => parameter.in === 'query' && parameter.schema?.type === 'array').map((parameter) => parameter.name!),
       ),
+      takesQuery: parameters.some((parameter) => parameter.in === 'query'),
+      integerParams: parameters
+        .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
+        .filter((parameter) => parameter.schema?.type === 'integer' || parameter.schema?.items?.type === 'integer')
+        .map((parameter) => ({ in: parameter.in as 'path' | 'query', name: parameter.name! })),
       mediaTypes,
     };
   });
@@ -125,15 +146,26 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
     routes,
     validateRequest(route, request) {
       const query: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-      for (const name in request.query) {
-        const value = request.query[name]!;
-        query[name] = typeof value === 'string' && route.arrayQueryNames.has(name) ? [value] : value;
+      if (route.takesQuery) {
+        for (const name in request.query) {
+          const value = request.query[name]!;
+          query[name] = typeof value === 'string' && route.arrayQueryNames.has(name) ? [value] : value;
+        }
+      }
+      // Ajv coerces ' 5', '+5', '0x10' and '5\n' to 5: only canonical decimal is let through to it.
+      const errors: ErrorObject[] = [];
+      for (const parameter of route.integerParams) {
+        const raw = parameter.in === 'path' ? request.params[parameter.name] : query[parameter.name];
+        if (raw === undefined) continue;
+        if ((Array.isArray(raw) ? raw : [raw]).every((value) => typeof value === 'string' && CANONICAL_INTEGER.test(value))) continue;
+        errors.push(nonCanonical(`/${parameter.in}/${parameter.name}`));
       }
       const parameters: Record<string, unknown> = { path: { ...request.params }, query, header: request.headers, cookie: {} };
       if (request.body !== undefined) parameters.requestBody = request.body;
-      const errors: ErrorObject[] = [];
+      const reported = new Set(errors.map((error) => error.instancePath));
       for (const validate of api.validator.getRequestValidatorsForOperation(route.operationId) ?? []) {
-        if (!validate(parameters)) errors.push(...(validate.errors ?? []));
+        if (validate(parameters)) continue;
+        for (const error of validate.errors ?? []) if (!reported.has(error.instancePath)) errors.push(error);
       }
       if (errors.length > 0) return { valid: false, errors };
       return { valid: true, params: parameters.path as Record<string, unknown>, query };

@@ -1,0 +1,324 @@
+/**
+ * A fuzz suite derived from the contract: for every operation of `generated/openapi.json`, invalid
+ * requests generated from its parameters and body schema (fast-check, seeded and bounded), each
+ * sent through the contract-checking fetch. For every request it asserts: no 5xx; the status is
+ * one the operation declares (or 404/405 problem outside it) and the body validates against the
+ * spec (both checked by the contract fetch); a problem's `status` equals the HTTP status; and, for
+ * a write refused with a 4xx, that nothing changed (the posts and the activity log read the same).
+ *
+ * Reproduce a failure with the seed and path fast-check prints: FUZZ_SEED=<seed> make test.
+ * More runs: FUZZ_RUNS=<n> (default 30 per operation and kind of damage).
+ */
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../src/adapters/memory/store.js';
+import { ContractViolation } from '../support/contract-fetch.js';
+import { testServer, url } from '../support/http.js';
+
+type Json = Record<string, any>;
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261203);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required: boolean;
+  schema: Json;
+}
+
+interface Operation {
+  operationId: string;
+  method: string;
+  path: string;
+  parameters: Parameter[];
+  body: Json | undefined;
+  protected: boolean;
+}
+
+/** What one generated request changes from the valid baseline of its operation. */
+interface Damage {
+  path?: Record<string, string>;
+  query?: string;
+  headers?: Record<string, string>;
+  body?: { text: string; contentType: string | null };
+}
+
+type Server = Awaited<ReturnType<typeof testServer>>;
+
+let server: Server;
+let token: string;
+// The bundle the server validates against, read at collection time so that every operation gets
+// tests of its own.
+const document = (await import('../../generated/openapi.json', { with: { type: 'json' } })).default as Json;
+
+function deref(value: Json): Json {
+  let current = value;
+  while (current && typeof current.$ref === 'string') {
+    current = (current.$ref as string)
+      .slice(2)
+      .split('/')
+      .reduce((node: Json, key: string) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+  }
+  return current;
+}
+
+function operationsOf(doc: Json): Operation[] {
+  const found: Operation[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const [method, raw] of Object.entries(item as Json)) {
+      const op = raw as Json;
+      if (typeof op.operationId !== 'string') continue;
+      const parameters = ((op.parameters ?? []) as Json[]).map((p) => {
+        const parameter = deref(p);
+        return { name: parameter.name, in: parameter.in, required: parameter.required === true, schema: deref(parameter.schema ?? {}) } as Parameter;
+      });
+      const body = op.requestBody ? deref(deref(op.requestBody).content['application/json'].schema) : undefined;
+      const security = (op.security ?? doc.security ?? []) as Json[];
+      found.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        parameters,
+        body,
+        protected: security.some((requirement) => Object.keys(requirement).length > 0),
+      });
+    }
+  }
+  return found;
+}
+
+/** Every property schema of a body, across `oneOf` branches, with the required names. */
+function bodyShape(schema: Json): { properties: Record<string, Json>; required: Set<string> } {
+  const branches = schema.oneOf ? (schema.oneOf as Json[]).map(deref) : [schema];
+  const properties: Record<string, Json> = {};
+  const required = new Set<string>();
+  for (const branch of branches) {
+    for (const [name, property] of Object.entries((branch.properties ?? {}) as Json)) properties[name] = deref(property);
+    for (const name of (branch.required ?? []) as string[]) required.add(name);
+  }
+  return { properties, required };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arbitraries: the kinds of damage.
+
+/** Header-safe text: printable ASCII and tab (what a Fetch `Headers` accepts from any client). */
+const headerText = (minLength: number, maxLength: number) =>
+  fc.string({ unit: fc.mapToConstant({ num: 95, build: (v) => String.fromCharCode(0x20 + v) }, { num: 1, build: () => '\t' }), minLength, maxLength });
+
+/** Integers as a hostile client writes them. */
+const nonCanonicalInteger = fc.oneof(
+  fc.constantFrom('0x10', '+5', ' 5', '5 ', '0b11', '20\n', '05', '2e1', '1.0', '-0', '１', '', 'NaN', 'Infinity', '99999999999999999999', '-1'),
+  fc.integer().map((n) => `${n}.5`),
+);
+
+/** Path segments, raw (already percent-encoded as sent), malformed escapes included. */
+const rawSegment = fc.oneof(
+  fc.constantFrom('%E0%A4%A', '%', '%zz', '%00', '%2F', '..', '%2e%2e', '%C0%AF', '%FF%FE', 'a%20b', '%E2%9C%93'),
+  nonCanonicalInteger.map(encodeURIComponent),
+  fc.string({ maxLength: 40 }).map(encodeURIComponent),
+  fc.string({ minLength: 300, maxLength: 600 }).map(encodeURIComponent),
+);
+
+const hostileKey = fc.oneof(
+  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__', ''),
+  fc.string({ maxLength: 20 }),
+);
+
+/** A query string of one to four entries: declared names with bad values, unknown and hostile keys. */
+function queryDamage(op: Operation): fc.Arbitrary<string> {
+  const declared = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+  const name = declared.length > 0 ? fc.oneof(fc.constantFrom(...declared), hostileKey) : hostileKey;
+  const value = fc.oneof(nonCanonicalInteger, fc.string({ maxLength: 30 }), fc.string({ minLength: 2000, maxLength: 3000 }), fc.constantFrom('draft', '-title', 'published'));
+  const entry = fc.oneof(
+    fc.tuple(name, value).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`),
+    fc.tuple(name, fc.constantFrom('%E0%A4%A', '%', '%zz', '%00', '%FF')).map(([k, v]) => `${encodeURIComponent(k)}=${v}`),
+    fc.constantFrom('%E0%A4%A=1', '&&&', '=x', 'limit', 'limit=1&limit=2', 'status=draft&status=', '__proto__[x]=1'),
+  );
+  return fc.array(entry, { minLength: 1, maxLength: 4 }).map((entries) => entries.join('&'));
+}
+
+const HEADER_SAMPLES = ['*', '"1"', 'W/"1"', '"1", "2"', '"', '""', '"0"', '"-1"', '"99999999999999999999"', 'Bearer', 'Bearer ', 'Basic YTpi', '"abc"'];
+
+function headerDamage(op: Operation): fc.Arbitrary<Record<string, string>> {
+  const names = [...new Set(['authorization', ...op.parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())])];
+  const value = fc.oneof(fc.constantFrom(...HEADER_SAMPLES), headerText(0, 40), headerText(257, 400), fc.constant('x'.repeat(5000)));
+  return fc.dictionary(fc.constantFrom(...names), value, { minKeys: 1, maxKeys: names.length });
+}
+
+/** A JSON value nested `depth` levels deep. */
+const deeplyNested = fc.integer({ min: 50, max: 3000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth));
+
+function bodyDamage(op: Operation, valid: Json): fc.Arbitrary<Damage['body']> {
+  const { properties, required } = bodyShape(op.body!);
+  const names = Object.keys(properties);
+  const asJson = (value: unknown) => ({ text: JSON.stringify(value), contentType: 'application/json' });
+  const withProperty = (name: string, value: unknown) => asJson({ ...valid, [name]: value });
+
+  const removed = fc.constantFrom(...(required.size > 0 ? [...required] : names)).map((name) => {
+    const { [name]: _gone, ...rest } = valid;
+    return asJson(rest);
+  });
+  const wrongType = fc.tuple(fc.constantFrom(...names), fc.jsonValue({ maxDepth: 3 })).map(([name, value]) => withProperty(name, value));
+  const tooLong = fc.constantFrom(...names).chain((name) => {
+    const schema = properties[name]!;
+    if (typeof schema.maxLength === 'number') return fc.constant(withProperty(name, 'x'.repeat(schema.maxLength + 1)));
+    if (typeof schema.maxItems === 'number') return fc.constant(withProperty(name, Array.from({ length: schema.maxItems + 1 }, (_, i) => `item-${i}`)));
+    return fc.constant(withProperty(name, 'y'.repeat(100_000)));
+  });
+  const unknownKey = fc.tuple(hostileKey, fc.jsonValue({ maxDepth: 2 })).map(([key, value]) => ({
+    // `__proto__` as an own JSON key, the way a hostile client sends it.
+    text: JSON.stringify(valid).replace(/^\{/, `{${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'},`),
+    contentType: 'application/json',
+  }));
+  const enumNames = names.filter((n) => Array.isArray(properties[n]!.enum));
+  const badEnum = enumNames.length > 0 ? fc.constantFrom(...enumNames).map((name) => withProperty(name, 'not-a-member')) : undefined;
+  const wrongRoot = fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map(asJson);
+  const nested = deeplyNested.map((text) => ({ text, contentType: 'application/json' }));
+  const nestedInProperty = fc.tuple(fc.constantFrom(...names), deeplyNested).map(([name, nest]) => ({
+    text: JSON.stringify({ ...valid, [name]: '__NEST__' }).replace('"__NEST__"', nest),
+    contentType: 'application/json',
+  }));
+  const malformed = fc.oneof(
+    fc.constantFrom('{', '{"title":', '{"title":"x",}', "{'title':'x'}", 'null x', '\u0000', '{"title":"\\ud800"}', '[1,2', 'NaN', '{"a":1}{"b":2}'),
+    fc.string({ maxLength: 50 }).filter((s) => {
+      try {
+        JSON.parse(s);
+        return false;
+      } catch {
+        return true;
+      }
+    }),
+  ).map((text) => ({ text, contentType: 'application/json' }));
+  const contentType = fc
+    .constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx', 'json', '')
+    .map((type) => ({ text: JSON.stringify(valid), contentType: type === '' ? null : type }));
+  const kinds = [removed, wrongType, tooLong, unknownKey, wrongRoot, nested, nestedInProperty, malformed, contentType];
+  return fc.oneof(...(badEnum ? [badEnum, ...kinds] : kinds));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending and checking.
+
+interface Baseline {
+  path: Record<string, string>;
+  headers: Record<string, string>;
+  body: Json | undefined;
+}
+
+async function createPost(title = 'Fuzz target'): Promise<string> {
+  const response = await server.app.fetch(
+    new Request(url('/posts'), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title, tags: ['fuzz'] }) }),
+  );
+  if (response.status !== 201) throw new Error(`could not create the fuzz target: ${response.status}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** A valid request of the operation, on a post of its own (writes may delete or change it). */
+async function baseline(op: Operation): Promise<Baseline> {
+  const id = await createPost();
+  const headers: Record<string, string> = {};
+  if (op.protected) headers.authorization = `Bearer ${token}`;
+  if (op.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match')) headers['if-match'] = '*';
+  const bodies: Record<string, Json> = {
+    login: { email: 'ada@example.com', password: 'not the password' },
+    refreshTokens: { refreshToken: 'a'.repeat(43) },
+    logout: { refreshToken: 'a'.repeat(43) },
+    createPost: { title: 'A fuzzed post', body: '# Hello', tags: ['fuzz'] },
+    bulkPosts: { ids: [id], action: 'publish' },
+    updatePost: { title: 'Edited by the fuzzer' },
+  };
+  return { path: { id, version: '1' }, headers, body: op.body ? bodies[op.operationId] : undefined };
+}
+
+/** What a write must leave alone when it is refused: the posts and the activity log. */
+async function snapshot(): Promise<string> {
+  const read = async (path: string) =>
+    (await server.app.fetch(new Request(url(path), { headers: { authorization: `Bearer ${token}` } }))).text();
+  return JSON.stringify([await read('/posts?limit=100&sort=-updatedAt'), await read('/activity?limit=100')]);
+}
+
+async function sendDamaged(op: Operation, base: Baseline, damage: Damage): Promise<Response> {
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => damage.path?.[name] ?? encodeURIComponent(base.path[name]!));
+  const headers: Record<string, string> = { ...base.headers, ...damage.headers };
+  let body: string | undefined;
+  if (damage.body) {
+    body = damage.body.text;
+    if (damage.body.contentType !== null) headers['content-type'] = damage.body.contentType;
+  } else if (base.body !== undefined) {
+    body = JSON.stringify(base.body);
+    headers['content-type'] = 'application/json';
+  }
+  const target = url(path) + (damage.query ? `?${damage.query}` : '');
+  return server.fetch(target, { method: op.method, headers, ...(body === undefined ? {} : { body }) });
+}
+
+async function check(op: Operation, damage: Damage): Promise<void> {
+  const base = await baseline(op);
+  const isWrite = op.method !== 'GET';
+  const before = isWrite ? await snapshot() : '';
+  let response: Response;
+  try {
+    response = await sendDamaged(op, base, damage);
+  } catch (error) {
+    if (error instanceof ContractViolation) throw new Error(`${op.operationId}: ${error.message}\n${JSON.stringify(damage).slice(0, 600)}`);
+    throw error;
+  }
+  const label = `${op.operationId} ${response.status} ${JSON.stringify(damage).slice(0, 300)}`;
+  expect(response.status, label).toBeLessThan(500);
+  const text = await response.text();
+  if (response.headers.get('content-type') === 'application/problem+json') {
+    expect((JSON.parse(text) as { status: number }).status, label).toBe(response.status);
+  }
+  if (isWrite && response.status >= 400) expect(await snapshot(), label).toBe(before);
+}
+
+function property(op: Operation, damage: fc.Arbitrary<Damage>) {
+  return fc.assert(
+    fc.asyncProperty(damage, (d) => check(op, d)),
+    { seed: SEED, numRuns: RUNS, endOnFailure: true },
+  );
+}
+
+const operations = operationsOf(document);
+
+beforeAll(async () => {
+  server = await testServer({ store: createMemoryStore() });
+  token = (await server.authedClient()).accessToken;
+});
+
+describe('fuzzing every operation of the contract', () => {
+  it('covers all 19 operations of the bundle the server runs', () => {
+    expect(operations).toHaveLength(19);
+    expect(server.contract.document).toEqual(document);
+  });
+
+  for (const op of operations) {
+    describe(`${op.operationId} (${op.method} ${op.path})`, () => {
+      const find = () => op;
+
+      if (op.parameters.some((p) => p.in === 'path')) {
+        it('survives damaged path parameters', async () => {
+          const names = op.parameters.filter((p) => p.in === 'path').map((p) => p.name);
+          await property(find(), fc.dictionary(fc.constantFrom(...names), rawSegment, { minKeys: 1 }).map((path) => ({ path })));
+        });
+      }
+
+      it('survives hostile query strings', async () => {
+        await property(find(), queryDamage(op).map((query) => ({ query })));
+      });
+
+      it('survives garbage in every header it reads, Authorization included', async () => {
+        await property(find(), headerDamage(op).map((headers) => ({ headers })));
+      });
+
+      if (op.body) {
+        it('survives bodies that break its schema, malformed JSON and wrong content types', async () => {
+          const valid = (await baseline(find())).body!;
+          await property(find(), bodyDamage(op, valid).map((body) => ({ body })));
+        });
+      }
+    });
+  }
+});

@@ -733,7 +733,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A request with the same Idempotency-Key is still running; retry after Retry-After seconds. */
+        /** @description A request with the same Idempotency-Key and body is still running; Retry-After is the time left of its lease in seconds, rounded up. Past the lease a retry with the same body takes the key over (and the first request, should it still finish, is answered with the retry's answer); a different body never does (422). */
         KeyInFlightResponse: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1003,7 +1003,7 @@ export interface components {
         /** @description The `nextCursor` of the previous page. */
         CursorQuery: components["schemas"]["Cursor"];
         /**
-         * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422.
+         * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422. Sent bare (`abc`) or as a structured-field string (`"abc"`, as the IETF Idempotency-Key draft writes it), it is the same key.
          * @example 9f1c2f0e-6d55-4a8f-9a43-0b8f1d2c7e11
          */
         IdempotencyKey: string;
@@ -1228,7 +1228,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422.
+                 * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422. Sent bare (`abc`) or as a structured-field string (`"abc"`, as the IETF Idempotency-Key draft writes it), it is the same key.
                  * @example 9f1c2f0e-6d55-4a8f-9a43-0b8f1d2c7e11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1253,7 +1253,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422.
+                 * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422. Sent bare (`abc`) or as a structured-field string (`"abc"`, as the IETF Idempotency-Key draft writes it), it is the same key.
                  * @example 9f1c2f0e-6d55-4a8f-9a43-0b8f1d2c7e11
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];

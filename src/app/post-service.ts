@@ -307,7 +307,7 @@ export class PostService {
       return { replayed: false, result, response };
     } catch (error) {
       await this.#store.idempotency.release(actor.id, idempotency.key, claimedAt);
-      throw error;
+      return this.#answeredByTakeover(actor, idempotency, error);
     }
   }
 
@@ -394,7 +394,7 @@ export class PostService {
       case 'completed':
         return { replayed: true, response: claim.response };
       case 'in_flight':
-        throw new IdempotencyKeyInFlightError();
+        throw new IdempotencyKeyInFlightError(Math.max(1, Math.ceil(claim.retryAfterMs / 1000)));
       case 'mismatch':
         throw new IdempotencyKeyReusedError();
     }
@@ -422,8 +422,20 @@ export class PostService {
       });
     } catch (error) {
       await this.#store.idempotency.release(actor.id, idempotency.key, claimedAt);
-      throw error;
+      return this.#answeredByTakeover(actor, idempotency, error);
     }
+  }
+
+  /**
+   * After `complete` refused this request's claim (its lease ran out and a retry of the same
+   * request took the key over), the retry's stored answer is this request's answer too; while the
+   * retry still runs, 409 stands. Any other error is rethrown.
+   */
+  async #answeredByTakeover<T>(actor: Actor, idempotency: Idempotency<T>, error: unknown): Promise<Idempotent<T>> {
+    if (!(error instanceof IdempotencyKeyInFlightError)) throw error;
+    const stored = await this.#store.idempotency.read(actor.id, idempotency.key);
+    if (stored === null) throw error;
+    return { replayed: true, response: stored };
   }
 
   /**

@@ -141,7 +141,8 @@ export class InvalidTransitionError extends DomainError {
 export class IdempotencyKeyInFlightError extends DomainError {
   readonly code = 'idempotency_key_in_flight' as const;
 
-  constructor() {
+  /** `retryAfterSeconds`: when the running request's lease runs out, rounded up (at least 1). */
+  constructor(readonly retryAfterSeconds = 1) {
     super('A request with this idempotency key is still being processed.');
   }
 }

@@ -82,6 +82,76 @@ describeOnEveryStore('Idempotency-Key', (make) => {
       expect((await t.allPosts()).total).toBe(1);
     });
 
+    it('answers 409 with Retry-After equal to the lease time left, rounded up', async () => {
+      const clock = new FixedClock(new Date('2026-05-01T08:00:00.000Z'));
+      const hold = holdNextTransaction();
+      const t = await setup(make, { clock, wrap: (store) => instrumented(store, { around: hold.around }) });
+      const body = { title: 'Slow' };
+      const { entered, release } = hold.arm();
+      const first = t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'slow' } });
+      await entered;
+      clock.advance(10_500);
+      const second = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'slow' } });
+      await expectProblem(second, 409, 'idempotency-key-in-flight');
+      expect(second.headers.get('retry-after')).toBe('20');
+      clock.advance(19_000);
+      const third = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'slow' } });
+      expect(third.headers.get('retry-after')).toBe('1');
+      release();
+      expect((await first).status).toBe(201);
+    });
+
+    it('answers a first request that outlived its lease with the answer of the retry that took the key over', async () => {
+      const clock = new FixedClock(new Date('2026-05-01T08:00:00.000Z'));
+      const hold = holdNextTransaction();
+      const t = await setup(make, { clock, wrap: (store) => instrumented(store, { around: hold.around }) });
+      const body = { title: 'Outlived' };
+      const { entered, release } = hold.arm();
+      const first = t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'lease' } });
+      await entered;
+      clock.advance(31_000);
+      const retry = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'lease' } });
+      expect(retry.status, await peek(retry)).toBe(201);
+      const retryBody = await retry.text();
+      release();
+      const late = await first;
+      expect(late.status, await peek(late)).toBe(201);
+      expect(late.headers.get('idempotent-replayed')).toBe('true');
+      expect(await late.text()).toBe(retryBody);
+      expect((await t.allPosts()).total).toBe(1);
+      expect(await t.activity()).toHaveLength(1);
+    });
+
+    it('refuses another body the key of an abandoned request (422), and the abandoned request still completes', async () => {
+      const clock = new FixedClock(new Date('2026-05-01T08:00:00.000Z'));
+      const hold = holdNextTransaction();
+      const t = await setup(make, { clock, wrap: (store) => instrumented(store, { around: hold.around }) });
+      const { entered, release } = hold.arm();
+      const first = t.send('POST', '/posts', { body: { title: 'Mine' }, headers: { 'idempotency-key': 'abandoned' } });
+      await entered;
+      clock.advance(31_000);
+      const other = await t.send('POST', '/posts', { body: { title: 'Not mine' }, headers: { 'idempotency-key': 'abandoned' } });
+      await expectProblem(other, 422, 'idempotency-key-reused');
+      release();
+      const done = await first;
+      expect(done.status, await peek(done)).toBe(201);
+      expect(((await done.json()) as ApiPost).title).toBe('Mine');
+      expect((await t.allPosts()).total).toBe(1);
+    });
+
+    it('treats a key sent as a structured-field string ("abc") as the key abc', async () => {
+      const t = await setup(make);
+      const body = { title: 'Quoted' };
+      const first = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': '"9f1c-\\"q\\""' } });
+      expect(first.status).toBe(201);
+      const bare = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': '9f1c-"q"' } });
+      expect(bare.status).toBe(201);
+      expect(bare.headers.get('idempotent-replayed')).toBe('true');
+      const quotedAgain = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': '"9f1c-\\"q\\""' } });
+      expect(quotedAgain.headers.get('idempotent-replayed')).toBe('true');
+      expect((await t.allPosts()).total).toBe(1);
+    });
+
     it('scopes keys to the user: another user with the same key and body gets a post of its own', async () => {
       const t = await setup(make);
       const now = new Date();

@@ -87,6 +87,23 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
       });
     });
 
+    it('claim with another fingerprint on a key whose lease has run out: mismatch, the key is not taken over', async () => {
+      await idem().claim(claimOf());
+      const other = 'POST /posts {"title":"b"}';
+      expect(await idem().claim(claimOf({ fingerprint: other, now: later(LEASE_MS + 1) }))).toStrictEqual({ outcome: 'mismatch' });
+      expect(await idem().claim(claimOf({ fingerprint: other, now: later(10 * LEASE_MS) }))).toStrictEqual({ outcome: 'mismatch' });
+      // The abandoned request's own retry still takes it over.
+      expect(await idem().claim(claimOf({ now: later(10 * LEASE_MS + 1) }))).toStrictEqual({ outcome: 'claimed' });
+    });
+
+    it('claim with another fingerprint on a completed key past expiresAt takes it: an expired answer is forgotten', async () => {
+      await idem().claim(claimOf());
+      await idem().complete(USER, 'key-1', T0, RESPONSE);
+      const expired = new Date(claimOf().expiresAt.getTime() + 1);
+      expect(await idem().claim(claimOf({ fingerprint: 'POST /posts {"title":"b"}', now: expired }))).toStrictEqual({ outcome: 'claimed' });
+      expect(await idem().read(USER, 'key-1')).toBeNull();
+    });
+
     it('claim on a held key with another fingerprint: mismatch', async () => {
       await idem().claim(claimOf());
       expect(await idem().claim(claimOf({ fingerprint: 'POST /posts {"title":"b"}' }))).toStrictEqual({

@@ -11,6 +11,8 @@ import { idempotencyKeys } from './schema.js';
 
 /** How often `claim` retries when the key changed hands between its two statements. */
 const CLAIM_ATTEMPTS = 5;
+/** The wait suggested when the key kept changing hands over every attempt. */
+const BUSY_RETRY_AFTER_MS = 1000;
 
 function parseResponse(row: {
   responseStatus: number | null;
@@ -32,7 +34,7 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
 
   /**
    * One statement takes the key when it is free: absent, completed and expired, or held past its
-   * lease (`INSERT … ON CONFLICT DO UPDATE … WHERE`). Only when it did not is the holder read, to
+   * lease by a request with the same fingerprint (`INSERT … ON CONFLICT DO UPDATE … WHERE`). Only when it did not is the holder read, to
    * tell in-flight, completed and mismatch apart.
    */
   async claim(claim: IdempotencyClaim): Promise<ClaimOutcome> {
@@ -67,7 +69,8 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
               responseBody: null,
             },
             setWhere: sql`(${t.state} = 'completed' AND ${t.expiresAt} <= ${now.toISOString()}::timestamptz)
-              OR (${t.state} = 'in_flight' AND ${t.leaseUntil} <= ${now.toISOString()}::timestamptz)`,
+              OR (${t.state} = 'in_flight' AND ${t.leaseUntil} <= ${now.toISOString()}::timestamptz
+                  AND ${t.fingerprint} = excluded.fingerprint)`,
           })
           .returning({ userId: t.userId });
         if (taken.length > 0) return { outcome: 'claimed' };
@@ -84,9 +87,8 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
         return { outcome: 'in_flight', retryAfterMs: row.leaseUntil.getTime() - now.getTime() };
       });
       if (outcome !== null) return outcome;
-      if (attempt >= CLAIM_ATTEMPTS) {
-        throw new Error(`idempotency key kept changing hands over ${CLAIM_ATTEMPTS} attempts`);
-      }
+      // Other requests with this key keep claiming and releasing it: one of them is running.
+      if (attempt >= CLAIM_ATTEMPTS) return { outcome: 'in_flight', retryAfterMs: BUSY_RETRY_AFTER_MS };
     }
   }
 

@@ -1,6 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { StoredResponse } from '../../domain/index.js';
 
+/**
+ * The key an `Idempotency-Key` header names. The IETF draft defines the header as a structured
+ * field string (`"8e03978e-…"`), which many clients send quoted; others send the bare key. Both
+ * name the same key: a quoted string is unwrapped (`\"` and `\\` unescaped), anything else is
+ * the key as sent.
+ */
+export function idempotencyKeyOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const quoted = /^"((?:[\x20-\x21\x23-\x5b\x5d-\x7e]|\\["\\])+)"$/.exec(header);
+  return quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : header;
+}
+
 /** JSON with object keys sorted at every level, so equal bodies give equal text. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

@@ -27,7 +27,7 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
       errors: [{ pointer: '/body/status', message: e.message }],
     }),
   idempotency_key_in_flight: (e) =>
-    new HttpProblem(409, 'idempotency-key-in-flight', e.message, {}, { 'retry-after': '1' }),
+    new HttpProblem(409, 'idempotency-key-in-flight', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
   idempotency_key_reused: (e) =>
     new HttpProblem(422, 'idempotency-key-reused', e.message, {
       errors: [{ pointer: '/headers/idempotency-key', message: 'was used with a different request body' }],

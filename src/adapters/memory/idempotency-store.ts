@@ -30,7 +30,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       const free =
         record === undefined ||
         (record.state === 'completed' && record.expiresAt <= now) ||
-        (record.state === 'held' && record.leaseUntil <= now);
+        (record.state === 'held' && record.leaseUntil <= now && record.fingerprint === claim.fingerprint);
       if (free) {
         data.idempotency.set(id, {
           fingerprint: claim.fingerprint,

@@ -29,9 +29,13 @@ export type ClaimOutcome =
  * the write).
  * - `claim` on a free (or expired) key takes it: `claimed`. On a key held by a request still inside
  *   its lease with the same fingerprint: `in_flight` with the lease time left. On a key whose lease
- *   has run out: taken over, `claimed`. On a key with another fingerprint, held or completed:
- *   `mismatch`. On a completed key with the same fingerprint: `completed` with the stored response.
- *   Of N concurrent claims of one free key exactly one is `claimed`.
+ *   has run out, with the same fingerprint: taken over, `claimed` (a retry of the abandoned
+ *   request); with another fingerprint it stays the abandoned request's: `mismatch`. On a key
+ *   with another fingerprint, held or completed: `mismatch`. On a completed key with the same
+ *   fingerprint: `completed` with the stored response. A completed key past `expiresAt` is
+ *   forgotten: any claim takes it. Of N concurrent claims of one free key exactly one is
+ *   `claimed`; when the key keeps changing hands while a claim looks at it, the claim answers
+ *   `in_flight` (never an error).
  * - Claims are fenced by the instant they were made (`claim.now`): after a takeover only the new
  *   claim may complete or release the key.
  * - `complete(userId, key, claimedAt, response)` stores the response for the claim made at

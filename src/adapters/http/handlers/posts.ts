@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError, VersionConflictError } from '../../../domain/index.js';
 import type { PostService } from '../../../app/post-service.js';
-import { fromStored, requestFingerprint } from '../idempotency.js';
+import { fromStored, idempotencyKeyOf, requestFingerprint } from '../idempotency.js';
 import { etagOf, ifNoneMatchHits, parseIfMatch, toApiPost, toApiPostSummary } from '../mappers.js';
 import { actorOf } from '../principal.js';
 import { HttpProblem } from '../problem.js';
@@ -75,7 +75,7 @@ export function postHandlers(posts: PostService): PostHandlers {
 
     async createPost(request) {
       const { body } = request;
-      const key = request.headers['idempotency-key'];
+      const key = idempotencyKeyOf(request.headers['idempotency-key']);
       const render = (post: Parameters<typeof toApiPost>[0]) => ({
         status: 201,
         headers: { ETag: etagOf(post.version), Location: `${API_ROOT}/posts/${post.id}` },
@@ -98,7 +98,7 @@ export function postHandlers(posts: PostService): PostHandlers {
 
     async bulkPosts(request) {
       const { body } = request;
-      const key = request.headers['idempotency-key'];
+      const key = idempotencyKeyOf(request.headers['idempotency-key']);
       const render = (result: { succeeded: { id: string; version: number }[]; failed: unknown[] }) => ({
         status: 200,
         headers: {},

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run generate check-generated lint typecheck test test-unit mock migrate user bench-db soak-pool bench bench-scale bench-soak clean
+.PHONY: help install build start run generate check-generated lint typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -47,6 +47,9 @@ mock: install ## Serve the contract with Prism on 127.0.0.1:$(MOCK_PORT)
 
 migrate: install ## Apply drizzle/ migrations to DATABASE_URL, or to the embedded PGlite under DATA_DIR
 	$(BIN)/tsx scripts/migrate.ts
+
+purge: install ## Delete expired idempotency keys, old login failures and spent refresh tokens once (DATABASE_URL or DATA_DIR)
+	$(BIN)/tsx scripts/purge.ts
 
 user: install ## Create or reset a user: make user EMAIL=… NAME=… (password from stdin or ADMIN_PASSWORD)
 	@test -n "$(EMAIL)" || { echo 'usage: make user EMAIL=ada@example.com NAME="Ada Lovelace"'; exit 2; }

@@ -5,7 +5,8 @@ import { createApp } from './adapters/http/app.js';
 import type { Contract } from './adapters/http/contract.js';
 import { createHandlers } from './adapters/http/handlers/index.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
-import { AuthService } from './app/auth-service.js';
+import { AuthService, LOGIN_THROTTLE } from './app/auth-service.js';
+import { Housekeeping } from './app/housekeeping.js';
 import { PostService } from './app/post-service.js';
 import type { Config } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
@@ -24,6 +25,8 @@ export interface CompositionOptions {
   idempotencyTtlSeconds: number;
   ids?: IdGenerator;
   hasher?: PasswordHasher;
+  /** Rows per table a housekeeping round deletes (HOUSEKEEPING_BATCH_SIZE); default 1000. */
+  housekeepingBatchSize?: number;
 }
 
 function dummyHash(hasher: PasswordHasher): Promise<string> {
@@ -53,8 +56,8 @@ export async function compose(options: CompositionOptions) {
     ids,
     refreshTtlSeconds: options.auth.refreshTokenTtlSeconds,
     refreshGraceSeconds: options.auth.refreshGraceSeconds,
-    maxFailedLogins: 5,
-    loginWindowSeconds: 15 * 60,
+    maxFailedLogins: LOGIN_THROTTLE.maxFailures,
+    loginWindowSeconds: LOGIN_THROTTLE.windowSeconds,
     // Verified when the email is unknown, so that both failures cost one argon2id verify. Hashed
     // on the libuv pool while the server starts, not before it listens.
     dummyHash: dummyHash(hasher),
@@ -73,5 +76,12 @@ export async function compose(options: CompositionOptions) {
     corsOrigins: options.corsOrigins,
     trustProxy: options.trustProxy,
   });
-  return { app, auth, posts, hasher, ids };
+  const housekeeping = new Housekeeping({
+    unitOfWork: store.unitOfWork,
+    clock,
+    batchSize: options.housekeepingBatchSize ?? 1000,
+    loginWindowSeconds: LOGIN_THROTTLE.windowSeconds,
+    refreshGraceSeconds: options.auth.refreshGraceSeconds,
+  });
+  return { app, auth, posts, hasher, ids, housekeeping };
 }

@@ -22,8 +22,14 @@ describe('loadConfig', () => {
         adminPassword: null,
       },
       idempotencyTtlSeconds: 86400,
+      housekeeping: { intervalSeconds: 3600, batchSize: 1000 },
       database: { kind: 'pglite', dataDir: '.data' },
     });
+  });
+
+  it('reads the housekeeping interval (0 turns it off) and batch size, refusing a batch of 0', () => {
+    expect(loadConfig({ HOUSEKEEPING_INTERVAL_SECONDS: '0', HOUSEKEEPING_BATCH_SIZE: '50' }).housekeeping).toEqual({ intervalSeconds: 0, batchSize: 50 });
+    expect(() => loadConfig({ HOUSEKEEPING_BATCH_SIZE: '0' })).toThrow(/HOUSEKEEPING_BATCH_SIZE/);
   });
 
   it('uses PostgreSQL with the pool settings when DATABASE_URL is set', () => {

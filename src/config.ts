@@ -24,6 +24,7 @@ export interface Config {
     adminPassword: string | null;
   };
   idempotencyTtlSeconds: number;
+  housekeeping: HousekeepingConfig;
   database:
     | { kind: 'pglite'; dataDir: string }
     | {
@@ -38,6 +39,13 @@ export interface Config {
         idleTimeoutSeconds: number;
         statementTimeoutMs: number;
       };
+}
+
+export interface HousekeepingConfig {
+  /** Seconds between runs in the server; 0 runs none (then `make purge` from cron). */
+  intervalSeconds: number;
+  /** Rows per table deleted in one transaction. */
+  batchSize: number;
 }
 
 export class ConfigError extends Error {
@@ -72,6 +80,8 @@ export const ENV_VARIABLES = {
   ADMIN_EMAIL: { default: '', doc: 'First start of the embedded default: the admin to create.' },
   ADMIN_PASSWORD: { default: '', doc: 'First start of the embedded default: its password (else one is generated and printed once).' },
   IDEMPOTENCY_TTL_SECONDS: { default: '86400', doc: 'How long an Idempotency-Key answer is kept.' },
+  HOUSEKEEPING_INTERVAL_SECONDS: { default: '3600', doc: 'Seconds between purges of expired keys, old login failures and spent tokens; 0: none.' },
+  HOUSEKEEPING_BATCH_SIZE: { default: '1000', doc: 'Rows per table a purge deletes in one transaction.' },
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -96,6 +106,7 @@ export function loadConfig(env: Env): Config {
   const refreshTokenTtlSeconds = integer('REFRESH_TOKEN_TTL_SECONDS', 300, 365 * 86400);
   const refreshGraceSeconds = integer('REFRESH_GRACE_SECONDS', 0, 300);
   const idempotencyTtlSeconds = integer('IDEMPOTENCY_TTL_SECONDS', 60, 30 * 86400);
+  const housekeeping = readHousekeeping(integer);
   const trustProxy = read('TRUST_PROXY');
   if (trustProxy !== 'true' && trustProxy !== 'false') problems.push(`TRUST_PROXY must be true or false (got "${trustProxy}")`);
   const corsOrigins = read('CORS_ORIGINS').split(',').map((o) => o.trim()).filter((o) => o !== '');
@@ -135,8 +146,27 @@ export function loadConfig(env: Env): Config {
       adminPassword: adminPassword === '' ? null : adminPassword,
     },
     idempotencyTtlSeconds,
+    housekeeping,
     database,
   };
+}
+
+function readHousekeeping(integer: Integer): HousekeepingConfig {
+  return {
+    intervalSeconds: integer('HOUSEKEEPING_INTERVAL_SECONDS', 0, 7 * 86400),
+    batchSize: integer('HOUSEKEEPING_BATCH_SIZE', 1, 100_000),
+  };
+}
+
+/** What `make purge` needs: the database, the housekeeping settings and the refresh grace window. */
+export function loadHousekeepingConfig(env: Env): { database: Config['database']; housekeeping: HousekeepingConfig; refreshGraceSeconds: number } {
+  const problems: string[] = [];
+  const { read, integer } = readers(env, problems);
+  const database = readDatabase(read, integer, problems);
+  const housekeeping = readHousekeeping(integer);
+  const refreshGraceSeconds = integer('REFRESH_GRACE_SECONDS', 0, 300);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { database, housekeeping, refreshGraceSeconds };
 }
 
 type Read = (name: keyof typeof ENV_VARIABLES) => string;

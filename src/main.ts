@@ -1,5 +1,6 @@
 import { loadContract } from './adapters/http/contract.js';
 import { serveApp } from './adapters/http/node-server.js';
+import { scheduleHousekeeping } from './app/housekeeping.js';
 import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
 import { compose } from './composition.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -14,7 +15,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   const jwtSecret = jwtSecretFor(config);
   const store = await openStore(config.database, logger);
   const contract = await loadContract();
-  const { app, hasher, ids } = await compose({
+  const { app, hasher, ids, housekeeping } = await compose({
     store,
     contract,
     logger,
@@ -25,6 +26,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    housekeepingBatchSize: config.housekeeping.batchSize,
   });
 
   const admin = await ensureFirstAdmin(config, { store, hasher, ids, clock: systemClock });
@@ -54,6 +56,11 @@ export async function start(env: Record<string, string | undefined> = process.en
     logger.info(`MarginCMS listening on ${base}`, { database: store.kind });
   });
 
+  const stopHousekeeping =
+    config.housekeeping.intervalSeconds > 0
+      ? scheduleHousekeeping(housekeeping, config.housekeeping.intervalSeconds * 1000, logger)
+      : async () => undefined;
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -65,6 +72,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     }, 10_000);
     timer.unref();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await stopHousekeeping();
     await store.close();
     process.exit(0);
   };

@@ -24,6 +24,9 @@ export interface TokenPair {
   user: { id: string; email: string; name: string };
 }
 
+/** Failed logins allowed per account and per address within the window; one more is a 429. */
+export const LOGIN_THROTTLE = { maxFailures: 5, windowSeconds: 15 * 60 } as const;
+
 export interface AuthServiceOptions {
   users: UserRepository;
   refreshTokens: RefreshTokenRepository;

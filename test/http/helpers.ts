@@ -154,6 +154,10 @@ export function instrumented(
         await hooks.around?.();
         return store.unitOfWork.run((repos) => work(hooks.repos ? hooks.repos(repos) : repos));
       },
+      runExclusive: async (job, work) => {
+        await hooks.around?.();
+        return store.unitOfWork.runExclusive(job, (repos) => work(hooks.repos ? hooks.repos(repos) : repos));
+      },
     },
   };
 }

@@ -201,6 +201,7 @@ describeOnEveryStore('Idempotency-Key', (make) => {
           claim: (claim) => repos.idempotency.claim(claim),
           release: (userId, key, claimedAt) => repos.idempotency.release(userId, key, claimedAt),
           read: (userId, key) => repos.idempotency.read(userId, key),
+          purgeExpired: (now, limit) => repos.idempotency.purgeExpired(now, limit),
           complete: async (userId, key, claimedAt, response) => {
             if (failComplete) throw new Error('the answer could not be stored');
             return repos.idempotency.complete(userId, key, claimedAt, response);

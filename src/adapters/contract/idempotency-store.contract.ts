@@ -220,5 +220,27 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
       if (claimed.outcome === 'completed') claimed.response.headers.location = 'changed';
       expect(await idem().read(USER, 'key-1')).toStrictEqual(RESPONSE);
     });
+
+    it('purgeExpired deletes records with expiresAt at or before now, completed or abandoned, up to the limit', async () => {
+      const EXPIRY = later(1_000_000);
+      await idem().claim(claimOf({ key: 'done-old', expiresAt: EXPIRY }));
+      await idem().complete(USER, 'done-old', T0, RESPONSE);
+      await idem().claim(claimOf({ key: 'abandoned', expiresAt: new Date(EXPIRY.getTime() - 1) }));
+      await idem().claim(claimOf({ key: 'done-young', expiresAt: new Date(EXPIRY.getTime() + 1) }));
+      await idem().complete(USER, 'done-young', T0, RESPONSE);
+      await idem().claim(claimOf({ key: 'other-user', userId: OTHER_USER, expiresAt: EXPIRY }));
+      expect(await idem().purgeExpired(EXPIRY, 2)).toBe(2);
+      expect(await idem().purgeExpired(EXPIRY, 2)).toBe(1);
+      expect(await idem().purgeExpired(EXPIRY, 2)).toBe(0);
+      expect(await idem().read(USER, 'done-old')).toBeNull();
+      expect(await idem().read(USER, 'done-young')).toStrictEqual(RESPONSE);
+      // The purged keys are free again; the kept one still answers.
+      expect((await idem().claim(claimOf({ key: 'abandoned', now: later(LEASE_MS * 2) }))).outcome).toBe('claimed');
+      expect((await idem().claim(claimOf({ key: 'done-young', now: later(LEASE_MS * 2) }))).outcome).toBe('completed');
+    });
+
+    it('purgeExpired refuses a limit that is not a positive integer (RangeError)', async () => {
+      await expect(idem().purgeExpired(T0, 0)).rejects.toBeInstanceOf(RangeError);
+    });
   });
 }

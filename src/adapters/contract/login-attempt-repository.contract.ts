@@ -42,5 +42,24 @@ export function describeLoginAttemptRepositoryContract(make: MakeStore): void {
       await Promise.all(Array.from({ length: 10 }, (_, i) => attempts().recordFailure('k', at(i))));
       expect((await attempts().failuresSince('k', T0)).count).toBe(10);
     });
+
+    it('purgeBefore deletes failures strictly before the instant, of every key, up to the limit', async () => {
+      const CUT = new Date('2026-03-04T12:00:00.000Z');
+      const at = (ms: number) => new Date(CUT.getTime() + ms);
+      await attempts().recordFailure('a', at(-2000));
+      await attempts().recordFailure('a', at(-1));
+      await attempts().recordFailure('b', at(-5000));
+      await attempts().recordFailure('a', at(0));
+      await attempts().recordFailure('b', at(1000));
+      expect(await attempts().purgeBefore(CUT, 2)).toBe(2);
+      expect(await attempts().purgeBefore(CUT, 2)).toBe(1);
+      expect(await attempts().purgeBefore(CUT, 2)).toBe(0);
+      expect(await attempts().failuresSince('a', at(-1_000_000))).toEqual({ count: 1, oldest: at(0) });
+      expect(await attempts().failuresSince('b', at(-1_000_000))).toEqual({ count: 1, oldest: at(1000) });
+    });
+
+    it('purgeBefore refuses a limit that is not a positive integer (RangeError)', async () => {
+      await expect(attempts().purgeBefore(new Date(), 0)).rejects.toBeInstanceOf(RangeError);
+    });
   });
 }

@@ -138,5 +138,44 @@ export function describeRefreshTokenRepositoryContract(make: MakeStore): void {
       input.tokenHash = 'changed';
       expect(await tokens().find('hash-1')).toStrictEqual(token(1));
     });
+
+    it('purgeExpired deletes expired and revoked tokens up to the limit, keeping live ones consumed or not', async () => {
+      const NOW = new Date('2026-03-20T00:00:00.000Z');
+      await tokens().insert(token(1, { expiresAt: new Date(NOW.getTime() - 1) }));
+      await tokens().insert(token(2, { expiresAt: NOW }));
+      await tokens().insert(token(3, { revokedAt: new Date('2026-03-05T00:00:00.000Z'), expiresAt: new Date('2026-04-01T00:00:00.000Z') }));
+      await tokens().insert(token(4, { expiresAt: new Date('2026-04-01T00:00:00.000Z') }));
+      await tokens().insert(token(5, { expiresAt: new Date('2026-04-01T00:00:00.000Z'), consumedAt: USE, replay: 'sealed' }));
+      await tokens().insert(token(6, { expiresAt: new Date('2026-04-01T00:00:00.000Z'), revokedAt: new Date(NOW.getTime() + 1) }));
+      expect(await tokens().purgeExpired(NOW, 2)).toBe(2);
+      expect(await tokens().purgeExpired(NOW, 2)).toBe(1);
+      expect(await tokens().purgeExpired(NOW, 2)).toBe(0);
+      for (const n of [1, 2, 3]) expect(await tokens().find(`hash-${n}`)).toBeNull();
+      for (const n of [4, 5, 6]) expect((await tokens().find(`hash-${n}`))?.id).toBe(ulid(n));
+      expect((await tokens().find('hash-5'))?.replay).toBe('sealed');
+    });
+
+    it('forgetReplays clears the replays of tokens consumed strictly before the instant, up to the limit, and keeps the tokens', async () => {
+      const BEFORE = new Date('2026-03-06T00:00:00.000Z');
+      await tokens().insert(token(1, { consumedAt: USE, replay: 'one' }));
+      await tokens().insert(token(2, { consumedAt: USE, replay: 'two' }));
+      await tokens().insert(token(3, { consumedAt: BEFORE, replay: 'three' }));
+      await tokens().insert(token(4));
+      expect(await tokens().forgetReplays(BEFORE, 1)).toBe(1);
+      expect(await tokens().forgetReplays(BEFORE, 5)).toBe(1);
+      expect(await tokens().forgetReplays(BEFORE, 5)).toBe(0);
+      expect((await tokens().find('hash-1'))?.replay).toBeNull();
+      expect((await tokens().find('hash-2'))?.replay).toBeNull();
+      expect((await tokens().find('hash-1'))?.consumedAt).toEqual(USE);
+      expect((await tokens().find('hash-3'))?.replay).toBe('three');
+      expect(await tokens().find('hash-4')).not.toBeNull();
+    });
+
+    it('purgeExpired and forgetReplays refuse a limit that is not a positive integer (RangeError)', async () => {
+      for (const limit of [0, -1, 1.5]) {
+        await expect(tokens().purgeExpired(USE, limit)).rejects.toBeInstanceOf(RangeError);
+        await expect(tokens().forgetReplays(USE, limit)).rejects.toBeInstanceOf(RangeError);
+      }
+    });
   });
 }

@@ -299,5 +299,44 @@ export function describeUnitOfWorkContract(make: MakeStore): void {
       expect(await store().activity.list({ limit: 1 })).toStrictEqual({ items: [], nextCursor: null });
       expect(await store().users.count()).toBe(0);
     });
+
+    it('runExclusive refuses a job another unit holds at once, without calling work; other jobs run; the job runs again after', async () => {
+      const held = gate();
+      const entered = gate();
+      const first = store().unitOfWork.runExclusive('job-a', async (repos) => {
+        entered.open();
+        await held.wait;
+        return repos.idempotency.read(USER, 'none');
+      });
+      await entered.wait;
+      let called = false;
+      const second = await store().unitOfWork.runExclusive('job-a', async () => {
+        called = true;
+        return 'second';
+      });
+      expect(second).toEqual({ ran: false });
+      expect(called).toBe(false);
+      held.open();
+      expect(await first).toEqual({ ran: true, value: null });
+      expect(await store().unitOfWork.runExclusive('job-a', async () => 'again')).toEqual({ ran: true, value: 'again' });
+    });
+
+    it('runExclusive runs work in a transaction: its writes commit together, or none when it throws', async () => {
+      await claim(store(), 61);
+      const done = await store().unitOfWork.runExclusive('job-b', (repos) => writeAll(repos, 61));
+      expect(done.ran).toBe(true);
+      expect(await visible(store(), 61)).toEqual(ALL);
+      await claim(store(), 62);
+      const failure = await rejectionOf(
+        store().unitOfWork.runExclusive('job-b', async (repos) => {
+          await writeAll(repos, 62);
+          throw new WorkFailed('after the writes');
+        }),
+      );
+      expect(failure).toBeInstanceOf(WorkFailed);
+      expect(await visible(store(), 62)).toEqual(NONE);
+      // The failed unit released the job.
+      expect((await store().unitOfWork.runExclusive('job-b', async () => 1)).ran).toBe(true);
+    });
   });
 }

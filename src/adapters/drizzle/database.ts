@@ -110,3 +110,9 @@ export function checkedLimit(limit: number): number {
 export function hasCursor(cursor: string | null | undefined): cursor is string {
   return cursor !== null && cursor !== undefined;
 }
+
+/** A batch size of a purge: a positive integer (the memory adapter checks it the same way). */
+export function checkedBatch(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+  return limit;
+}

@@ -6,7 +6,7 @@ import type {
   StoredResponse,
 } from '../../domain/ports/idempotency-store.js';
 import { IdempotencyKeyInFlightError } from '../../domain/errors.js';
-import type { DbSession } from './database.js';
+import { checkedBatch, type DbSession } from './database.js';
 import { idempotencyKeys } from './schema.js';
 
 /** How often `claim` retries when the key changed hands between its two statements. */
@@ -117,6 +117,21 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
         .delete(t)
         .where(and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'), eq(t.claimedAt, claimedAt))),
     );
+  }
+
+  /** A batch picked by the `expires_at` index, deleted by primary key. */
+  async purgeExpired(now: Date, limit: number): Promise<number> {
+    const t = idempotencyKeys;
+    const batch = checkedBatch(limit);
+    const deleted = await this.session.run((db) =>
+      db
+        .delete(t)
+        .where(
+          sql`(${t.userId}, ${t.key}) IN (SELECT ${t.userId}, ${t.key} FROM ${t} WHERE ${t.expiresAt} <= ${now.toISOString()}::timestamptz LIMIT ${batch})`,
+        )
+        .returning({ key: t.key }),
+    );
+    return deleted.length;
   }
 
   async read(userId: string, key: string): Promise<StoredResponse | null> {

@@ -1,6 +1,6 @@
-import { and, count, eq, gte, min } from 'drizzle-orm';
+import { and, count, eq, gte, min, sql } from 'drizzle-orm';
 import type { LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
-import type { DbSession } from './database.js';
+import { checkedBatch, type DbSession } from './database.js';
 import { loginAttempts } from './schema.js';
 
 export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
@@ -20,6 +20,18 @@ export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
     );
     const row = rows[0];
     return { count: Number(row?.count ?? 0), oldest: row?.oldest ? new Date(row.oldest) : null };
+  }
+
+  async purgeBefore(before: Date, limit: number): Promise<number> {
+    const t = loginAttempts;
+    const batch = checkedBatch(limit);
+    const deleted = await this.session.run((db) =>
+      db
+        .delete(t)
+        .where(sql`${t.id} IN (SELECT ${t.id} FROM ${t} WHERE ${t.attemptedAt} < ${before.toISOString()}::timestamptz LIMIT ${batch})`)
+        .returning({ id: t.id }),
+    );
+    return deleted.length;
   }
 
   async clear(key: string): Promise<void> {

@@ -1,10 +1,10 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type {
   ConsumeOutcome,
   RefreshToken,
   RefreshTokenRepository,
 } from '../../domain/ports/refresh-token-repository.js';
-import type { DbSession } from './database.js';
+import { checkedBatch, type DbSession } from './database.js';
 import { refreshTokens } from './schema.js';
 
 type TokenRow = typeof refreshTokens.$inferSelect;
@@ -78,6 +78,34 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
   async find(tokenHash: string): Promise<RefreshToken | null> {
     const rows = await this.session.run((db) => db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)));
     return rows[0] === undefined ? null : toToken(rows[0]);
+  }
+
+  async purgeExpired(now: Date, limit: number): Promise<number> {
+    const t = refreshTokens;
+    const batch = checkedBatch(limit);
+    const at = sql`${now.toISOString()}::timestamptz`;
+    const deleted = await this.session.run((db) =>
+      db
+        .delete(t)
+        .where(sql`${t.id} IN (SELECT ${t.id} FROM ${t} WHERE ${t.expiresAt} <= ${at} OR ${t.revokedAt} <= ${at} LIMIT ${batch})`)
+        .returning({ id: t.id }),
+    );
+    return deleted.length;
+  }
+
+  async forgetReplays(consumedBefore: Date, limit: number): Promise<number> {
+    const t = refreshTokens;
+    const batch = checkedBatch(limit);
+    const cleared = await this.session.run((db) =>
+      db
+        .update(t)
+        .set({ replay: null })
+        .where(
+          sql`${t.id} IN (SELECT ${t.id} FROM ${t} WHERE ${t.replay} IS NOT NULL AND ${t.consumedAt} < ${consumedBefore.toISOString()}::timestamptz LIMIT ${batch})`,
+        )
+        .returning({ id: t.id }),
+    );
+    return cleared.length;
   }
 
   /**

@@ -190,6 +190,10 @@ export const refreshTokens = pgTable(
     unique('refresh_tokens_token_hash_key').on(t.tokenHash),
     index('refresh_tokens_family_id_idx').on(t.familyId),
     index('refresh_tokens_user_id_idx').on(t.userId),
+    // For housekeeping: expired tokens, revoked ones, and used ones still holding a replay.
+    index('refresh_tokens_expires_at_idx').on(t.expiresAt),
+    index('refresh_tokens_revoked_at_idx').on(t.revokedAt).where(sql`${t.revokedAt} IS NOT NULL`),
+    index('refresh_tokens_consumed_at_replay_idx').on(t.consumedAt).where(sql`${t.replay} IS NOT NULL`),
   ],
 );
 

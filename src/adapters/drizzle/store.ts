@@ -4,8 +4,6 @@ import type { Store } from '../../domain/ports/store.js';
 import type { ConnectionGate } from './connection-gate.js';
 import { DbSession, withConnection, type Database, type DrizzleKind, type StoreState } from './database.js';
 import { domainErrorFor, UNAVAILABLE_RETRY_AFTER_SECONDS } from './pg-errors.js';
-import { DrizzleLoginAttemptRepository } from './login-attempt-repository.js';
-import { DrizzleRefreshTokenRepository } from './refresh-token-repository.js';
 import { DrizzleUnitOfWork, transactionalRepositories } from './unit-of-work.js';
 import { DrizzleUserRepository } from './user-repository.js';
 
@@ -35,8 +33,6 @@ export function createDrizzleStore(db: Database, kind: DrizzleKind, options: Dri
     kind,
     ...transactionalRepositories(session),
     users: new DrizzleUserRepository(session),
-    refreshTokens: new DrizzleRefreshTokenRepository(session),
-    loginAttempts: new DrizzleLoginAttemptRepository(session),
     unitOfWork: new DrizzleUnitOfWork(db, state),
     async ping() {
       try {

@@ -5,7 +5,7 @@ import type {
   StoredResponse,
 } from '../../domain/ports/idempotency-store.js';
 import { IdempotencyKeyInFlightError } from '../../domain/errors.js';
-import type { Session } from './state.js';
+import { assertLimitPositive, type Session } from './state.js';
 
 function recordKey(userId: string, key: string): string {
   return JSON.stringify([userId, key]);
@@ -66,6 +66,21 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       const id = recordKey(userId, key);
       const record = data.idempotency.get(id);
       if (record?.state === 'held' && record.claimedAt === claimedAt.getTime()) data.idempotency.delete(id);
+    });
+  }
+
+  purgeExpired(now: Date, limit: number): Promise<number> {
+    return this.#session.exec((data) => {
+      assertLimitPositive(limit);
+      let deleted = 0;
+      for (const [id, record] of data.idempotency) {
+        if (deleted === limit) break;
+        if (record.expiresAt <= now.getTime()) {
+          data.idempotency.delete(id);
+          deleted += 1;
+        }
+      }
+      return deleted;
     });
   }
 

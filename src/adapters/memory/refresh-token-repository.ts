@@ -4,7 +4,7 @@ import type {
   RefreshToken,
   RefreshTokenRepository,
 } from '../../domain/ports/refresh-token-repository.js';
-import { copyDate, copyNullableDate, type Session } from './state.js';
+import { assertLimitPositive, copyDate, copyNullableDate, type Session } from './state.js';
 
 function copyToken(t: RefreshToken): RefreshToken {
   return {
@@ -58,6 +58,37 @@ export class MemoryRefreshTokenRepository implements RefreshTokenRepository {
     return this.#session.exec((data) => {
       const token = findByHash(data.refreshTokens, tokenHash);
       return token === undefined ? null : copyToken(token);
+    });
+  }
+
+  purgeExpired(now: Date, limit: number): Promise<number> {
+    return this.#session.exec((data) => {
+      assertLimitPositive(limit);
+      let deleted = 0;
+      for (const [id, token] of data.refreshTokens) {
+        if (deleted === limit) break;
+        const revoked = token.revokedAt !== null && token.revokedAt.getTime() <= now.getTime();
+        if (token.expiresAt.getTime() <= now.getTime() || revoked) {
+          data.refreshTokens.delete(id);
+          deleted += 1;
+        }
+      }
+      return deleted;
+    });
+  }
+
+  forgetReplays(consumedBefore: Date, limit: number): Promise<number> {
+    return this.#session.exec((data) => {
+      assertLimitPositive(limit);
+      let cleared = 0;
+      for (const token of data.refreshTokens.values()) {
+        if (cleared === limit) break;
+        if (token.replay !== null && token.consumedAt !== null && token.consumedAt.getTime() < consumedBefore.getTime()) {
+          token.replay = null;
+          cleared += 1;
+        }
+      }
+      return cleared;
     });
   }
 

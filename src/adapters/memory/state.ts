@@ -71,6 +71,8 @@ export class Mutex {
 export class MemoryDatabase {
   data: MemoryData = emptyData();
   readonly mutex = new Mutex();
+  /** The job locks held by running `runExclusive` units. */
+  readonly jobs = new Set<string>();
   #closed = false;
 
   readonly autoCommit: Session = {
@@ -123,4 +125,9 @@ export function assertLimit(limit: number): void {
 /** A cursor argument: null or undefined starts at the first page. */
 export function hasCursor(cursor: string | null | undefined): cursor is string {
   return cursor !== null && cursor !== undefined;
+}
+
+/** A batch size of a purge: a positive integer. */
+export function assertLimitPositive(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
 }

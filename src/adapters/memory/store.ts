@@ -1,7 +1,5 @@
 import { UnavailableError } from '../../domain/errors.js';
 import type { Store } from '../../domain/ports/store.js';
-import { MemoryLoginAttemptRepository } from './login-attempt-repository.js';
-import { MemoryRefreshTokenRepository } from './refresh-token-repository.js';
 import { MemoryDatabase } from './state.js';
 import { MemoryUnitOfWork, transactionalRepositories } from './unit-of-work.js';
 import { MemoryUserRepository } from './user-repository.js';
@@ -14,8 +12,6 @@ export function createMemoryStore(): Store {
     kind: 'memory',
     ...transactionalRepositories(db.autoCommit),
     users: new MemoryUserRepository(db.autoCommit),
-    refreshTokens: new MemoryRefreshTokenRepository(db.autoCommit),
-    loginAttempts: new MemoryLoginAttemptRepository(db.autoCommit),
     unitOfWork: new MemoryUnitOfWork(db),
     async ping() {
       if (closed) throw new UnavailableError(1, 'The memory store is closed.');

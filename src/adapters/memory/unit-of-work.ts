@@ -1,7 +1,9 @@
-import type { TransactionalRepositories, UnitOfWork } from '../../domain/ports/unit-of-work.js';
+import type { ExclusiveOutcome, TransactionalRepositories, UnitOfWork } from '../../domain/ports/unit-of-work.js';
 import { MemoryActivityLog } from './activity-log.js';
 import { MemoryIdempotencyStore } from './idempotency-store.js';
+import { MemoryLoginAttemptRepository } from './login-attempt-repository.js';
 import { MemoryPostRepository } from './post-repository.js';
+import { MemoryRefreshTokenRepository } from './refresh-token-repository.js';
 import { MemoryRevisionRepository } from './revision-repository.js';
 import type { MemoryData, MemoryDatabase, Session } from './state.js';
 
@@ -11,6 +13,8 @@ export function transactionalRepositories(session: Session): TransactionalReposi
     revisions: new MemoryRevisionRepository(session),
     activity: new MemoryActivityLog(session),
     idempotency: new MemoryIdempotencyStore(session),
+    refreshTokens: new MemoryRefreshTokenRepository(session),
+    loginAttempts: new MemoryLoginAttemptRepository(session),
   };
 }
 
@@ -24,6 +28,17 @@ export class MemoryUnitOfWork implements UnitOfWork {
 
   constructor(db: MemoryDatabase) {
     this.#db = db;
+  }
+
+  /** The job lock is a name in a set of this process: the memory store has no other process. */
+  async runExclusive<T>(job: string, work: (repos: TransactionalRepositories) => Promise<T>): Promise<ExclusiveOutcome<T>> {
+    if (this.#db.jobs.has(job)) return { ran: false };
+    this.#db.jobs.add(job);
+    try {
+      return { ran: true, value: await this.run(work) };
+    } finally {
+      this.#db.jobs.delete(job);
+    }
   }
 
   run<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T> {

@@ -46,10 +46,14 @@ export type ClaimOutcome =
  * - `release(userId, key, claimedAt)` frees the key held by the claim made at `claimedAt`, so a
  *   retry can claim it again; it touches neither a completed key nor another claim's.
  * - `read` returns the stored response of a completed key, or null.
+ * - `purgeExpired(now, limit)` deletes at most `limit` (a positive integer) records whose
+ *   `expiresAt <= now`, completed or abandoned, and returns how many it deleted; a record that has
+ *   not expired is never deleted. Which of the expired records one call takes is unspecified.
  */
 export interface IdempotencyStore {
   claim(claim: IdempotencyClaim): Promise<ClaimOutcome>;
   complete(userId: string, key: string, claimedAt: Date, response: StoredResponse): Promise<void>;
   release(userId: string, key: string, claimedAt: Date): Promise<void>;
   read(userId: string, key: string): Promise<StoredResponse | null>;
+  purgeExpired(now: Date, limit: number): Promise<number>;
 }

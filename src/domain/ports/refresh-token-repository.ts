@@ -35,10 +35,19 @@ export type ConsumeOutcome =
  *   inserts the successor.
  * - `find(hash)` returns the token or null.
  * - `revokeFamily(familyId, at)` revokes every token of the family that is not yet revoked.
+ * - `purgeExpired(now, limit)` deletes at most `limit` (a positive integer) tokens that expired
+ *   (`expiresAt <= now`) or were revoked (`revokedAt <= now`), replays and all, and returns how
+ *   many. A live token stays, consumed or not: a consumed one is what tells a reuse (which revokes
+ *   the family) from a guess.
+ * - `forgetReplays(consumedBefore, limit)` clears the sealed `replay` of at most `limit` tokens
+ *   consumed strictly before `consumedBefore` (past the grace window nobody may read it) and
+ *   returns how many; the tokens themselves stay.
  */
 export interface RefreshTokenRepository {
   insert(token: RefreshToken): Promise<void>;
   rotate(tokenHash: string, at: Date, successor: RefreshToken, replay: string): Promise<ConsumeOutcome>;
   find(tokenHash: string): Promise<RefreshToken | null>;
   revokeFamily(familyId: string, at: Date): Promise<void>;
+  purgeExpired(now: Date, limit: number): Promise<number>;
+  forgetReplays(consumedBefore: Date, limit: number): Promise<number>;
 }

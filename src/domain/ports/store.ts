@@ -1,5 +1,3 @@
-import type { LoginAttemptRepository } from './login-attempt-repository.js';
-import type { RefreshTokenRepository } from './refresh-token-repository.js';
 import type { TransactionalRepositories, UnitOfWork } from './unit-of-work.js';
 import type { UserRepository } from './user-repository.js';
 
@@ -10,8 +8,6 @@ import type { UserRepository } from './user-repository.js';
 export interface Store extends TransactionalRepositories {
   readonly kind: 'memory' | 'pglite' | 'postgres';
   users: UserRepository;
-  refreshTokens: RefreshTokenRepository;
-  loginAttempts: LoginAttemptRepository;
   unitOfWork: UnitOfWork;
   /** Resolves when the store answers a trivial query; throws `UnavailableError` otherwise. */
   ping(): Promise<void>;

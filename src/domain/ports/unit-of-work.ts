@@ -1,6 +1,8 @@
 import type { ActivityLog } from './activity-log.js';
 import type { IdempotencyStore } from './idempotency-store.js';
+import type { LoginAttemptRepository } from './login-attempt-repository.js';
 import type { PostRepository } from './post-repository.js';
+import type { RefreshTokenRepository } from './refresh-token-repository.js';
 import type { RevisionRepository } from './revision-repository.js';
 
 /** The repositories a use case may write atomically. */
@@ -9,7 +11,12 @@ export interface TransactionalRepositories {
   revisions: RevisionRepository;
   activity: ActivityLog;
   idempotency: IdempotencyStore;
+  refreshTokens: RefreshTokenRepository;
+  loginAttempts: LoginAttemptRepository;
 }
+
+/** What `runExclusive` gives back: the work's result, or that another unit held the job. */
+export type ExclusiveOutcome<T> = { ran: true; value: T } | { ran: false };
 
 /**
  * Runs `work` in one transaction: every write made through the repositories it is given commits
@@ -24,4 +31,11 @@ export interface TransactionalRepositories {
  */
 export interface UnitOfWork {
   run<T>(work: (repos: TransactionalRepositories) => Promise<T>): Promise<T>;
+  /**
+   * Like `run`, holding the lock named `job` for the transaction: when another unit, in this
+   * process or any other sharing the database, holds it, `work` is not called and the answer is
+   * `{ ran: false }` at once (no waiting). The lock is released when the transaction ends. For
+   * background jobs that N server processes must not all run at once.
+   */
+  runExclusive<T>(job: string, work: (repos: TransactionalRepositories) => Promise<T>): Promise<ExclusiveOutcome<T>>;
 }

@@ -1,0 +1,3 @@
+CREATE INDEX "refresh_tokens_expires_at_idx" ON "refresh_tokens" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "refresh_tokens_revoked_at_idx" ON "refresh_tokens" USING btree ("revoked_at") WHERE "refresh_tokens"."revoked_at" IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "refresh_tokens_consumed_at_replay_idx" ON "refresh_tokens" USING btree ("consumed_at") WHERE "refresh_tokens"."replay" IS NOT NULL;

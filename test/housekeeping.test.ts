@@ -1,0 +1,136 @@
+/**
+ * Housekeeping over every store: only what has expired goes, in batches, and the job stands aside
+ * while another unit holds it. Its schedule is tested with fake timers.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Housekeeping, HOUSEKEEPING_JOB, scheduleHousekeeping, type PurgeReport } from '../src/app/housekeeping.js';
+import { FixedClock, type RefreshToken, type Store } from '../src/domain/index.js';
+import { describeOnEveryStore } from './support/stores.js';
+
+const NOW = new Date('2026-06-01T12:00:00.000Z');
+const ago = (ms: number) => new Date(NOW.getTime() - ms);
+const ahead = (ms: number) => new Date(NOW.getTime() + ms);
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+
+function token(n: number, overrides: Partial<RefreshToken>): RefreshToken {
+  return {
+    id: `01JX0000000000000000000${String(n).padStart(3, '0')}`,
+    familyId: '01JX00000000000000000FAMLY',
+    userId: '01JX00000000000000000USER1',
+    tokenHash: `hash-${n}`,
+    createdAt: ago(DAY),
+    expiresAt: ahead(DAY),
+    consumedAt: null,
+    revokedAt: null,
+    replay: null,
+    ...overrides,
+  };
+}
+
+/** Expired and live rows of every kind the job looks after. */
+async function seed(store: Store): Promise<void> {
+  const claim = async (key: string, expiresAt: Date, complete: boolean) => {
+    const claimedAt = ago(2 * DAY);
+    await store.idempotency.claim({ userId: 'u1', key, fingerprint: `f-${key}`, now: claimedAt, leaseMs: 30_000, expiresAt });
+    if (complete) await store.idempotency.complete('u1', key, claimedAt, { status: 201, headers: {}, body: '{}' });
+  };
+  for (let i = 0; i < 5; i++) await claim(`expired-${i}`, ago(MINUTE + i), true);
+  await claim('abandoned', ago(1), false);
+  await claim('live', ahead(MINUTE), true);
+
+  for (let i = 0; i < 4; i++) await store.loginAttempts.recordFailure('ada@example.com', ago(16 * MINUTE + i));
+  await store.loginAttempts.recordFailure('ada@example.com', ago(MINUTE));
+
+  await store.refreshTokens.insert(token(1, { expiresAt: ago(1) }));
+  await store.refreshTokens.insert(token(2, { revokedAt: ago(MINUTE) }));
+  await store.refreshTokens.insert(token(3, { consumedAt: ago(MINUTE), replay: 'old sealed answer' }));
+  await store.refreshTokens.insert(token(4, { consumedAt: ago(5_000), replay: 'fresh sealed answer' }));
+  await store.refreshTokens.insert(token(5, {}));
+}
+
+function housekeeping(store: Store, batchSize: number): Housekeeping {
+  return new Housekeeping({ unitOfWork: store.unitOfWork, clock: new FixedClock(NOW), batchSize, loginWindowSeconds: 15 * 60, refreshGraceSeconds: 10 });
+}
+
+describeOnEveryStore('housekeeping', (make) => {
+  it('deletes only what has expired, in rounds of batchSize rows per table, and reports the counts', async () => {
+    const store = await make();
+    await seed(store);
+    const report = await housekeeping(store, 2).runOnce();
+    expect(report).toEqual({ ran: true, idempotencyKeys: 6, loginAttempts: 4, refreshTokens: 2, refreshReplays: 1 });
+
+    for (let i = 0; i < 5; i++) expect((await store.idempotency.claim({ userId: 'u1', key: `expired-${i}`, fingerprint: 'other', now: NOW, leaseMs: 1, expiresAt: ahead(DAY) })).outcome).toBe('claimed');
+    expect(await store.idempotency.read('u1', 'live')).toEqual({ status: 201, headers: {}, body: '{}' });
+    expect(await store.loginAttempts.failuresSince('ada@example.com', ago(DAY))).toEqual({ count: 1, oldest: ago(MINUTE) });
+    expect(await store.refreshTokens.find('hash-1')).toBeNull();
+    expect(await store.refreshTokens.find('hash-2')).toBeNull();
+    expect(await store.refreshTokens.find('hash-3')).toMatchObject({ replay: null, consumedAt: ago(MINUTE) });
+    expect(await store.refreshTokens.find('hash-4')).toMatchObject({ replay: 'fresh sealed answer' });
+    expect(await store.refreshTokens.find('hash-5')).not.toBeNull();
+
+    // A second run finds nothing left to do.
+    expect(await housekeeping(store, 2).runOnce()).toEqual({ ran: true, idempotencyKeys: 0, loginAttempts: 0, refreshTokens: 0, refreshReplays: 0 });
+  });
+
+  it('does nothing while another unit holds the housekeeping job', async () => {
+    const store = await make();
+    await seed(store);
+    let release!: () => void;
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const holder = store.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => {
+      entered();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await inside;
+    const report = await housekeeping(store, 100).runOnce();
+    release();
+    await holder;
+    expect(report).toEqual({ ran: false, idempotencyKeys: 0, loginAttempts: 0, refreshTokens: 0, refreshReplays: 0 });
+    expect((await store.refreshTokens.find('hash-1'))?.id).toBeDefined();
+  });
+});
+
+describe('scheduleHousekeeping', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const done: PurgeReport = { ran: true, idempotencyKeys: 3, loginAttempts: 0, refreshTokens: 1, refreshReplays: 0 };
+
+  it('runs every interval, logs what each run removed and goes on after a failed run', async () => {
+    vi.useFakeTimers();
+    const runOnce = vi.fn<() => Promise<PurgeReport>>().mockResolvedValueOnce(done).mockRejectedValueOnce(new Error('database away')).mockResolvedValue(done);
+    const log = { info: vi.fn(), warn: vi.fn() };
+    const stop = scheduleHousekeeping({ runOnce }, 60_000, log);
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(runOnce).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(runOnce).toHaveBeenCalledTimes(1);
+    expect(log.info).toHaveBeenCalledWith('housekeeping', done);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(log.warn).toHaveBeenCalledWith('housekeeping failed', { error: expect.any(Error) });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(runOnce).toHaveBeenCalledTimes(3);
+    await stop();
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(runOnce).toHaveBeenCalledTimes(3);
+  });
+
+  it('skips a tick while the previous run is still going, and stop waits for it', async () => {
+    vi.useFakeTimers();
+    let finish!: (report: PurgeReport) => void;
+    const runOnce = vi.fn(() => new Promise<PurgeReport>((resolve) => (finish = resolve)));
+    const stop = scheduleHousekeeping({ runOnce }, 1000, { info: vi.fn(), warn: vi.fn() });
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(runOnce).toHaveBeenCalledTimes(1);
+    let stopped = false;
+    const stopping = stop().then(() => (stopped = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped).toBe(false);
+    finish(done);
+    await stopping;
+    expect(stopped).toBe(true);
+  });
+});

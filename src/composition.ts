@@ -57,6 +57,7 @@ export async function compose(options: CompositionOptions) {
     refreshTtlSeconds: options.auth.refreshTokenTtlSeconds,
     refreshGraceSeconds: options.auth.refreshGraceSeconds,
     maxFailedLogins: LOGIN_THROTTLE.maxFailures,
+    maxFailedLoginsPerAddress: LOGIN_THROTTLE.maxFailuresPerAddress,
     loginWindowSeconds: LOGIN_THROTTLE.windowSeconds,
     // Verified when the email is unknown, so that both failures cost one argon2id verify. Hashed
     // on the libuv pool while the server starts, not before it listens.

@@ -24,8 +24,11 @@ export interface TokenPair {
   user: { id: string; email: string; name: string };
 }
 
-/** Failed logins allowed per account and per address within the window; one more is a 429. */
-export const LOGIN_THROTTLE = { maxFailures: 5, windowSeconds: 15 * 60 } as const;
+/**
+ * Failed logins allowed within the window, per account at one address and per address whatever
+ * the account (spraying many emails from one address); one more is a 429.
+ */
+export const LOGIN_THROTTLE = { maxFailures: 5, maxFailuresPerAddress: 20, windowSeconds: 15 * 60 } as const;
 
 export interface AuthServiceOptions {
   users: UserRepository;
@@ -38,8 +41,10 @@ export interface AuthServiceOptions {
   refreshTtlSeconds: number;
   /** A consumed refresh token presented again within this window replays its answer. */
   refreshGraceSeconds: number;
-  /** Failed logins allowed per account and address within the window; one more is a 429. */
+  /** Failed logins allowed per account at one address within the window; one more is a 429. */
   maxFailedLogins: number;
+  /** Failed logins allowed per address, whatever the account, within the window. */
+  maxFailedLoginsPerAddress: number;
   loginWindowSeconds: number;
   /** Verified when the email is unknown, so both failures cost the same. */
   dummyHash: string | Promise<string>;
@@ -93,27 +98,29 @@ export class AuthService {
   async login(email: string, password: string, address: string): Promise<TokenPair> {
     const { users, loginAttempts, hasher, clock } = this.options;
     const now = clock.now();
-    const key = `${email.trim().toLowerCase()}|${address}`;
+    const accountKey = `account:${email.trim().toLowerCase()}|${address}`;
+    const addressKey = `address:${address}`;
     // Failures strictly within the last window: one exactly a window old no longer counts, so a
     // client that waits Retry-After seconds is let in.
     const since = new Date(now.getTime() - this.options.loginWindowSeconds * 1000 + 1);
-    const throttled = (failures: { count: number; oldest: Date | null }, limit: number) => {
-      if (failures.count < limit || !failures.oldest) return null;
-      const retryAt = failures.oldest.getTime() + this.options.loginWindowSeconds * 1000;
+    const refuse = (oldest: Date) => {
+      const retryAt = oldest.getTime() + this.options.loginWindowSeconds * 1000;
       return new TooManyAttemptsError(Math.max(1, Math.ceil((retryAt - now.getTime()) / 1000)));
     };
-    const refused = throttled(await loginAttempts.failuresSince(key, since), this.options.maxFailedLogins);
-    if (refused) throw refused;
-    // The attempt counts as a failure while it runs (a success clears the count), so that of many
-    // parallel attempts at most `maxFailedLogins` reach the password check: each sees its own
-    // record and every one recorded before it.
-    await loginAttempts.recordFailure(key, now);
-    const lost = throttled(await loginAttempts.failuresSince(key, since), this.options.maxFailedLogins + 1);
-    if (lost) throw lost;
+    // Each attempt counts as a failure while it runs (a success takes it back), recorded and
+    // counted in one atomic step: of a parallel burst, exactly as many as the limits leave room
+    // for reach the password check, whichever process they reach.
+    const byAddress = await loginAttempts.admit(addressKey, now, since, this.options.maxFailedLoginsPerAddress);
+    if (!byAddress.admitted) throw refuse(byAddress.oldest);
+    const byAccount = await loginAttempts.admit(accountKey, now, since, this.options.maxFailedLogins);
+    if (!byAccount.admitted) throw refuse(byAccount.oldest);
     const user = await users.getByEmail(email);
     const valid = await hasher.verify(user?.passwordHash ?? (await this.options.dummyHash), password);
     if (!user || !valid) throw new InvalidCredentialsError();
-    await loginAttempts.clear(key);
+    // A success clears the account's count at this address, and takes back its own attempt at the
+    // address (other failures from the address stay: one good account does not reset a spray).
+    await loginAttempts.clear(accountKey);
+    await loginAttempts.forget(byAddress.attemptId);
     const refreshToken = newRefreshToken();
     const pair = await this.#pair(user, refreshToken, now);
     await this.options.refreshTokens.insert(this.#record(user.id, this.options.ids.next(), refreshToken, now));

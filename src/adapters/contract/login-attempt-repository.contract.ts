@@ -61,5 +61,41 @@ export function describeLoginAttemptRepositoryContract(make: MakeStore): void {
     it('purgeBefore refuses a limit that is not a positive integer (RangeError)', async () => {
       await expect(attempts().purgeBefore(new Date(), 0)).rejects.toBeInstanceOf(RangeError);
     });
+
+    it('admit records a failure and admits while the key has fewer than limit in the window, then refuses with the oldest, recording nothing', async () => {
+      const key = 'account:ada@example.com|127.0.0.1';
+      await attempts().recordFailure(key, at(-100)); // before the window
+      const first = await attempts().admit(key, at(1), at(0), 2);
+      expect(first).toStrictEqual({ admitted: true, attemptId: expect.any(String) });
+      expect((await attempts().admit(key, at(2), at(0), 2)).admitted).toBe(true);
+      expect(await attempts().admit(key, at(3), at(0), 2)).toStrictEqual({ admitted: false, oldest: at(1) });
+      expect(await attempts().failuresSince(key, at(0))).toStrictEqual({ count: 2, oldest: at(1) });
+      // The window moves on: failures before `since` no longer count.
+      expect((await attempts().admit(key, at(4), at(2), 2)).admitted).toBe(true);
+    });
+
+    it('of 12 concurrent admits on a key holding 1 failure with limit 5, exactly 4 are admitted', async () => {
+      const key = 'address:198.51.100.7';
+      await attempts().recordFailure(key, at(0));
+      const outcomes = await Promise.all(Array.from({ length: 12 }, (_, i) => attempts().admit(key, at(1 + i), at(0), 5)));
+      expect(outcomes.filter((o) => o.admitted)).toHaveLength(4);
+      expect((await attempts().failuresSince(key, at(0))).count).toBe(5);
+      const ids = outcomes.flatMap((o) => (o.admitted ? [o.attemptId] : []));
+      expect(new Set(ids).size).toBe(4);
+    });
+
+    it('forget deletes that one failure; an unknown or malformed id does nothing', async () => {
+      const key = 'k';
+      const a = await attempts().admit(key, at(1), at(0), 10);
+      await attempts().admit(key, at(2), at(0), 10);
+      await attempts().recordFailure('other', at(1));
+      if (!a.admitted) throw new Error('not admitted');
+      await attempts().forget(a.attemptId);
+      await attempts().forget(a.attemptId);
+      await attempts().forget('999999999');
+      await attempts().forget('not an id');
+      expect(await attempts().failuresSince(key, at(0))).toStrictEqual({ count: 1, oldest: at(2) });
+      expect((await attempts().failuresSince('other', at(0))).count).toBe(1);
+    });
   });
 }

@@ -90,6 +90,15 @@ export class DbSession {
     return result;
   }
 
+  /**
+   * Runs `fn` in a transaction of its own, holding a whole connection's worth of the gate (a
+   * savepoint, like `guarded`, when this session is already a transaction).
+   */
+  transaction<T>(fn: (tx: Database) => Promise<T>, ctx?: PgErrorContext): Promise<T> {
+    if (this.inTransaction) return this.guarded(fn, ctx);
+    return withConnection(this.state, () => mapPgErrors(() => this.db.transaction((tx) => fn(tx)), ctx), true);
+  }
+
   #track<T>(call: Promise<T>): Promise<T> {
     this.#running.add(call);
     const forget = () => this.#running.delete(call);

@@ -1,5 +1,5 @@
 import { and, count, eq, gte, min, sql } from 'drizzle-orm';
-import type { LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
+import type { Admission, LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
 import { checkedBatch, type DbSession } from './database.js';
 import { loginAttempts } from './schema.js';
 
@@ -8,6 +8,32 @@ export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
 
   async recordFailure(key: string, at: Date): Promise<void> {
     await this.session.run((db) => db.insert(loginAttempts).values({ key, attemptedAt: at }));
+  }
+
+  /**
+   * A transaction serialised per key by `pg_advisory_xact_lock`: the count that follows the lock
+   * sees every failure that callers before it recorded (READ COMMITTED takes a snapshot per
+   * statement), whichever process they ran in.
+   */
+  async admit(key: string, at: Date, since: Date, limit: number): Promise<Admission> {
+    const t = loginAttempts;
+    const most = checkedBatch(limit);
+    return this.session.transaction(async (tx): Promise<Admission> => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`margincms:login:${key}`}, 0))`);
+      const rows = await tx
+        .select({ count: count(), oldest: min(t.attemptedAt) })
+        .from(t)
+        .where(and(eq(t.key, key), gte(t.attemptedAt, since)));
+      const row = rows[0];
+      if (Number(row?.count ?? 0) >= most && row?.oldest) return { admitted: false, oldest: new Date(row.oldest) };
+      const inserted = await tx.insert(t).values({ key, attemptedAt: at }).returning({ id: t.id });
+      return { admitted: true, attemptId: String(inserted[0]!.id) };
+    });
+  }
+
+  async forget(attemptId: string): Promise<void> {
+    if (!/^[1-9][0-9]{0,15}$/.test(attemptId)) return;
+    await this.session.run((db) => db.delete(loginAttempts).where(eq(loginAttempts.id, Number(attemptId))));
   }
 
   async failuresSince(key: string, since: Date): Promise<{ count: number; oldest: Date | null }> {

@@ -51,9 +51,8 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
    */
   async rotate(tokenHash: string, at: Date, successor: RefreshToken, replay: string): Promise<ConsumeOutcome> {
     const t = refreshTokens;
-    return this.session.run(
-      (db) =>
-        db.transaction(async (tx): Promise<ConsumeOutcome> => {
+    return this.session.transaction(
+      async (tx): Promise<ConsumeOutcome> => {
           const consumed = await tx
             .update(t)
             .set({ consumedAt: at, replay })
@@ -70,7 +69,7 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
           if (token.revokedAt !== null) return { outcome: 'revoked', token };
           if (token.consumedAt !== null) return { outcome: 'already_consumed', token };
           return { outcome: 'expired', token };
-        }),
+      },
       { id: successor.id },
     );
   }

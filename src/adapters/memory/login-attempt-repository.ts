@@ -1,5 +1,9 @@
-import type { LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
-import { assertLimitPositive, type Session } from './state.js';
+import type { Admission, LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
+import { assertLimitPositive, type MemoryData, type Session } from './state.js';
+
+function inWindow(data: MemoryData, key: string, since: Date): number[] {
+  return (data.loginFailures.get(key) ?? []).map((f) => f.at).filter((t) => t >= since.getTime());
+}
 
 export class MemoryLoginAttemptRepository implements LoginAttemptRepository {
   readonly #session: Session;
@@ -10,13 +14,39 @@ export class MemoryLoginAttemptRepository implements LoginAttemptRepository {
 
   recordFailure(key: string, at: Date): Promise<void> {
     return this.#session.exec((data) => {
-      data.loginFailures.set(key, [...(data.loginFailures.get(key) ?? []), at.getTime()]);
+      data.loginFailureSeq += 1;
+      data.loginFailures.set(key, [...(data.loginFailures.get(key) ?? []), { id: data.loginFailureSeq, at: at.getTime() }]);
+    });
+  }
+
+  /** One synchronous step under the store's lock: atomic by construction. */
+  admit(key: string, at: Date, since: Date, limit: number): Promise<Admission> {
+    return this.#session.exec((data): Admission => {
+      assertLimitPositive(limit);
+      const recent = inWindow(data, key, since);
+      if (recent.length >= limit) return { admitted: false, oldest: new Date(Math.min(...recent)) };
+      data.loginFailureSeq += 1;
+      const id = data.loginFailureSeq;
+      data.loginFailures.set(key, [...(data.loginFailures.get(key) ?? []), { id, at: at.getTime() }]);
+      return { admitted: true, attemptId: String(id) };
+    });
+  }
+
+  forget(attemptId: string): Promise<void> {
+    return this.#session.exec((data) => {
+      for (const [key, failures] of data.loginFailures) {
+        const kept = failures.filter((f) => String(f.id) !== attemptId);
+        if (kept.length === failures.length) continue;
+        if (kept.length === 0) data.loginFailures.delete(key);
+        else data.loginFailures.set(key, kept);
+        return;
+      }
     });
   }
 
   failuresSince(key: string, since: Date): Promise<{ count: number; oldest: Date | null }> {
     return this.#session.exec((data) => {
-      const recent = (data.loginFailures.get(key) ?? []).filter((t) => t >= since.getTime());
+      const recent = inWindow(data, key, since);
       return { count: recent.length, oldest: recent.length === 0 ? null : new Date(Math.min(...recent)) };
     });
   }
@@ -25,12 +55,14 @@ export class MemoryLoginAttemptRepository implements LoginAttemptRepository {
     return this.#session.exec((data) => {
       assertLimitPositive(limit);
       let deleted = 0;
-      for (const [key, instants] of data.loginFailures) {
-        const kept: number[] = [];
-        for (const t of instants) {
-          if (t < before.getTime() && deleted < limit) deleted += 1;
-          else kept.push(t);
-        }
+      for (const [key, failures] of data.loginFailures) {
+        const kept = failures.filter((f) => {
+          if (f.at < before.getTime() && deleted < limit) {
+            deleted += 1;
+            return false;
+          }
+          return true;
+        });
         if (kept.length === 0) data.loginFailures.delete(key);
         else data.loginFailures.set(key, kept);
         if (deleted === limit) break;

@@ -28,8 +28,10 @@ export interface MemoryData {
   idempotency: Map<string, IdempotencyRecord>;
   users: Map<string, User>;
   refreshTokens: Map<string, RefreshToken>;
-  /** key → instants (epoch ms) of failed logins. */
-  loginFailures: Map<string, number[]>;
+  /** key → failed logins (an id, and the instant in epoch ms). */
+  loginFailures: Map<string, { id: number; at: number }[]>;
+  /** The last id given to a failed login. */
+  loginFailureSeq: number;
 }
 
 export function emptyData(): MemoryData {
@@ -41,6 +43,7 @@ export function emptyData(): MemoryData {
     users: new Map(),
     refreshTokens: new Map(),
     loginFailures: new Map(),
+    loginFailureSeq: 0,
   };
 }
 

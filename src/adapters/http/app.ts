@@ -26,7 +26,7 @@ export interface AppOptions {
   trustProxy?: boolean;
 }
 
-type Env = { Variables: { requestId: string } };
+type Env = { Variables: { requestId?: string } };
 
 const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Bearer error="invalid_token"' };
 
@@ -46,7 +46,6 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
 
   app.use('*', async (c, next) => {
-    c.set('requestId', randomUUID());
     await next();
     // Answers built by `respond` carry every header already; the rest (Hono's own answers, CORS
     // preflights) get them here.
@@ -110,7 +109,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   app.onError((error, c) => {
     const instance = pathOf(c.req.url);
     if (error instanceof HttpProblem) return problemResponse(error, instance);
-    const requestId = c.get('requestId');
+    const requestId = requestIdOf(c);
     if (isDomainError(error)) {
       const problem = problemFromDomainError(error as DomainError);
       if (problem.status === 503) logger.warn('store unavailable', { requestId, path: instance, error });
@@ -173,7 +172,9 @@ export function createApp(options: AppOptions): Hono<Env> {
       headers: declaredHeaders,
       body,
       principal,
-      requestId: c.get('requestId'),
+      get requestId() {
+        return requestIdOf(c);
+      },
       get clientAddress() {
         return clientAddress(c);
       },
@@ -189,6 +190,19 @@ export function createApp(options: AppOptions): Hono<Env> {
   }
 
   return app;
+}
+
+/**
+ * The request's id, made on first use: only errors and logs need one, and a random UUID per
+ * request is measurable on the hot path.
+ */
+function requestIdOf(c: Context<Env>): string {
+  let id = c.get('requestId');
+  if (id === undefined) {
+    id = randomUUID();
+    c.set('requestId', id);
+  }
+  return id;
 }
 
 function groupByPath(routes: Route[]): [string, Route[]][] {

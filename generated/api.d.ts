@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Apply one action to many posts
-         * @description Applies the action to each listed post on its own (its own version bump, revision and activity event, in its own transaction) and reports per id what succeeded and what failed and why. Accepts an Idempotency-Key like createPost.
+         * @description Applies the action to each listed post on its own (its own version bump, revision and activity event, in its own transaction) and reports per id what succeeded and what failed and why. Accepts an Idempotency-Key like createPost. With a key, each post's outcome is recorded in the same transaction as the change to it: a retry of a request that died half way (same key and body, after the first one's lease) applies only the posts not yet done, and its answer, like every replay, lists what really happened to each post, never an action applied twice.
          */
         post: operations["bulkPosts"];
         delete?: never;

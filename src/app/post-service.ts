@@ -20,6 +20,7 @@ import {
   type Actor,
   type BulkAction,
   type Clock,
+  type IdempotencyStore,
   type IdGenerator,
   type Post,
   type PostChanges,
@@ -66,7 +67,45 @@ export type Idempotent<T> = { replayed: false; result: T; response: StoredRespon
 
 export interface BulkOutcome {
   succeeded: { id: string; version: number }[];
-  failed: { id: string; reason: 'not_found' | 'invalid_transition' | 'version_conflict'; detail: string }[];
+  failed: BulkFailure[];
+}
+
+export interface BulkFailure {
+  id: string;
+  reason: 'not_found' | 'invalid_transition' | 'version_conflict';
+  detail: string;
+}
+
+/** What a bulk request with an Idempotency-Key has done: its first `items` ids, with their outcomes. */
+interface SavedBulk extends BulkOutcome {
+  items: number;
+}
+
+interface BulkProgress {
+  done: SavedBulk;
+  save(store: IdempotencyStore, done: SavedBulk): Promise<void>;
+}
+
+function emptyProgress(): SavedBulk {
+  return { items: 0, succeeded: [], failed: [] };
+}
+
+/** Progress this service saved itself; anything else is a bug, not a client's mistake. */
+function parseProgress(text: string): SavedBulk {
+  const saved = JSON.parse(text) as Partial<SavedBulk>;
+  if (!Number.isInteger(saved.items) || !Array.isArray(saved.succeeded) || !Array.isArray(saved.failed)) {
+    throw new Error(`unreadable bulk progress in an idempotency record: ${text.slice(0, 100)}`);
+  }
+  return saved as SavedBulk;
+}
+
+/** A bulk item's failure as the answer reports it, or null for an error that is not the item's. */
+function bulkFailureOf(id: string, error: unknown): BulkFailure | null {
+  if (error instanceof NotFoundError) return { id, reason: 'not_found', detail: 'No post has this id.' };
+  if (error instanceof InvalidTransitionError) return { id, reason: 'invalid_transition', detail: error.message };
+  if (error instanceof VersionConflictError) return { id, reason: 'version_conflict', detail: 'The post changed while the bulk request ran; retry it.' };
+  if (error instanceof ValidationError) return { id, reason: 'invalid_transition', detail: error.message };
+  return null;
 }
 
 export interface PostServiceOptions {
@@ -296,12 +335,20 @@ export class PostService {
   ): Promise<Idempotent<BulkOutcome>> {
     if (tag !== undefined && UNSTORABLE.test(tag)) throw new ValidationError([{ pointer: '/tag', message: UNSTORABLE_MESSAGE }]);
     const normalizedTag = tag === undefined ? undefined : normalizeTag(tag);
-    const outcome = (): Promise<BulkOutcome> => this.#bulk(ids, action, normalizedTag, actor);
-    if (!idempotency) return { replayed: false, result: await outcome(), response: { status: 200, headers: {}, body: '' } };
-    const claimedAt = await this.#claim(actor, idempotency);
-    if (!(claimedAt instanceof Date)) return claimedAt;
+    if (!idempotency) {
+      return { replayed: false, result: await this.#bulk(ids, action, normalizedTag, actor), response: { status: 200, headers: {}, body: '' } };
+    }
+    const claim = await this.#claim(actor, idempotency);
+    if (!('claimedAt' in claim)) return claim;
+    const { claimedAt } = claim;
+    // Each item's outcome is saved with the item's own transaction: a retry that takes the key
+    // over after a crash goes on after the last item done, and answers what really happened.
+    const progress: BulkProgress = {
+      done: claim.progress === null ? emptyProgress() : parseProgress(claim.progress),
+      save: (store, done) => store.saveProgress(actor.id, idempotency.key, claimedAt, JSON.stringify(done)),
+    };
     try {
-      const result = await outcome();
+      const result = await this.#bulk(ids, action, normalizedTag, actor, progress);
       const response = idempotency.render(result);
       await this.#store.idempotency.complete(actor.id, idempotency.key, claimedAt, response);
       return { replayed: false, result, response };
@@ -335,50 +382,58 @@ export class PostService {
     };
   }
 
-  async #bulk(ids: string[], action: BulkAction, tag: string | undefined, actor: Actor): Promise<BulkOutcome> {
-    const outcome: BulkOutcome = { succeeded: [], failed: [] };
-    for (const id of ids) {
+  async #bulk(ids: string[], action: BulkAction, tag: string | undefined, actor: Actor, progress?: BulkProgress): Promise<BulkOutcome> {
+    let done: SavedBulk = progress?.done ?? emptyProgress();
+    for (let index = done.items; index < ids.length; index += 1) {
+      const id = ids[index]!;
       try {
         const version = await this.#store.unitOfWork.run(async (repos) => {
-          const before = await repos.posts.get(id);
-          if (!before) throw new NotFoundError('post', id);
-          const now = this.#clock.now();
-          if (action === 'delete') {
-            const deleted = await repos.posts.delete(id, before.version);
-            await repos.revisions.deleteForPost(id);
-            await this.#event(repos, deleted, 'deleted', actor);
-            return deleted.version;
-          }
-          if (action === 'addTag' || action === 'removeTag') {
-            const has = before.tags.includes(tag!);
-            if ((action === 'addTag') === has) return before.version; // already as asked: nothing to change
-            const tags = action === 'addTag' ? normalizeTags([...before.tags, tag!]) : before.tags.filter((t) => t !== tag);
-            const after = await repos.posts.update(id, before.version, { tags }, now);
-            await this.#record(repos, after, 'updated', actor);
-            return after.version;
-          }
-          const next = transitionFor(action, before.status);
-          const after = await repos.posts.update(id, before.version, applyStatusChange(before, next, now), now);
-          await this.#record(repos, after, activityTypeFor(before.status, after.status, false), actor);
-          return after.version;
+          const version = await this.#bulkItem(repos, id, action, tag, actor);
+          // Saved in the item's transaction: the item and the record of it commit together.
+          await progress?.save(repos.idempotency, { ...done, items: index + 1, succeeded: [...done.succeeded, { id, version }] });
+          return version;
         });
-        outcome.succeeded.push({ id, version });
+        done = { ...done, items: index + 1, succeeded: [...done.succeeded, { id, version }] };
       } catch (error) {
-        if (error instanceof NotFoundError) outcome.failed.push({ id, reason: 'not_found', detail: 'No post has this id.' });
-        else if (error instanceof InvalidTransitionError) outcome.failed.push({ id, reason: 'invalid_transition', detail: error.message });
-        else if (error instanceof VersionConflictError)
-          outcome.failed.push({ id, reason: 'version_conflict', detail: 'The post changed while the bulk request ran; retry it.' });
-        else if (error instanceof Error && 'code' in error && error.code === 'validation')
-          outcome.failed.push({ id, reason: 'invalid_transition', detail: error.message });
-        else throw error;
+        const failure = bulkFailureOf(id, error);
+        if (failure === null) throw error;
+        done = { ...done, items: index + 1, failed: [...done.failed, failure] };
+        await progress?.save(this.#store.idempotency, done);
       }
     }
-    return outcome;
+    return { succeeded: done.succeeded, failed: done.failed };
   }
 
-  /** Claims the key, or answers from it: a replay, or the in-flight and reuse errors. */
-  /** The claim's instant (its fence) when this request now holds the key, else the answer to give. */
-  async #claim<T>(actor: Actor, idempotency: Idempotency<T>): Promise<Idempotent<T> | Date> {
+  /** One item of a bulk action, in the item's transaction: the post's version after it. */
+  async #bulkItem(repos: TransactionalRepositories, id: string, action: BulkAction, tag: string | undefined, actor: Actor): Promise<number> {
+    const before = await repos.posts.get(id);
+    if (!before) throw new NotFoundError('post', id);
+    const now = this.#clock.now();
+    if (action === 'delete') {
+      const deleted = await repos.posts.delete(id, before.version);
+      await repos.revisions.deleteForPost(id);
+      await this.#event(repos, deleted, 'deleted', actor);
+      return deleted.version;
+    }
+    if (action === 'addTag' || action === 'removeTag') {
+      const has = before.tags.includes(tag!);
+      if ((action === 'addTag') === has) return before.version; // already as asked: nothing to change
+      const tags = action === 'addTag' ? normalizeTags([...before.tags, tag!]) : before.tags.filter((t) => t !== tag);
+      const after = await repos.posts.update(id, before.version, { tags }, now);
+      await this.#record(repos, after, 'updated', actor);
+      return after.version;
+    }
+    const next = transitionFor(action, before.status);
+    const after = await repos.posts.update(id, before.version, applyStatusChange(before, next, now), now);
+    await this.#record(repos, after, activityTypeFor(before.status, after.status, false), actor);
+    return after.version;
+  }
+
+  /**
+   * Claims the key, or answers from it: a replay, or the in-flight and reuse errors. A claim gives
+   * its instant (its fence) and what an abandoned request it took over had saved.
+   */
+  async #claim<T>(actor: Actor, idempotency: Idempotency<T>): Promise<Idempotent<T> | { claimedAt: Date; progress: string | null }> {
     const now = this.#clock.now();
     const claim = await this.#store.idempotency.claim({
       userId: actor.id,
@@ -390,7 +445,7 @@ export class PostService {
     });
     switch (claim.outcome) {
       case 'claimed':
-        return now;
+        return { claimedAt: now, progress: claim.progress };
       case 'completed':
         return { replayed: true, response: claim.response };
       case 'in_flight':
@@ -409,8 +464,9 @@ export class PostService {
       const result = await this.#store.unitOfWork.run(work);
       return { replayed: false, result, response: { status: 0, headers: {}, body: '' } };
     }
-    const claimedAt = await this.#claim(actor, idempotency);
-    if (!(claimedAt instanceof Date)) return claimedAt;
+    const claim = await this.#claim(actor, idempotency);
+    if (!('claimedAt' in claim)) return claim;
+    const { claimedAt } = claim;
     try {
       return await this.#store.unitOfWork.run(async (repos) => {
         const result = await work(repos);

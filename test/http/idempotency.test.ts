@@ -202,6 +202,7 @@ describeOnEveryStore('Idempotency-Key', (make) => {
           release: (userId, key, claimedAt) => repos.idempotency.release(userId, key, claimedAt),
           read: (userId, key) => repos.idempotency.read(userId, key),
           purgeExpired: (now, limit) => repos.idempotency.purgeExpired(now, limit),
+          saveProgress: (userId, key, claimedAt, progress) => repos.idempotency.saveProgress(userId, key, claimedAt, progress),
           complete: async (userId, key, claimedAt, response) => {
             if (failComplete) throw new Error('the answer could not be stored');
             return repos.idempotency.complete(userId, key, claimedAt, response);
@@ -280,6 +281,50 @@ describeOnEveryStore('Idempotency-Key', (make) => {
       expect(await replay.text()).toBe(firstBody);
       expect(await t.getPost(post.id)).toMatchObject({ version: 3, tags: [] });
       await expectProblem(await t.send('POST', '/posts/bulk', { body: { ...body, tag: 'other' }, headers }), 422, 'idempotency-key-reused');
+    });
+
+    it('goes on after a crash: a retry that takes the key over applies only the items not done, and every answer tells what happened', async () => {
+      const clock = new FixedClock(new Date('2026-05-01T08:00:00.000Z'));
+      // Holds the 3rd transaction after arming: the first bulk request stops before its 3rd item,
+      // as if its process had died there.
+      let count = -1;
+      let stopped!: () => void;
+      const atThird = new Promise<void>((resolve) => (stopped = resolve));
+      let resume!: () => void;
+      const resumed = new Promise<void>((resolve) => (resume = resolve));
+      const around = async () => {
+        if (count < 0) return;
+        count += 1;
+        if (count === 3) {
+          stopped();
+          await resumed;
+        }
+      };
+      const t = await setup(make, { clock, wrap: (store) => instrumented(store, { around }) });
+      const posts = [];
+      for (const title of ['A', 'B', 'C', 'D']) posts.push(await t.create({ title }));
+      const body = { ids: posts.map((p) => p.id), action: 'publish' };
+      const headers = { 'idempotency-key': 'bulk-crash' };
+      count = 0;
+      const first = t.send('POST', '/posts/bulk', { body, headers });
+      await atThird;
+      clock.advance(31_000);
+      const retry = await t.send('POST', '/posts/bulk', { body, headers });
+      expect(retry.status, await peek(retry)).toBe(200);
+      const answer = await retry.text();
+      expect(JSON.parse(answer)).toEqual({ action: 'publish', succeeded: posts.map((p) => ({ id: p.id, version: 2 })), failed: [] });
+      for (const post of posts) {
+        expect(await t.revisions(post.id), post.title).toHaveLength(2);
+        expect((await t.getPost(post.id)).status).toBe('published');
+      }
+      resume();
+      const late = await first;
+      expect(late.status, await peek(late)).toBe(200);
+      expect(late.headers.get('idempotent-replayed')).toBe('true');
+      expect(await late.text()).toBe(answer);
+      for (const post of posts) expect(await t.revisions(post.id)).toHaveLength(2);
+      const replay = await t.send('POST', '/posts/bulk', { body, headers });
+      expect(await replay.text()).toBe(answer);
     });
 
     it('answers 409 with Retry-After while the first bulk request with the key is running', async () => {

@@ -41,7 +41,7 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
     it('complete by a claim whose key was taken over throws IdempotencyKeyInFlightError and stores nothing; the new claim completes', async () => {
       await idem().claim(claimOf());
       const takeover = later(LEASE_MS + 1);
-      expect(await idem().claim(claimOf({ now: takeover }))).toStrictEqual({ outcome: 'claimed' });
+      expect(await idem().claim(claimOf({ now: takeover }))).toStrictEqual({ outcome: 'claimed', progress: null });
       const stale = await rejectionOf(idem().complete(USER, 'key-1', T0, RESPONSE));
       expect(stale).toMatchObject({ code: 'idempotency_key_in_flight' });
       expect(await idem().read(USER, 'key-1')).toBeNull();
@@ -66,7 +66,7 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
     });
 
     it('claim on a free key takes it: claimed', async () => {
-      expect(await idem().claim(claimOf())).toStrictEqual({ outcome: 'claimed' });
+      expect(await idem().claim(claimOf())).toStrictEqual({ outcome: 'claimed', progress: null });
     });
 
     it('claim on a key held inside its lease with the same fingerprint: in_flight with the lease time left', async () => {
@@ -80,7 +80,7 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
 
     it('claim on a key whose lease has run out: taken over, claimed (and held again by the new claim)', async () => {
       await idem().claim(claimOf());
-      expect(await idem().claim(claimOf({ now: later(LEASE_MS + 1) }))).toStrictEqual({ outcome: 'claimed' });
+      expect(await idem().claim(claimOf({ now: later(LEASE_MS + 1) }))).toStrictEqual({ outcome: 'claimed', progress: null });
       expect(await idem().claim(claimOf({ now: later(LEASE_MS + 1001) }))).toStrictEqual({
         outcome: 'in_flight',
         retryAfterMs: LEASE_MS - 1000,
@@ -93,15 +93,47 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
       expect(await idem().claim(claimOf({ fingerprint: other, now: later(LEASE_MS + 1) }))).toStrictEqual({ outcome: 'mismatch' });
       expect(await idem().claim(claimOf({ fingerprint: other, now: later(10 * LEASE_MS) }))).toStrictEqual({ outcome: 'mismatch' });
       // The abandoned request's own retry still takes it over.
-      expect(await idem().claim(claimOf({ now: later(10 * LEASE_MS + 1) }))).toStrictEqual({ outcome: 'claimed' });
+      expect(await idem().claim(claimOf({ now: later(10 * LEASE_MS + 1) }))).toStrictEqual({ outcome: 'claimed', progress: null });
     });
 
     it('claim with another fingerprint on a completed key past expiresAt takes it: an expired answer is forgotten', async () => {
       await idem().claim(claimOf());
       await idem().complete(USER, 'key-1', T0, RESPONSE);
       const expired = new Date(claimOf().expiresAt.getTime() + 1);
-      expect(await idem().claim(claimOf({ fingerprint: 'POST /posts {"title":"b"}', now: expired }))).toStrictEqual({ outcome: 'claimed' });
+      expect(await idem().claim(claimOf({ fingerprint: 'POST /posts {"title":"b"}', now: expired }))).toStrictEqual({ outcome: 'claimed', progress: null });
       expect(await idem().read(USER, 'key-1')).toBeNull();
+    });
+
+    it('saveProgress keeps what the holding claim did; a takeover by the same request gets it back, a fresh claim none', async () => {
+      await idem().claim(claimOf());
+      await idem().saveProgress(USER, 'key-1', T0, '{"done":1}');
+      await idem().saveProgress(USER, 'key-1', T0, '{"done":2}');
+      const takeover = later(LEASE_MS + 1);
+      expect(await idem().claim(claimOf({ now: takeover }))).toStrictEqual({ outcome: 'claimed', progress: '{"done":2}' });
+      // The abandoned claim may no longer save; the new one may.
+      await expect(idem().saveProgress(USER, 'key-1', T0, '{"done":3}')).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
+      await idem().saveProgress(USER, 'key-1', takeover, '{"done":3}');
+      await idem().complete(USER, 'key-1', takeover, RESPONSE);
+      // Completed and then expired: the key is free, and what it saved is forgotten.
+      const expired = new Date(claimOf().expiresAt.getTime() + 1);
+      expect(await idem().claim(claimOf({ now: expired }))).toStrictEqual({ outcome: 'claimed', progress: null });
+      expect(await idem().claim(claimOf({ key: 'fresh' }))).toStrictEqual({ outcome: 'claimed', progress: null });
+    });
+
+    it('saveProgress of a key released or never claimed throws IdempotencyKeyInFlightError', async () => {
+      await expect(idem().saveProgress(USER, 'never', T0, 'x')).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
+      await idem().claim(claimOf());
+      await idem().release(USER, 'key-1', T0);
+      await expect(idem().saveProgress(USER, 'key-1', T0, 'y')).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
+    });
+
+    it('release of a key with saved progress ends its lease at once: the same request takes it over with the progress, another is a mismatch', async () => {
+      await idem().claim(claimOf());
+      await idem().saveProgress(USER, 'key-1', T0, '{"done":1}');
+      await idem().release(USER, 'key-1', T0);
+      expect(await idem().claim(claimOf({ fingerprint: 'another body', now: later(1) }))).toStrictEqual({ outcome: 'mismatch' });
+      expect(await idem().claim(claimOf({ now: later(1) }))).toStrictEqual({ outcome: 'claimed', progress: '{"done":1}' });
+      await expect(idem().saveProgress(USER, 'key-1', T0, 'x')).rejects.toMatchObject({ code: 'idempotency_key_in_flight' });
     });
 
     it('claim on a held key with another fingerprint: mismatch', async () => {
@@ -146,6 +178,7 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
       await idem().claim(claimOf());
       expect(await idem().claim(claimOf({ userId: OTHER_USER, fingerprint: 'other' }))).toStrictEqual({
         outcome: 'claimed',
+        progress: null,
       });
       await idem().complete(OTHER_USER, 'key-1', T0, { status: 200, headers: {}, body: 'other' });
       expect(await idem().read(USER, 'key-1')).toBeNull();
@@ -188,10 +221,11 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
     it('release frees a claimed key, so a retry can claim it again', async () => {
       await idem().claim(claimOf());
       await idem().release(USER, 'key-1', T0);
-      expect(await idem().claim(claimOf({ now: later(1) }))).toStrictEqual({ outcome: 'claimed' });
+      expect(await idem().claim(claimOf({ now: later(1) }))).toStrictEqual({ outcome: 'claimed', progress: null });
       await idem().release(USER, 'key-1', later(1));
       expect(await idem().claim(claimOf({ fingerprint: 'a retry with another body' }))).toStrictEqual({
         outcome: 'claimed',
+        progress: null,
       });
     });
 
@@ -205,7 +239,7 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
 
     it('release of an unknown key does nothing', async () => {
       await idem().release(USER, 'unknown', T0);
-      expect(await idem().claim(claimOf({ key: 'unknown' }))).toStrictEqual({ outcome: 'claimed' });
+      expect(await idem().claim(claimOf({ key: 'unknown' }))).toStrictEqual({ outcome: 'claimed', progress: null });
     });
 
     it('returns copies: mutating a stored or returned response does not change the record', async () => {

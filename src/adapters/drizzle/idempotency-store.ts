@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type {
   ClaimOutcome,
   IdempotencyClaim,
@@ -67,13 +67,15 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
               responseStatus: null,
               responseHeaders: null,
               responseBody: null,
+              // Kept on a takeover of an abandoned claim (same fingerprint), cleared otherwise.
+              progress: sql`CASE WHEN ${t.state} = 'in_flight' THEN ${t.progress} END`,
             },
             setWhere: sql`(${t.state} = 'completed' AND ${t.expiresAt} <= ${now.toISOString()}::timestamptz)
               OR (${t.state} = 'in_flight' AND ${t.leaseUntil} <= ${now.toISOString()}::timestamptz
                   AND ${t.fingerprint} = excluded.fingerprint)`,
           })
-          .returning({ userId: t.userId });
-        if (taken.length > 0) return { outcome: 'claimed' };
+          .returning({ progress: t.progress });
+        if (taken.length > 0) return { outcome: 'claimed', progress: taken[0]!.progress };
 
         const held = await db
           .select()
@@ -110,13 +112,26 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
     if (completed.length === 0) throw new IdempotencyKeyInFlightError();
   }
 
+  /** Fenced by `claimed_at`, like `complete`. */
+  async saveProgress(userId: string, key: string, claimedAt: Date, progress: string): Promise<void> {
+    const t = idempotencyKeys;
+    const saved = await this.session.run((db) =>
+      db
+        .update(t)
+        .set({ progress })
+        .where(and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'), eq(t.claimedAt, claimedAt)))
+        .returning({ key: t.key }),
+    );
+    if (saved.length === 0) throw new IdempotencyKeyInFlightError();
+  }
+
   async release(userId: string, key: string, claimedAt: Date): Promise<void> {
     const t = idempotencyKeys;
-    await this.session.run((db) =>
-      db
-        .delete(t)
-        .where(and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'), eq(t.claimedAt, claimedAt))),
-    );
+    const held = and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'), eq(t.claimedAt, claimedAt));
+    await this.session.run(async (db) => {
+      await db.delete(t).where(and(held, isNull(t.progress)));
+      await db.update(t).set({ leaseUntil: claimedAt }).where(and(held, isNotNull(t.progress)));
+    });
   }
 
   /** A batch picked by the `expires_at` index, deleted by primary key. */

@@ -142,6 +142,11 @@ export const idempotencyKeys = pgTable(
     /** The response headers as a JSON object, kept as text so they replay exactly. */
     responseHeaders: text('response_headers'),
     responseBody: text('response_body'),
+    /**
+     * What a request that works in several steps (bulk) has done so far, saved with each step so
+     * that a retry taking the key over goes on from there; opaque to the store.
+     */
+    progress: text('progress'),
   },
   (t) => [
     primaryKey({ name: 'idempotency_keys_pkey', columns: [t.userId, t.key] }),

@@ -280,11 +280,11 @@ export function describeDrizzleStoreCases(name: string, make: () => Promise<Stor
       expect(replay).toEqual({ outcome: 'completed', response });
       expect(Object.keys((replay as { response: { headers: object } }).response.headers)).toEqual(['z-last', 'content-type', 'a']);
       expect(await store.idempotency.claim({ ...claim, fingerprint: 'other' })).toEqual({ outcome: 'mismatch' });
-      expect(await store.idempotency.claim({ ...claim, now: at(86_400_000) })).toEqual({ outcome: 'claimed' });
+      expect(await store.idempotency.claim({ ...claim, now: at(86_400_000) })).toEqual({ outcome: 'claimed', progress: null });
       expect(await store.idempotency.claim({ ...claim, now: at(86_400_001) })).toEqual({ outcome: 'in_flight', retryAfterMs: 29_999 });
       // Past the lease, another request may not take the key over; a retry of the same one may.
       expect(await store.idempotency.claim({ ...claim, fingerprint: 'g', now: at(86_400_000 + 30_000) })).toEqual({ outcome: 'mismatch' });
-      expect(await store.idempotency.claim({ ...claim, now: at(86_400_000 + 30_000) })).toEqual({ outcome: 'claimed' });
+      expect(await store.idempotency.claim({ ...claim, now: at(86_400_000 + 30_000) })).toEqual({ outcome: 'claimed', progress: null });
     });
 
     it('after close, calls throw UnavailableError', async () => {

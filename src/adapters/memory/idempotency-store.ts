@@ -32,6 +32,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
         (record.state === 'completed' && record.expiresAt <= now) ||
         (record.state === 'held' && record.leaseUntil <= now && record.fingerprint === claim.fingerprint);
       if (free) {
+        // A takeover (same fingerprint, lease run out) inherits what the abandoned request saved.
+        const progress = record?.state === 'held' ? record.progress : null;
         data.idempotency.set(id, {
           fingerprint: claim.fingerprint,
           state: 'held',
@@ -39,8 +41,9 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
           leaseUntil: now + claim.leaseMs,
           expiresAt: claim.expiresAt.getTime(),
           response: null,
+          progress,
         });
-        return { outcome: 'claimed' };
+        return { outcome: 'claimed', progress };
       }
       if (record.fingerprint !== claim.fingerprint) return { outcome: 'mismatch' };
       if (record.state === 'completed' && record.response !== null) {
@@ -61,11 +64,23 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     });
   }
 
+  saveProgress(userId: string, key: string, claimedAt: Date, progress: string): Promise<void> {
+    return this.#session.exec((data) => {
+      const record = data.idempotency.get(recordKey(userId, key));
+      if (record?.state !== 'held' || record.claimedAt !== claimedAt.getTime()) {
+        throw new IdempotencyKeyInFlightError();
+      }
+      record.progress = progress;
+    });
+  }
+
   release(userId: string, key: string, claimedAt: Date): Promise<void> {
     return this.#session.exec((data) => {
       const id = recordKey(userId, key);
       const record = data.idempotency.get(id);
-      if (record?.state === 'held' && record.claimedAt === claimedAt.getTime()) data.idempotency.delete(id);
+      if (record?.state !== 'held' || record.claimedAt !== claimedAt.getTime()) return;
+      if (record.progress === null) data.idempotency.delete(id);
+      else record.leaseUntil = record.claimedAt;
     });
   }
 

@@ -16,6 +16,8 @@ export interface IdempotencyRecord {
   /** Epoch ms after which the record may be forgotten. */
   expiresAt: number;
   response: StoredResponse | null;
+  /** What a multi-step request saved so far (see the port). */
+  progress: string | null;
 }
 
 /** Every table of the memory store. Only plain data, so `structuredClone` copies it. */

@@ -19,7 +19,8 @@ export interface IdempotencyClaim {
 }
 
 export type ClaimOutcome =
-  | { outcome: 'claimed' }
+  /** `progress`: what the request whose key this claim took over had saved (null when none). */
+  | { outcome: 'claimed'; progress: string | null }
   | { outcome: 'in_flight'; retryAfterMs: number }
   | { outcome: 'mismatch' }
   | { outcome: 'completed'; response: StoredResponse };
@@ -43,8 +44,15 @@ export type ClaimOutcome =
  *   answer commit together). When that claim no longer holds the key (its lease ran out and another
  *   request took it over, or it was released) it throws `IdempotencyKeyInFlightError` and stores
  *   nothing, so the caller's transaction rolls back instead of writing a second time.
+ * - `saveProgress(userId, key, claimedAt, progress)` replaces the progress of the key held by the
+ *   claim made at `claimedAt` (inside the caller's transaction when one is running, so a step and
+ *   its record commit together). Fenced like `complete`: when that claim no longer holds the key
+ *   it throws `IdempotencyKeyInFlightError` and saves nothing. A claim that takes over an abandoned
+ *   key (same fingerprint) gets the saved progress back in `claimed`; a fresh key has none.
  * - `release(userId, key, claimedAt)` frees the key held by the claim made at `claimedAt`, so a
- *   retry can claim it again; it touches neither a completed key nor another claim's.
+ *   retry can claim it again; it touches neither a completed key nor another claim's. A key with
+ *   saved progress is not forgotten: its lease ends at once, so a retry of the same request takes
+ *   it over with that progress (and another request is still a `mismatch`).
  * - `read` returns the stored response of a completed key, or null.
  * - `purgeExpired(now, limit)` deletes at most `limit` (a positive integer) records whose
  *   `expiresAt <= now`, completed or abandoned, and returns how many it deleted; a record that has
@@ -53,6 +61,7 @@ export type ClaimOutcome =
 export interface IdempotencyStore {
   claim(claim: IdempotencyClaim): Promise<ClaimOutcome>;
   complete(userId: string, key: string, claimedAt: Date, response: StoredResponse): Promise<void>;
+  saveProgress(userId: string, key: string, claimedAt: Date, progress: string): Promise<void>;
   release(userId: string, key: string, claimedAt: Date): Promise<void>;
   read(userId: string, key: string): Promise<StoredResponse | null>;
   purgeExpired(now: Date, limit: number): Promise<number>;

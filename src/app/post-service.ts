@@ -387,13 +387,13 @@ export class PostService {
     for (let index = done.items; index < ids.length; index += 1) {
       const id = ids[index]!;
       try {
-        const version = await this.#store.unitOfWork.run(async (repos) => {
+        done = await this.#store.unitOfWork.run(async (repos) => {
           const version = await this.#bulkItem(repos, id, action, tag, actor);
+          const next = { ...done, items: index + 1, succeeded: [...done.succeeded, { id, version }] };
           // Saved in the item's transaction: the item and the record of it commit together.
-          await progress?.save(repos.idempotency, { ...done, items: index + 1, succeeded: [...done.succeeded, { id, version }] });
-          return version;
+          await progress?.save(repos.idempotency, next);
+          return next;
         });
-        done = { ...done, items: index + 1, succeeded: [...done.succeeded, { id, version }] };
       } catch (error) {
         const failure = bulkFailureOf(id, error);
         if (failure === null) throw error;

@@ -37,6 +37,13 @@ export interface PostgresOptions {
   idleTimeoutSeconds: number;
   /** Sent as `statement_timeout`: the server cancels a longer statement (57014, mapped to 503). */
   statementTimeoutMs: number;
+  /**
+   * A connection whose server sends nothing for this long while a query waits on it (the host
+   * gone mid-query, a half-open TCP path) is given up: its queries fail with `UnavailableError`
+   * (503) and the pool connects anew. Defaults to `statementTimeoutMs` + 2 s (off when the
+   * statement timeout is 0); a patch of postgres.js provides it (`patches/`).
+   */
+  answerTimeoutMs?: number;
   /** Seconds before a connection is replaced; postgres.js picks 30–60 min at random by default. */
   maxLifetime?: number;
   /** Defaults to the repository's `drizzle/`. */
@@ -59,14 +66,24 @@ export interface PostgresConnection {
 
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 2000;
 export const DEFAULT_PIPELINE_DEPTH = 4;
+/** How much longer than the statement timeout a connection may stay silent while a query waits. */
+export const ANSWER_GRACE_MS = 2000;
 
 /** Reconnect delay in seconds after the `attempt`-th failure: doubles from 50 ms, capped at 1 s, jittered. */
 export function reconnectBackoff(attempt: number): number {
   return Math.min(1, 0.05 * 2 ** attempt) * (0.5 + Math.random() / 2);
 }
 
+/** The answer timeout in seconds, as the patched postgres.js takes it; null for none. */
+export function answerTimeoutSeconds(options: Pick<PostgresOptions, 'answerTimeoutMs' | 'statementTimeoutMs'>): number | null {
+  const ms = options.answerTimeoutMs ?? (options.statementTimeoutMs > 0 ? options.statementTimeoutMs + ANSWER_GRACE_MS : 0);
+  return ms > 0 ? ms / 1000 : null;
+}
+
 function poolOptions(options: PostgresOptions): postgres.Options<Record<string, never>> {
+  const patched = { answer_timeout: answerTimeoutSeconds(options) } as Record<string, unknown>;
   return {
+    ...patched,
     max: options.poolSize,
     connect_timeout: options.connectTimeoutSeconds,
     idle_timeout: options.idleTimeoutSeconds,

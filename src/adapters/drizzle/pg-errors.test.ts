@@ -95,7 +95,7 @@ describe.each(shapes)('domainErrorFor (%s error shape)', (_name, make) => {
 });
 
 describe('domainErrorFor (connection failures)', () => {
-  it.each(['ECONNREFUSED', 'CONNECT_TIMEOUT', 'CONNECTION_CLOSED', 'ECONNRESET'])(
+  it.each(['ECONNREFUSED', 'CONNECT_TIMEOUT', 'ANSWER_TIMEOUT', 'CONNECTION_CLOSED', 'ECONNRESET'])(
     'maps code %s to UnavailableError',
     (code) => {
       const cause = Object.assign(new Error(`connect ${code}`), { code });

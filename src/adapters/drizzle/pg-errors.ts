@@ -75,6 +75,8 @@ const CONNECTION_CODES = new Set([
   'EAI_AGAIN',
   'EPIPE',
   'CONNECT_TIMEOUT',
+  // Our patch of postgres.js: the server sent nothing for answer_timeout while queries waited.
+  'ANSWER_TIMEOUT',
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',

@@ -31,6 +31,21 @@ class TcpProxy {
   mode: 'forward' | 'silent' = 'forward';
   #server: net.Server | null = null;
   readonly #sockets = new Set<net.Socket>();
+  readonly #pairs = new Set<[net.Socket, net.Socket]>();
+
+  /**
+   * Every connection forwarded so far stops forwarding, both ways, and stays open: the host behind
+   * it is gone without a word (a half-open TCP path). New connections are forwarded as usual.
+   */
+  freeze(): void {
+    for (const [client, upstream] of this.#pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+    this.#pairs.clear();
+  }
 
   constructor(private readonly target: { host: string; port: number }) {}
 
@@ -70,6 +85,9 @@ class TcpProxy {
     this.#track(upstream);
     client.pipe(upstream);
     upstream.pipe(client);
+    const pair: [net.Socket, net.Socket] = [client, upstream];
+    this.#pairs.add(pair);
+    client.once('close', () => this.#pairs.delete(pair));
     client.once('close', () => upstream.destroy());
     upstream.once('close', () => client.destroy());
   }
@@ -281,5 +299,36 @@ describe.skipIf(!available)('postgres.js pool resilience', () => {
     }
     expect(recovered).toBe(true);
     expect(performance.now() - back).toBeLessThan(2000);
+  });
+
+  it('gives up a connection that stops answering mid-query after the answer timeout (503), and the next call gets a new one', async () => {
+    const { conn, store } = await open({ poolSize: 1, statementTimeoutMs: 1000, answerTimeoutMs: 1500 });
+    await store.posts.get('warm');
+    // A statement under way when the path goes silent: its answer never comes.
+    const midQuery = timed(() => conn.sql`select pg_sleep(0.3)`);
+    await sleep(50);
+    proxy.freeze();
+    const lost = await midQuery;
+    expect(lost.ok).toBe(false);
+    expect(!lost.ok && causeCodes(lost.error)).toContain('ANSWER_TIMEOUT');
+    expect(lost.ms).toBeGreaterThanOrEqual(1400);
+    expect(lost.ms).toBeLessThan(1500 + 1500);
+
+    // The pool connects anew: calls succeed again within 2 s (one sent in the instant the old
+    // connection closes may still fail, as with any lost connection).
+    const recovered = async () => {
+      const t0 = performance.now();
+      while (performance.now() - t0 < 2000) if ((await timed(() => store.posts.get('warm'))).ok) return true;
+      return false;
+    };
+    expect(await recovered()).toBe(true);
+
+    // A call sent into a path that has gone silent is answered 503 within the bound too.
+    proxy.freeze();
+    const sent = await timed(() => store.posts.get('x'));
+    expect(!sent.ok && sent.error).toBeInstanceOf(UnavailableError);
+    expect(!sent.ok && causeCodes(sent.error)).toContain('ANSWER_TIMEOUT');
+    expect(sent.ms).toBeLessThan(1500 + 1500);
+    expect(await recovered()).toBe(true);
   });
 });

@@ -298,6 +298,15 @@ describe('fuzzing every operation of the contract', () => {
     describe(`${op.operationId} (${op.method} ${op.path})`, () => {
       const find = () => op;
 
+      it('answers the reproduced cases with a declared 4xx or its success: ?__proto__=x, and a malformed escape in each path parameter', async () => {
+        await check(find(), { query: '__proto__=x' });
+        await check(find(), { query: '__proto__[polluted]=1&constructor=x' });
+        for (const parameter of op.parameters.filter((p) => p.in === 'path')) {
+          await check(find(), { path: { [parameter.name]: '%E0%A4%A' } });
+          await check(find(), { path: { [parameter.name]: '+1' } });
+        }
+      });
+
       if (op.parameters.some((p) => p.in === 'path')) {
         it('survives damaged path parameters', async () => {
           const names = op.parameters.filter((p) => p.in === 'path').map((p) => p.name);

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../../../test/support/databases.js';
+import { Housekeeping, HOUSEKEEPING_JOB } from '../../app/housekeeping.js';
+import { FixedClock } from '../../domain/clock.js';
+import type { Store } from '../../domain/ports/store.js';
+import { openPostgres, type PostgresConnection } from './connect-postgres.js';
+import { createDrizzleStore } from './store.js';
+
+// Two pools on one database stand for two server processes: PostgreSQL advisory locks belong to
+// sessions, and the pools share none.
+const serverUrl = testServerUrl();
+const available = await requirePostgres(serverUrl);
+
+describe.skipIf(!available)('two processes on one PostgreSQL', () => {
+  let database: TestDatabase;
+  let pools: PostgresConnection[] = [];
+  let stores: Store[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase(serverUrl);
+    pools = await Promise.all(
+      [1, 2].map(() => openPostgres({ url: database.url, poolSize: 4, connectTimeoutSeconds: 5, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 })),
+    );
+    stores = pools.map((pg) => createDrizzleStore(pg.db, 'postgres', { close: async () => undefined, gate: pg.gate }));
+  });
+  afterAll(async () => {
+    await Promise.all(pools.map((pg) => pg.close()));
+    await database?.drop();
+  });
+
+  describe('job locks', () => {
+    it('a job held by one process is refused at once by the other, and free again when the holder commits', async () => {
+      const [a, b] = stores as [Store, Store];
+      let release!: () => void;
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const holder = a.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => {
+        entered();
+        await new Promise<void>((resolve) => (release = resolve));
+        return 'a';
+      });
+      await inside;
+      const t0 = performance.now();
+      expect(await b.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => 'b')).toEqual({ ran: false });
+      expect(performance.now() - t0).toBeLessThan(1000);
+      const report = await new Housekeeping({ unitOfWork: b.unitOfWork, clock: new FixedClock(new Date()), batchSize: 10, loginWindowSeconds: 900, refreshGraceSeconds: 10 }).runOnce();
+      expect(report.ran).toBe(false);
+      // Another job name is not affected.
+      expect(await b.unitOfWork.runExclusive('another-job', async () => 'b')).toEqual({ ran: true, value: 'b' });
+      release();
+      expect(await holder).toEqual({ ran: true, value: 'a' });
+      expect(await b.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => 'b')).toEqual({ ran: true, value: 'b' });
+    });
+
+    it('a holder that fails releases the lock with its rollback', async () => {
+      const [a, b] = stores as [Store, Store];
+      await expect(a.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => Promise.reject(new Error('job failed')))).rejects.toThrow('job failed');
+      expect(await b.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => 'b')).toEqual({ ran: true, value: 'b' });
+    });
+  });
+
+  describe('login throttle', () => {
+    it('admits exactly the limit of a burst split over two processes, and counts every admitted attempt once', async () => {
+      const at = new Date('2026-06-01T12:00:00.000Z');
+      const since = new Date(at.getTime() - 900_000);
+      for (let round = 0; round < 5; round++) {
+        const key = `address:192.0.2.${round}`;
+        const outcomes = await Promise.all(
+          Array.from({ length: 24 }, (_, i) => stores[i % 2]!.loginAttempts.admit(key, new Date(at.getTime() + i), since, 5)),
+        );
+        expect(outcomes.filter((o) => o.admitted), `round ${round}`).toHaveLength(5);
+        expect((await stores[0]!.loginAttempts.failuresSince(key, since)).count).toBe(5);
+      }
+    });
+  });
+});

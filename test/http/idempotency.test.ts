@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TransactionalRepositories } from '../../src/domain/index.js';
 import { FixedClock } from '../support/http.js';
-import { describeOnEveryStore } from '../support/stores.js';
+import { describeOnEveryStore, type MakeStore } from '../support/stores.js';
 import { expectInvalid, expectProblem, instrumented, latch, peek, setup, type ApiPost, type Setup } from './helpers.js';
 
 const HOUR = 3_600_000;
@@ -25,6 +25,20 @@ function holdNextTransaction() {
       return { entered: entered.promise, release: () => gate.resolve() };
     },
   };
+}
+
+/**
+ * A create with `key` that claims it and is then held inside its transaction, on a server whose
+ * clock the test drives: the slow, or abandoned, first request of the lease tests.
+ */
+async function heldFirstCreate(make: MakeStore, key: string, body: unknown) {
+  const clock = new FixedClock(new Date('2026-05-01T08:00:00.000Z'));
+  const hold = holdNextTransaction();
+  const t = await setup(make, { clock, wrap: (store) => instrumented(store, { around: hold.around }) });
+  const { entered, release } = hold.arm();
+  const first = t.send('POST', '/posts', { body, headers: { 'idempotency-key': key } });
+  await entered;
+  return { t, clock, first, release };
 }
 
 async function expectReplayOf(t: Setup, first: Response, key: string, body: unknown) {
@@ -83,13 +97,8 @@ describeOnEveryStore('Idempotency-Key', (make) => {
     });
 
     it('answers 409 with Retry-After equal to the lease time left, rounded up', async () => {
-      const clock = new FixedClock(new Date('2026-05-01T08:00:00.000Z'));
-      const hold = holdNextTransaction();
-      const t = await setup(make, { clock, wrap: (store) => instrumented(store, { around: hold.around }) });
       const body = { title: 'Slow' };
-      const { entered, release } = hold.arm();
-      const first = t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'slow' } });
-      await entered;
+      const { t, clock, first, release } = await heldFirstCreate(make, 'slow', body);
       clock.advance(10_500);
       const second = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'slow' } });
       await expectProblem(second, 409, 'idempotency-key-in-flight');
@@ -102,13 +111,8 @@ describeOnEveryStore('Idempotency-Key', (make) => {
     });
 
     it('answers a first request that outlived its lease with the answer of the retry that took the key over', async () => {
-      const clock = new FixedClock(new Date('2026-05-01T08:00:00.000Z'));
-      const hold = holdNextTransaction();
-      const t = await setup(make, { clock, wrap: (store) => instrumented(store, { around: hold.around }) });
       const body = { title: 'Outlived' };
-      const { entered, release } = hold.arm();
-      const first = t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'lease' } });
-      await entered;
+      const { t, clock, first, release } = await heldFirstCreate(make, 'lease', body);
       clock.advance(31_000);
       const retry = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'lease' } });
       expect(retry.status, await peek(retry)).toBe(201);
@@ -123,12 +127,7 @@ describeOnEveryStore('Idempotency-Key', (make) => {
     });
 
     it('refuses another body the key of an abandoned request (422), and the abandoned request still completes', async () => {
-      const clock = new FixedClock(new Date('2026-05-01T08:00:00.000Z'));
-      const hold = holdNextTransaction();
-      const t = await setup(make, { clock, wrap: (store) => instrumented(store, { around: hold.around }) });
-      const { entered, release } = hold.arm();
-      const first = t.send('POST', '/posts', { body: { title: 'Mine' }, headers: { 'idempotency-key': 'abandoned' } });
-      await entered;
+      const { t, clock, first, release } = await heldFirstCreate(make, 'abandoned', { title: 'Mine' });
       clock.advance(31_000);
       const other = await t.send('POST', '/posts', { body: { title: 'Not mine' }, headers: { 'idempotency-key': 'abandoned' } });
       await expectProblem(other, 422, 'idempotency-key-reused');

@@ -43,6 +43,18 @@ const EMBEDDED_LOAD: LoadSettings = quick
   ? { ...settings, warmupSeconds: 0.5, durationSeconds: 1 }
   : { ...settings, durationSeconds: Math.min(settings.durationSeconds, 5) };
 const ORDER: ServerKind[] = quick ? ['api', 'floor'] : ['api', 'floor', 'floor', 'api'];
+/** BENCH_SCENARIOS=get-one,create runs only those (for iterating on one path); default all. */
+const ONLY: readonly Scenario[] = selectedScenarios(process.env.BENCH_SCENARIOS);
+/** BENCH_EMBEDDED=0 skips the embedded (PGlite) line. */
+const EMBEDDED = process.env.BENCH_EMBEDDED !== '0';
+
+function selectedScenarios(raw: string | undefined): readonly Scenario[] {
+  if (raw === undefined || raw.trim() === '') return SCENARIOS;
+  const names = raw.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
+  return SCENARIOS.filter((scenario) => names.includes(scenario));
+}
 
 const say = (line = '') => console.log(line);
 
@@ -109,7 +121,7 @@ async function runPostgresCells(databaseUrl: string, env: Record<string, string>
   const floorEnv = { DATABASE_URL: databaseUrl, DB_POOL_SIZE: env.DB_POOL_SIZE! };
   const cells: Cell[] = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
-    for (const scenario of SCENARIOS) {
+    for (const scenario of ONLY) {
       for (const kind of ORDER) {
         const server = await startServer(kind, kind === 'api' ? env : floorEnv, kind, profileArgs(`${round}-${scenario}-${kind}`));
         const target: Target = {
@@ -194,7 +206,7 @@ function roundRatios(cells: Cell[], scenario: string): number[] {
 }
 
 function comparisonTable(cells: Cell[]): string {
-  const rows = SCENARIOS.map((scenario) => {
+  const rows = ONLY.map((scenario) => {
     const api = of(cells, scenario, 'api');
     const floor = of(cells, scenario, 'floor');
     const ratios = roundRatios(cells, scenario);
@@ -264,8 +276,11 @@ async function main(): Promise<void> {
   const seeded = await seed(env, credentials, db.sql);
 
   const cells = await runPostgresCells(db.url, env, seeded, db.sql);
-  say(`Embedded (PGlite), ${fmt(EMBEDDED_POSTS)} posts:`);
-  const embedded = await runEmbedded();
+  let embedded: Embedded | null = null;
+  if (EMBEDDED) {
+    say(`Embedded (PGlite), ${fmt(EMBEDDED_POSTS)} posts:`);
+    embedded = await runEmbedded();
+  }
 
   const file = join(resultsDir, `${stamp}.json`);
   writeFileSync(file, JSON.stringify({ quick, settings, posts: POSTS, rounds: ROUNDS, order: ORDER, cells, embedded }, null, 2));
@@ -277,14 +292,16 @@ async function main(): Promise<void> {
   say();
   say(processTable(cells));
   say();
-  say(`## Embedded PGlite, ${fmt(embedded.posts)} posts: first start ${fmt(embedded.firstStartMs)} ms (fresh directory), ` +
-    `second start ${fmt(embedded.secondStartMs)} ms`);
-  say();
-  say(embeddedTable(embedded));
-  say();
+  if (embedded) {
+    say(`## Embedded PGlite, ${fmt(embedded.posts)} posts: first start ${fmt(embedded.firstStartMs)} ms (fresh directory), ` +
+      `second start ${fmt(embedded.secondStartMs)} ms`);
+    say();
+    say(embeddedTable(embedded));
+    say();
+  }
   say(`Raw cells: ${file}`);
 
-  const empty = [...cells, ...embedded.cells].filter((c) => c.load.ok === 0);
+  const empty = [...cells, ...(embedded?.cells ?? [])].filter((c) => c.load.ok === 0);
   if (empty.length > 0) {
     throw new Error(`no successful request in ${empty.map((c) => `${c.server} ${c.scenario} (round ${c.round})`).join(', ')}`);
   }

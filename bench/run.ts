@@ -59,8 +59,10 @@ function selectedScenarios(raw: string | undefined): readonly Scenario[] {
 const say = (line = '') => console.log(line);
 
 /** With BENCH_PROFILE=1, each cell's server writes a V8 CPU profile (open it in Chrome DevTools). */
-const profileArgs = (cell: string): string[] =>
-  process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, `${stamp}-profiles`)}`, `--cpu-prof-name=${cell}.cpuprofile`] : [];
+const profileArgs = (cell: string): string[] => [
+  ...(process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, `${stamp}-profiles`)}`, `--cpu-prof-name=${cell}.cpuprofile`] : []),
+  ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
+];
 
 /** Runs one scenario on a server that is already up, sampling /proc in the measured window. */
 async function measure(server: RunningServer, scenario: Scenario, target: Target, load: LoadSettings, round: number): Promise<Cell> {

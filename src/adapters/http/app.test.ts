@@ -266,6 +266,33 @@ describe('meta', () => {
   });
 });
 
+describe('the request handed to a handler', () => {
+  it('computes its request id and client address lazily through getters every request shares', async () => {
+    // Getters written into an object literal are new closures per request, which gives every
+    // request object a hidden class of its own and kept each request's context alive past the
+    // young-generation collections (GC took 17 % of a GET's CPU). Shared getters do not.
+    const seen: Record<string, unknown>[] = [];
+    const record = async (request: unknown) => {
+      seen.push(request as Record<string, unknown>);
+      return { status: 200 as const, body: { status: 'ok' as const } };
+    };
+    const { fetch } = await testApp({ handlers: { ...handlers(), getHealth: record } });
+    await fetch(url('/healthz'));
+    await fetch(url('/healthz'));
+    const [first, second] = seen;
+    expect(Object.getPrototypeOf(first)).toBe(Object.getPrototypeOf(second));
+    for (const name of ['requestId', 'clientAddress']) {
+      expect(Object.getOwnPropertyDescriptor(first, name), name).toBeUndefined();
+      expect(typeof Object.getOwnPropertyDescriptor(Object.getPrototypeOf(first), name)?.get, name).toBe('function');
+    }
+    expect(first!.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first!.requestId).toBe(first!.requestId);
+    expect(second!.requestId).not.toBe(first!.requestId);
+    expect(first!.clientAddress).toBe('unknown');
+    expect(first).toMatchObject({ operationId: 'getHealth', path: '/api/v1/healthz', principal: null });
+  });
+});
+
 describe('errors', () => {
   it('answers an unexpected error with a bare 500 problem carrying the logged request id', async () => {
     const lines: string[] = [];

@@ -1,3 +1,5 @@
+// First: V8 flags that must be set before anything allocates.
+import './v8-tuning.js';
 import { loadContract } from './adapters/http/contract.js';
 import { serveApp } from './adapters/http/node-server.js';
 import { scheduleHousekeeping } from './app/housekeeping.js';

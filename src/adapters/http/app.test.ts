@@ -98,6 +98,15 @@ describe('routing', () => {
     const bulk = await fetch(url('/posts/bulk'), { headers: bearer });
     expect(bulk.status).toBe(405);
     expect(bulk.headers.get('allow')).toBe('OPTIONS, POST');
+    // `/posts/bulk` names the static path even for a method `/posts/{id}` has.
+    for (const method of ['DELETE', 'PATCH']) {
+      const shadowed = await fetch(url('/posts/bulk'), { method, headers: { ...bearer, 'if-match': '"1"' } });
+      expect(shadowed.status, method).toBe(405);
+      expect(shadowed.headers.get('allow'), method).toBe('OPTIONS, POST');
+    }
+    const revisions = await fetch(url(`/posts/${ULID}/revisions`), { method: 'POST', headers: bearer });
+    expect(revisions.status).toBe(405);
+    expect(revisions.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
   });
 
   it('answers OPTIONS without an Origin with 204 and Allow, and 404 on a path that does not exist', async () => {
@@ -110,6 +119,10 @@ describe('routing', () => {
     const revision = await fetch(url(`/posts/${ULID}/revisions/3`), { method: 'OPTIONS' });
     expect(revision.status).toBe(204);
     expect(revision.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    const bulk = await fetch(url('/posts/bulk'), { method: 'OPTIONS' });
+    expect(bulk.status).toBe(204);
+    expect(bulk.headers.get('allow')).toBe('OPTIONS, POST');
+    expect((await fetch(url('/posts/'), { method: 'OPTIONS' })).status).toBe(404);
     const nowhere = await fetch(url('/nowhere'), { method: 'OPTIONS' });
     expect(nowhere.status).toBe(404);
     expect((await json(nowhere)).type).toBe('https://margincms.dev/problems/not-found');

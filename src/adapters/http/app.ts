@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { PatternRouter } from 'hono/router/pattern-router';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
@@ -36,7 +37,12 @@ const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Bearer error="invalid_token"
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const { contract, handlers, logger } = options;
-  const app = new Hono<Env>();
+  // PatternRouter: one regular expression per route, tried in order (0.4 µs a lookup here). The
+  // default SmartRouter would settle on TrieRouter (1.1-1.6 µs, and it writes each request's
+  // parameters into the shared nodes of its trie), because its RegExpRouter refuses a static
+  // segment beside a parameter that has children (`POST /posts/bulk` beside
+  // `POST /posts/:id/revisions/:version/restore`).
+  const app = new Hono<Env>({ router: new PatternRouter() });
 
   contract.api.registerSecurityHandler('bearerAuth', async (context, authenticate: unknown) => {
     const header = String(context.request.headers['authorization'] ?? '');
@@ -45,16 +51,6 @@ export function createApp(options: AppOptions): Hono<Env> {
     return (authenticate as AppOptions['authenticate'])(match[1]);
   });
 
-  app.use('*', async (c, next) => {
-    await next();
-    // Answers built by `respond` carry every header already; the rest (Hono's own answers, CORS
-    // preflights) get them here.
-    if (!RESPONDED.has(c.res)) {
-      for (const [name, value] of Object.entries(baseHeaders(c.req.path))) {
-        if (!c.res.headers.has(name)) c.res.headers.set(name, value);
-      }
-    }
-  });
   const corsMiddleware = cors({
     origin: options.corsOrigins ?? [],
     allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
@@ -71,6 +67,12 @@ export function createApp(options: AppOptions): Hono<Env> {
     if (preflight instanceof Response) c.res = preflight;
     const vary = c.res.headers.get('vary');
     if (vary !== null) c.res.headers.set('vary', [...new Set(vary.split(/\s*,\s*/))].join(', '));
+    // Every other answer is built by `respond` with every header in place; a preflight gets them here.
+    if (!RESPONDED.has(c.res)) {
+      for (const [name, value] of Object.entries(baseHeaders(c.req.path))) {
+        if (!c.res.headers.has(name)) c.res.headers.set(name, value);
+      }
+    }
   });
   // The body is not read, so the connection is closed after the answer (said with
   // `Connection: close`) rather than kept alive with unread bytes in it.
@@ -89,19 +91,32 @@ export function createApp(options: AppOptions): Hono<Env> {
     return Number(declared) > options.bodyLimitBytes ? tooLarge() : next();
   });
 
-  for (const [path, routes] of groupByPath(contract.routes)) {
-    for (const route of routes) {
-      app.on(route.method.toUpperCase(), route.honoPath, (c) => dispatch(route, c));
-    }
-    const allow = allowHeader(routes);
-    app.all(path, (c) => {
-      // OPTIONS with an Origin is a CORS preflight, answered by the CORS middleware before this.
-      if (c.req.method === 'OPTIONS') return respond(null, 204, { ...baseHeaders(c.req.path), allow });
-      throw new HttpProblem(405, 'method-not-allowed', `This path allows ${allow}.`, {}, { allow });
+  // Only operations are routes; other methods on a known path are answered from the table of path
+  // templates (a static template before a parameter one), so a lookup tries 19 patterns, not 35.
+  const templates = groupByPath(contract.routes).map(([path, routes]) => ({
+    path,
+    pattern: new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`),
+    allow: allowHeader(routes),
+  }));
+  const staticTemplates = new Map(templates.filter((t) => !t.path.includes(':')).map((t) => [t.path, t]));
+  const otherMethod = (c: Context<Env>, allow: string): Response => {
+    // OPTIONS with an Origin is a CORS preflight, answered by the CORS middleware before this.
+    if (c.req.method === 'OPTIONS') return respond(null, 204, { ...baseHeaders(c.req.path), allow });
+    return problemResponse(new HttpProblem(405, 'method-not-allowed', `This path allows ${allow}.`, {}, { allow }), pathOf(c.req.url));
+  };
+
+  for (const route of contract.routes) {
+    const parametrised = route.honoPath.includes(':');
+    app.on(route.method.toUpperCase(), route.honoPath, (c) => {
+      // `DELETE /posts/bulk` matches `DELETE /posts/:id`, but names the static path, which has its own methods.
+      const shadowing = parametrised ? staticTemplates.get(c.req.path) : undefined;
+      return shadowing ? otherMethod(c, shadowing.allow) : dispatch(route, c);
     });
   }
 
   app.notFound((c) => {
+    const template = templates.find((t) => t.pattern.test(c.req.path));
+    if (template) return otherMethod(c, template.allow);
     const path = pathOf(c.req.url);
     return problemResponse(new HttpProblem(404, 'not-found', `No resource at ${path}.`), path);
   });

@@ -638,6 +638,27 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await posts().list({ sort: SORT, limit: 1, status: ['draft'], countUpTo: 3 })).toMatchObject({ total: 3, totalExact: false });
       });
 
+      it('the total of a tag filter, alone or with statuses, follows creates, retagging, status changes and deletes', async () => {
+        const total = async (tag: string, status?: PostStatus[]) =>
+          (await posts().list({ sort: SORT, limit: 1, tag, ...(status === undefined ? {} : { status }) })).total;
+        await posts().create(newPost(1, { tags: ['js', 'x'], status: 'draft' }));
+        await posts().create(newPost(2, { tags: ['js'], status: 'published' }));
+        await posts().create(newPost(3, { tags: ['x'], status: 'published' }));
+        expect([await total('js'), await total('x'), await total('js', ['published'])]).toEqual([2, 2, 1]);
+        await posts().update(ulid(1), 1, { tags: ['x', 'y'] }, minute(10));
+        expect([await total('js'), await total('x'), await total('y')]).toEqual([1, 2, 1]);
+        await posts().update(ulid(3), 1, { status: 'archived' }, minute(11));
+        expect([await total('x', ['published']), await total('x', ['archived', 'draft']), await total('x')]).toEqual([0, 2, 2]);
+        await posts().update(ulid(2), 1, { title: 'Only the title' }, minute(12));
+        expect(await total('js', ['published'])).toBe(1);
+        await posts().delete(ulid(1), 2);
+        expect([await total('x'), await total('y'), await total('js')]).toEqual([1, 0, 1]);
+        const capped = await posts().list({ sort: SORT, limit: 1, tag: 'js', countUpTo: 1 });
+        expect(capped).toMatchObject({ total: 1, totalExact: true });
+        await posts().create(newPost(4, { tags: ['js'] }));
+        expect(await posts().list({ sort: SORT, limit: 1, tag: 'js', countUpTo: 1 })).toMatchObject({ total: 1, totalExact: false });
+      });
+
       it('countUpTo defaults to POST_TOTAL_CAP and must be a positive integer (RangeError)', async () => {
         expect(POST_TOTAL_CAP).toBe(1000);
         await seedOrdering(posts());

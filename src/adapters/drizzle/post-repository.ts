@@ -18,7 +18,7 @@ import type {
   TagCount,
 } from '../../domain/ports/post-repository.js';
 import { checkedLimit, hasCursor, type Database, type DbSession } from './database.js';
-import { posts } from './schema.js';
+import { posts, postTags } from './schema.js';
 
 const summaryColumns = {
   id: posts.id,
@@ -328,13 +328,13 @@ export class DrizzlePostRepository implements PostRepository {
   }
 
   async tagCounts(): Promise<TagCount[]> {
-    const tag = sql<string>`tag`;
+    // post_tags holds one row per tag of each post (one status per post): a row is a post.
     const rows = await this.session.run((db) =>
       db
-        .select({ name: tag, count: sql<number>`count(DISTINCT ${posts.id})`.mapWith(Number) })
-        .from(sql`${posts} CROSS JOIN LATERAL unnest(${posts.tags}) AS tag`)
-        .groupBy(tag)
-        .orderBy(sql`2 DESC`, sql`tag COLLATE "C" ASC`),
+        .select({ name: postTags.tag, count: count_() })
+        .from(postTags)
+        .groupBy(postTags.tag)
+        .orderBy(sql`2 DESC`, sql`${postTags.tag} COLLATE "C" ASC`),
     );
     return rows.map((r) => ({ name: r.name, count: r.count }));
   }
@@ -402,9 +402,9 @@ function listStatements(db: Database, shape: ListShape) {
   const { key, direction } = shape;
   const placeholder = sql.placeholder;
   const filters: SQL[] = [];
-  if (shape.statuses > 0) {
-    filters.push(inArray(posts.status, Array.from({ length: shape.statuses }, (_, i) => placeholder(`status${i}`))));
-  }
+  const statusIn = (column: typeof posts.status | typeof postTags.status) =>
+    shape.statuses > 0 ? [inArray(column, Array.from({ length: shape.statuses }, (_, i) => placeholder(`status${i}`)))] : [];
+  filters.push(...statusIn(posts.status));
   if (shape.tag) filters.push(sql`${posts.tags} @> ARRAY[${placeholder('tag')}]::text[]`);
   if (shape.q) filters.push(sql`${posts.searchText} LIKE ${placeholder('pattern')}`);
 
@@ -421,7 +421,15 @@ function listStatements(db: Database, shape: ListShape) {
       .orderBy(...orderBy)
       .limit(placeholder('fetch'));
 
-  const matches = db.select({ one: sql`1` }).from(posts).where(and(...filters)).limit(placeholder('countFetch')).as('matches');
+  // A tag filter without `q` counts in post_tags (an index-only scan of one tag's entries); the
+  // others count the posts themselves.
+  const matches = (
+    shape.tag && !shape.q
+      ? db.select({ one: sql`1` }).from(postTags).where(and(eq(postTags.tag, placeholder('tag')), ...statusIn(postTags.status)))
+      : db.select({ one: sql`1` }).from(posts).where(and(...filters))
+  )
+    .limit(placeholder('countFetch'))
+    .as('matches');
   const count = db.select({ n: count_() }).from(matches);
 
   if (shape.after === 'start') return { page: select([]), count };

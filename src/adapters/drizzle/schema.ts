@@ -82,6 +82,26 @@ export const posts = pgTable(
   ],
 );
 
+/**
+ * One row per tag of each post, with the post's status: kept by the trigger `posts_post_tags_sync`
+ * (migration 0005) in the transaction that writes the post, never written by the application.
+ * A tag filter counts its matches here with an index-only scan, up to the count limit, instead of
+ * testing the tags of post after post until enough match (at 100,000 posts, 6,000 posts read for
+ * a tag on one post in six).
+ */
+export const postTags = pgTable(
+  'post_tags',
+  {
+    tag: text('tag').notNull(),
+    status: text('status').notNull(),
+    postId: textC('post_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'post_tags_pkey', columns: [t.tag, t.status, t.postId] }),
+    index('post_tags_post_id_idx').on(t.postId),
+  ],
+);
+
 export const revisions = pgTable(
   'revisions',
   {
@@ -220,6 +240,7 @@ export const loginAttempts = pgTable(
 /** Every table, in the order `TRUNCATE` lists them. */
 export const ALL_TABLES = [
   'posts',
+  'post_tags',
   'revisions',
   'activity_events',
   'idempotency_keys',
@@ -230,6 +251,7 @@ export const ALL_TABLES = [
 
 export const schema = {
   posts,
+  postTags,
   revisions,
   activityEvents,
   idempotencyKeys,

@@ -49,7 +49,7 @@ export interface RequestOf<K extends OperationId> {
   body: RequestBody<K>;
   principal: Principal | null;
   requestId: string;
-  /** The client's address (X-Forwarded-For's first hop when TRUST_PROXY is on). */
+  /** The client's address: with TRUST_PROXY, the last X-Forwarded-For entry (the one our proxy appended). */
   clientAddress: string;
   /** The path of this request, e.g. `/api/v1/posts`. */
   path: string;

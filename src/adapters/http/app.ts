@@ -12,7 +12,7 @@ import { API_ROOT, type Contract, type Route } from './contract.js';
 import { HttpProblem, problemResponse } from './problem.js';
 import { baseHeaders, respond, RESPONDED } from './response-headers.js';
 import { problemFromDomainError } from './problem-map.js';
-import type { HandlerRegistry, Principal, RequestOf } from './registry.js';
+import type { HandlerRegistry, Principal } from './registry.js';
 
 export interface AppOptions {
   contract: Contract;

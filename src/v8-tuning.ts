@@ -22,7 +22,7 @@ import { setFlagsFromString } from 'node:v8';
  *
  * A flag the process was started with (on the command line or in NODE_OPTIONS) wins.
  */
-export const GC_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring', '--heap-growing-percent=50'];
+const GC_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring', '--heap-growing-percent=50'];
 
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map(nameOf);
 for (const flag of GC_FLAGS) {

@@ -12,7 +12,7 @@ import { envNumber, loadSettings, serverUrl } from './env.js';
 import { logFile, resultsDir, runMain, stamp } from './lifecycle.js';
 import { startSoak } from './load.js';
 import { rssMiB } from './measure.js';
-import { fmt, table } from './report.js';
+import { fmt, linearFit, table } from './report.js';
 import { seedThroughApi } from './seed.js';
 import { postgresEnv, requireBuiltApi, startServer } from './servers.js';
 
@@ -92,6 +92,11 @@ async function main(): Promise<void> {
     ));
     say();
     say(`last/first window req/s: **${fmt(perSecond[perSecond.length - 1]! / perSecond[0]!, 2)}**`);
+    const fit = linearFit(perSecond);
+    say(
+      `least-squares line through every window: ${fmt(fit.first)} → ${fmt(fit.last)} req/s (ratio ${fmt(fit.last / fit.first, 2)}); ` +
+        `window-to-window spread around it ±${fmt((100 * fit.residualSd) / fit.mean, 1)} % (1 SD)`,
+    );
     say(`RSS MiB (every ${RSS_EVERY_MS / 1000} s): first ${fmt(rss[0], 1)}, max ${fmt(Math.max(...rss), 1)}, last ${fmt(rss[rss.length - 1], 1)}`);
     say(`errors ${result.errors}, timeouts ${result.timeouts}; posts ${fmt(postsBefore)} → ${fmt(postsAfter)} ` +
       '(creates grow the table, so list pages count more rows as the run goes on)');

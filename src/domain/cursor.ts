@@ -1,4 +1,5 @@
 import { InvalidCursorError } from './errors.js';
+import { compareUtf8, isStorableText } from './text.js';
 import type { ActivityQuery } from './ports/activity-log.js';
 import type { PostQuery, PostSortKey } from './ports/post-repository.js';
 
@@ -62,17 +63,6 @@ function canonical(value: unknown): unknown {
     return out;
   }
   return value;
-}
-
-/** UTF-8 byte order (which is also code point order). */
-function compareUtf8(a: string, b: string): number {
-  const ea = utf8.encode(a);
-  const eb = utf8.encode(b);
-  const n = Math.min(ea.length, eb.length);
-  for (let i = 0; i < n; i += 1) {
-    if (ea[i] !== eb[i]) return ea[i]! - eb[i]!;
-  }
-  return ea.length - eb.length;
 }
 
 /**
@@ -192,17 +182,12 @@ export function encodeCursor(scope: string, position: unknown[]): string {
   return base64UrlEncode(utf8.encode(JSON.stringify([FORMAT_VERSION, scopeHash(scope), position])));
 }
 
-/** Text a database can store: no NUL and no unpaired surrogate. */
-function isStorableText(value: unknown): value is string {
-  return typeof value === 'string' && !value.includes('\u0000') && value.isWellFormed();
-}
-
 function fieldMatches(field: CursorField, value: unknown): boolean {
   switch (field) {
     case 'string':
-      return isStorableText(value);
+      return typeof value === 'string' && isStorableText(value);
     case 'string|null':
-      return value === null || isStorableText(value);
+      return value === null || (typeof value === 'string' && isStorableText(value));
     case 'integer':
       // Versions and other keys are 32-bit integers in storage.
       return typeof value === 'number' && Number.isInteger(value) && value >= -2147483648 && value <= 2147483647;

@@ -8,3 +8,4 @@ export * from './tags.js';
 export * from './word-count.js';
 export * from './ports/index.js';
 export * from './paging.js';
+export * from './text.js';

@@ -1,3 +1,4 @@
+import { checkedPageLimit, hasCursor, pageOf } from '../../domain/paging.js';
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import {
   ACTIVITY_POSITION,
@@ -12,7 +13,7 @@ import type {
   ActivityQuery,
   DailyCount,
 } from '../../domain/ports/activity-log.js';
-import { checkedLimit, hasCursor, type DbSession } from './database.js';
+import { type DbSession } from './database.js';
 import { activityEvents } from './schema.js';
 
 const DAY_MS = 86_400_000;
@@ -42,7 +43,7 @@ export class DrizzleActivityLog implements ActivityLog {
   }
 
   async list(query: ActivityQuery): Promise<{ items: ActivityEvent[]; nextCursor: string | null }> {
-    const limit = checkedLimit(query.limit);
+    const limit = checkedPageLimit(query.limit);
     const scope = activityCursorScope(query);
     const where: SQL[] = [];
     if (query.postId !== undefined) where.push(eq(activityEvents.postId, query.postId));
@@ -59,7 +60,7 @@ export class DrizzleActivityLog implements ActivityLog {
         .orderBy(desc(activityEvents.occurredAt), desc(activityEvents.id))
         .limit(limit + 1),
     );
-    const items: ActivityEvent[] = rows.slice(0, limit).map((row) => ({
+    const events = rows.map((row): ActivityEvent => ({
       id: row.id,
       type: row.type as ActivityType,
       postId: row.postId,
@@ -68,14 +69,7 @@ export class DrizzleActivityLog implements ActivityLog {
       actor: { id: row.actorId, name: row.actorName },
       occurredAt: row.occurredAt,
     }));
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor:
-        rows.length > limit && last !== undefined
-          ? encodeCursor(scope, [last.occurredAt.toISOString(), last.id])
-          : null,
-    };
+    return pageOf(events, limit, (last) => encodeCursor(scope, [last.occurredAt.toISOString(), last.id]));
   }
 
   async countPerDay(from: Date, days: number): Promise<DailyCount[]> {

@@ -47,7 +47,7 @@ export async function withConnection<T>(state: StoreState, fn: () => Promise<T>,
  *
  * Inside a transaction, calls made together run together: postgres.js pipelines their statements
  * on the transaction's connection, so independent writes (a revision and an activity event) cost
- * one round trip. A savepoint opened by `guarded` runs alone: it waits for the calls already
+ * one round trip. A savepoint opened by `inSavepoint` runs alone: it waits for the calls already
  * running, and calls made meanwhile wait for it, so that no other call's statements land inside
  * it. Outside a transaction, each call holds a permit of the store's gate (a transaction holds a
  * whole connection's worth of its own).
@@ -80,7 +80,7 @@ export class DbSession {
    * a savepoint, so that the mapped error (say `SlugTakenError`) leaves the transaction usable and
    * the caller may go on, e.g. with another slug.
    */
-  guarded<T>(fn: (db: Database) => Promise<T>, ctx?: PgErrorContext): Promise<T> {
+  inSavepoint<T>(fn: (db: Database) => Promise<T>, ctx?: PgErrorContext): Promise<T> {
     if (!this.inTransaction) return this.run(fn, ctx);
     const result = Promise.allSettled([this.#savepoint, ...this.#running]).then(() => {
       assertOpen(this.state);
@@ -92,10 +92,10 @@ export class DbSession {
 
   /**
    * Runs `fn` in a transaction of its own, holding a whole connection's worth of the gate (a
-   * savepoint, like `guarded`, when this session is already a transaction).
+   * savepoint, like `inSavepoint`, when this session is already a transaction).
    */
   transaction<T>(fn: (tx: Database) => Promise<T>, ctx?: PgErrorContext): Promise<T> {
-    if (this.inTransaction) return this.guarded(fn, ctx);
+    if (this.inTransaction) return this.inSavepoint(fn, ctx);
     return withConnection(this.state, () => mapPgErrors(() => this.db.transaction((tx) => fn(tx)), ctx), true);
   }
 
@@ -105,23 +105,4 @@ export class DbSession {
     call.then(forget, forget);
     return call;
   }
-}
-
-/** Page sizes the ports allow: an integer from 1 to 100 (as the memory adapter checks it). */
-export function checkedLimit(limit: number): number {
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new RangeError(`limit must be an integer from 1 to 100, got ${limit}`);
-  }
-  return limit;
-}
-
-/** A cursor argument: null or undefined starts at the first page; anything else is decoded. */
-export function hasCursor(cursor: string | null | undefined): cursor is string {
-  return cursor !== null && cursor !== undefined;
-}
-
-/** A batch size of a purge: a positive integer (the memory adapter checks it the same way). */
-export function checkedBatch(limit: number): number {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
-  return limit;
 }

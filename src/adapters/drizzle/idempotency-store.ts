@@ -1,3 +1,4 @@
+import { checkedBatchLimit } from '../../domain/paging.js';
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type {
   ClaimOutcome,
@@ -6,7 +7,7 @@ import type {
   StoredResponse,
 } from '../../domain/ports/idempotency-store.js';
 import { IdempotencyKeyInFlightError } from '../../domain/errors.js';
-import { checkedBatch, type DbSession } from './database.js';
+import { type DbSession } from './database.js';
 import { idempotencyKeys } from './schema.js';
 
 /** How often `claim` retries when the key changed hands between its two statements. */
@@ -137,7 +138,7 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
   /** A batch picked by the `expires_at` index, deleted by primary key. */
   async purgeExpired(now: Date, limit: number): Promise<number> {
     const t = idempotencyKeys;
-    const batch = checkedBatch(limit);
+    const batch = checkedBatchLimit(limit);
     const deleted = await this.session.run((db) =>
       db
         .delete(t)

@@ -1,6 +1,7 @@
+import { checkedBatchLimit } from '../../domain/paging.js';
 import { and, count, eq, gte, min, sql } from 'drizzle-orm';
 import type { Admission, LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
-import { checkedBatch, type DbSession } from './database.js';
+import { type DbSession } from './database.js';
 import { loginAttempts } from './schema.js';
 
 export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
@@ -17,7 +18,7 @@ export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
    */
   async admit(key: string, at: Date, since: Date, limit: number): Promise<Admission> {
     const t = loginAttempts;
-    const most = checkedBatch(limit);
+    const most = checkedBatchLimit(limit);
     return this.session.transaction(async (tx): Promise<Admission> => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`margincms:login:${key}`}, 0))`);
       const rows = await tx
@@ -50,7 +51,7 @@ export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
 
   async purgeBefore(before: Date, limit: number): Promise<number> {
     const t = loginAttempts;
-    const batch = checkedBatch(limit);
+    const batch = checkedBatchLimit(limit);
     const deleted = await this.session.run((db) =>
       db
         .delete(t)

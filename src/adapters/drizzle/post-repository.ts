@@ -6,7 +6,7 @@ import {
   postPositionShape,
 } from '../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
-import { countedTotal, countLimitOf } from '../../domain/paging.js';
+import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../domain/paging.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import type {
   NewPost,
@@ -17,7 +17,7 @@ import type {
   PostSortKey,
   TagCount,
 } from '../../domain/ports/post-repository.js';
-import { checkedLimit, hasCursor, type Database, type DbSession } from './database.js';
+import { type Database, type DbSession } from './database.js';
 import { posts, postTags } from './schema.js';
 
 const summaryColumns = {
@@ -190,7 +190,7 @@ export class DrizzlePostRepository implements PostRepository {
   }
 
   async list(query: PostQuery): Promise<PostPage> {
-    const limit = checkedLimit(query.limit);
+    const limit = checkedPageLimit(query.limit);
     const { key, direction } = query.sort;
     const scope = postCursorScope(query);
     const position = hasCursor(query.cursor) ? decodePosition(query.cursor, scope, key) : null;
@@ -228,13 +228,8 @@ export class DrizzlePostRepository implements PostRepository {
       return [page, count[0]?.n ?? 0] as const;
     });
 
-    const items = rows.slice(0, limit).map(toSummary);
-    const last = items[items.length - 1];
-    const nextCursor =
-      rows.length > limit && last !== undefined
-        ? encodeCursor(scope, positionOf(last, key))
-        : null;
-    return { items, nextCursor, ...countedTotal(counted, query) };
+    const page = pageOf(rows.map(toSummary), limit, (last) => encodeCursor(scope, postPosition(last, key)));
+    return { ...page, ...countedTotal(counted, query) };
   }
 
   async update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post> {
@@ -285,7 +280,7 @@ export class DrizzlePostRepository implements PostRepository {
     const ctx = { id, ...(changes.slug !== undefined ? { slug: changes.slug } : {}) };
     const row =
       changes.slug !== undefined
-        ? await this.session.guarded(write, ctx)
+        ? await this.session.inSavepoint(write, ctx)
         : await this.session.run(write, ctx);
     return toPost(row!);
   }
@@ -362,11 +357,6 @@ export class DrizzlePostRepository implements PostRepository {
 function decodePosition(cursor: string, scope: string, key: PostSortKey): Position {
   const [value, id] = decodeCursor(cursor, scope, postPositionShape(key)) as Position;
   return [value, id];
-}
-
-function positionOf(item: PostSummary, key: PostSortKey): Position {
-  const value = item[key];
-  return [value instanceof Date ? value.toISOString() : value, item.id];
 }
 
 /** What decides the text of a list's statements (the values go in placeholders). */

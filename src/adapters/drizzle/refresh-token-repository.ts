@@ -1,10 +1,11 @@
+import { checkedBatchLimit } from '../../domain/paging.js';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type {
   ConsumeOutcome,
   RefreshToken,
   RefreshTokenRepository,
 } from '../../domain/ports/refresh-token-repository.js';
-import { checkedBatch, type DbSession } from './database.js';
+import { type DbSession } from './database.js';
 import { refreshTokens } from './schema.js';
 
 type TokenRow = typeof refreshTokens.$inferSelect;
@@ -81,7 +82,7 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
 
   async purgeExpired(now: Date, limit: number): Promise<number> {
     const t = refreshTokens;
-    const batch = checkedBatch(limit);
+    const batch = checkedBatchLimit(limit);
     const at = sql`${now.toISOString()}::timestamptz`;
     const deleted = await this.session.run((db) =>
       db
@@ -94,7 +95,7 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
 
   async forgetReplays(consumedBefore: Date, limit: number): Promise<number> {
     const t = refreshTokens;
-    const batch = checkedBatch(limit);
+    const batch = checkedBatchLimit(limit);
     const cleared = await this.session.run((db) =>
       db
         .update(t)

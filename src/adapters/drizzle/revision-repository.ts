@@ -1,3 +1,4 @@
+import { checkedPageLimit, hasCursor, pageOf } from '../../domain/paging.js';
 import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import { decodeCursor, encodeCursor, REVISION_POSITION, revisionCursorScope } from '../../domain/cursor.js';
 import type { PostStatus } from '../../domain/post.js';
@@ -7,7 +8,7 @@ import type {
   RevisionRepository,
   RevisionSummary,
 } from '../../domain/ports/revision-repository.js';
-import { checkedLimit, hasCursor, type Database, type DbSession } from './database.js';
+import { type Database, type DbSession } from './database.js';
 import { revisions } from './schema.js';
 
 const summaryColumns = {
@@ -105,7 +106,7 @@ export class DrizzleRevisionRepository implements RevisionRepository {
   }
 
   async list(postId: string, page: { limit: number; cursor?: string | null }): Promise<RevisionPage> {
-    const limit = checkedLimit(page.limit);
+    const limit = checkedPageLimit(page.limit);
     const scope = revisionCursorScope(postId);
     const where: SQL[] = [eq(revisions.postId, postId)];
     if (hasCursor(page.cursor)) {
@@ -120,12 +121,7 @@ export class DrizzleRevisionRepository implements RevisionRepository {
         .orderBy(desc(revisions.version))
         .limit(limit + 1),
     );
-    const items = rows.slice(0, limit).map(toSummary);
-    const last = items[items.length - 1];
-    return {
-      items,
-      nextCursor: rows.length > limit && last !== undefined ? encodeCursor(scope, [last.version]) : null,
-    };
+    return pageOf(rows.map(toSummary), limit, (last) => encodeCursor(scope, [last.version]));
   }
 
   async get(postId: string, version: number): Promise<Revision | null> {

@@ -38,7 +38,7 @@ export class DrizzleUserRepository implements UserRepository {
 
   /** One statement: insert, or on the same (lowercased) email replace name and password hash. */
   async upsert(user: User): Promise<User> {
-    const rows = await this.session.guarded(
+    const rows = await this.session.inSavepoint(
       (db) =>
         db
           .insert(users)

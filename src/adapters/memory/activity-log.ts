@@ -1,3 +1,4 @@
+import { checkedPageLimit, compareUtf8, hasCursor, pageOf } from '../../domain/index.js';
 import {
   ACTIVITY_POSITION,
   activityCursorScope,
@@ -11,7 +12,7 @@ import type {
   ActivityQuery,
   DailyCount,
 } from '../../domain/ports/activity-log.js';
-import { assertLimit, compareUtf8, copyDate, hasCursor, type Session } from './state.js';
+import { copyDate, type Session } from './state.js';
 
 const DAY_MS = 86_400_000;
 
@@ -48,7 +49,7 @@ export class MemoryActivityLog implements ActivityLog {
 
   list(query: ActivityQuery): Promise<{ items: ActivityEvent[]; nextCursor: string | null }> {
     return this.#session.exec((data) => {
-      assertLimit(query.limit);
+      checkedPageLimit(query.limit);
       const scope = activityCursorScope(query);
       let after: { at: number; id: string } | null = null;
       if (hasCursor(query.cursor)) {
@@ -64,15 +65,8 @@ export class MemoryActivityLog implements ActivityLog {
         .map((event) => ({ event, at: event.occurredAt.getTime(), id: event.id }))
         .sort(newestFirst)
         .filter((k) => after === null || newestFirst(k, after) > 0);
-      const items = rest.slice(0, query.limit);
-      const last = items[items.length - 1];
-      return {
-        items: items.map((k) => copyEvent(k.event)),
-        nextCursor:
-          rest.length > query.limit && last !== undefined
-            ? encodeCursor(scope, [last.event.occurredAt.toISOString(), last.id])
-            : null,
-      };
+      const page = pageOf(rest, query.limit, (last) => encodeCursor(scope, [last.event.occurredAt.toISOString(), last.id]));
+      return { items: page.items.map((k) => copyEvent(k.event)), nextCursor: page.nextCursor };
     });
   }
 

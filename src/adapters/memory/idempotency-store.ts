@@ -1,3 +1,4 @@
+import { checkedBatchLimit } from '../../domain/index.js';
 import type {
   ClaimOutcome,
   IdempotencyClaim,
@@ -5,7 +6,7 @@ import type {
   StoredResponse,
 } from '../../domain/ports/idempotency-store.js';
 import { IdempotencyKeyInFlightError } from '../../domain/errors.js';
-import { assertLimitPositive, type Session } from './state.js';
+import { type Session } from './state.js';
 
 function recordKey(userId: string, key: string): string {
   return JSON.stringify([userId, key]);
@@ -86,7 +87,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   purgeExpired(now: Date, limit: number): Promise<number> {
     return this.#session.exec((data) => {
-      assertLimitPositive(limit);
+      checkedBatchLimit(limit);
       let deleted = 0;
       for (const [id, record] of data.idempotency) {
         if (deleted === limit) break;

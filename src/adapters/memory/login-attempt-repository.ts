@@ -1,5 +1,6 @@
+import { checkedBatchLimit } from '../../domain/index.js';
 import type { Admission, LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
-import { assertLimitPositive, type MemoryData, type Session } from './state.js';
+import { type MemoryData, type Session } from './state.js';
 
 function inWindow(data: MemoryData, key: string, since: Date): number[] {
   return (data.loginFailures.get(key) ?? []).map((f) => f.at).filter((t) => t >= since.getTime());
@@ -22,7 +23,7 @@ export class MemoryLoginAttemptRepository implements LoginAttemptRepository {
   /** One synchronous step under the store's lock: atomic by construction. */
   admit(key: string, at: Date, since: Date, limit: number): Promise<Admission> {
     return this.#session.exec((data): Admission => {
-      assertLimitPositive(limit);
+      checkedBatchLimit(limit);
       const recent = inWindow(data, key, since);
       if (recent.length >= limit) return { admitted: false, oldest: new Date(Math.min(...recent)) };
       data.loginFailureSeq += 1;
@@ -53,7 +54,7 @@ export class MemoryLoginAttemptRepository implements LoginAttemptRepository {
 
   purgeBefore(before: Date, limit: number): Promise<number> {
     return this.#session.exec((data) => {
-      assertLimitPositive(limit);
+      checkedBatchLimit(limit);
       let deleted = 0;
       for (const [key, failures] of data.loginFailures) {
         const kept = failures.filter((f) => {

@@ -1,3 +1,4 @@
+import { checkedPageLimit, compareUtf8, hasCursor, pageOf, postPosition } from '../../domain/index.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -21,15 +22,7 @@ import type {
   PostSortKey,
   TagCount,
 } from '../../domain/ports/post-repository.js';
-import {
-  assertLimit,
-  compareUtf8,
-  copyDate,
-  copyNullableDate,
-  hasCursor,
-  type MemoryData,
-  type Session,
-} from './state.js';
+import { copyDate, copyNullableDate, type MemoryData, type Session } from './state.js';
 
 function copyPost(p: Post): Post {
   return {
@@ -77,12 +70,6 @@ function sortKeyOf(post: Post, key: PostSortKey): SortKey {
     case 'publishedAt':
       return { value: post.publishedAt?.getTime() ?? null, id: post.id };
   }
-}
-
-function positionOf(post: Post, key: PostSortKey): unknown[] {
-  if (key === 'title') return [post.title, post.id];
-  const instant = key === 'publishedAt' ? post.publishedAt : post[key];
-  return [instant === null ? null : instant.toISOString(), post.id];
 }
 
 function sortKeyFromPosition(position: unknown[], key: PostSortKey): SortKey {
@@ -158,7 +145,7 @@ export class MemoryPostRepository implements PostRepository {
 
   list(query: PostQuery): Promise<PostPage> {
     return this.#session.exec((data) => {
-      assertLimit(query.limit);
+      checkedPageLimit(query.limit);
       countLimitOf(query);
       const { key, direction } = query.sort;
       const scope = postCursorScope(query);
@@ -171,16 +158,8 @@ export class MemoryPostRepository implements PostRepository {
         .sort((a, b) => compareSortKeys(a.key, b.key, direction));
       const rest =
         after === null ? matches : matches.filter((m) => compareSortKeys(m.key, after, direction) > 0);
-      const page = rest.slice(0, query.limit);
-      const last = page[page.length - 1];
-      return {
-        items: page.map((m) => summarize(m.post)),
-        nextCursor:
-          rest.length > query.limit && last !== undefined
-            ? encodeCursor(scope, positionOf(last.post, key))
-            : null,
-        ...countedTotal(matches.length, query),
-      };
+      const page = pageOf(rest, query.limit, (last) => encodeCursor(scope, postPosition(last.post, key)));
+      return { items: page.items.map((m) => summarize(m.post)), nextCursor: page.nextCursor, ...countedTotal(matches.length, query) };
     });
   }
 

@@ -1,10 +1,11 @@
+import { checkedBatchLimit } from '../../domain/index.js';
 import { DuplicateIdError } from '../../domain/errors.js';
 import type {
   ConsumeOutcome,
   RefreshToken,
   RefreshTokenRepository,
 } from '../../domain/ports/refresh-token-repository.js';
-import { assertLimitPositive, copyDate, copyNullableDate, type Session } from './state.js';
+import { copyDate, copyNullableDate, type Session } from './state.js';
 
 function copyToken(t: RefreshToken): RefreshToken {
   return {
@@ -63,7 +64,7 @@ export class MemoryRefreshTokenRepository implements RefreshTokenRepository {
 
   purgeExpired(now: Date, limit: number): Promise<number> {
     return this.#session.exec((data) => {
-      assertLimitPositive(limit);
+      checkedBatchLimit(limit);
       let deleted = 0;
       for (const [id, token] of data.refreshTokens) {
         if (deleted === limit) break;
@@ -79,7 +80,7 @@ export class MemoryRefreshTokenRepository implements RefreshTokenRepository {
 
   forgetReplays(consumedBefore: Date, limit: number): Promise<number> {
     return this.#session.exec((data) => {
-      assertLimitPositive(limit);
+      checkedBatchLimit(limit);
       let cleared = 0;
       for (const token of data.refreshTokens.values()) {
         if (cleared === limit) break;

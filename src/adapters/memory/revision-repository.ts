@@ -1,3 +1,4 @@
+import { checkedPageLimit, hasCursor, pageOf } from '../../domain/index.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -11,7 +12,7 @@ import type {
   RevisionRepository,
   RevisionSummary,
 } from '../../domain/ports/revision-repository.js';
-import { assertLimit, copyDate, hasCursor, type Session } from './state.js';
+import { copyDate, type Session } from './state.js';
 
 function copyRevision(r: Revision): Revision {
   return {
@@ -57,7 +58,7 @@ export class MemoryRevisionRepository implements RevisionRepository {
 
   list(postId: string, page: { limit: number; cursor?: string | null }): Promise<RevisionPage> {
     return this.#session.exec((data) => {
-      assertLimit(page.limit);
+      checkedPageLimit(page.limit);
       const scope = revisionCursorScope(postId);
       const before = hasCursor(page.cursor)
         ? (decodeCursor(page.cursor, scope, REVISION_POSITION)[0] as number)
@@ -65,15 +66,8 @@ export class MemoryRevisionRepository implements RevisionRepository {
       const rest = [...(data.revisions.get(postId)?.values() ?? [])]
         .filter((r) => before === null || r.version < before)
         .sort((a, b) => b.version - a.version);
-      const items = rest.slice(0, page.limit);
-      const last = items[items.length - 1];
-      return {
-        items: items.map(summarize),
-        nextCursor:
-          rest.length > page.limit && last !== undefined
-            ? encodeCursor(scope, [last.version])
-            : null,
-      };
+      const found = pageOf(rest, page.limit, (last) => encodeCursor(scope, [last.version]));
+      return { items: found.items.map(summarize), nextCursor: found.nextCursor };
     });
   }
 

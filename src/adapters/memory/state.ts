@@ -97,42 +97,10 @@ export class MemoryDatabase {
   }
 }
 
-const utf8 = new TextEncoder();
-
-/** Compares strings by their UTF-8 bytes, as Postgres `COLLATE "C"` does. */
-export function compareUtf8(a: string, b: string): number {
-  if (a === b) return 0;
-  const ea = utf8.encode(a);
-  const eb = utf8.encode(b);
-  const n = Math.min(ea.length, eb.length);
-  for (let i = 0; i < n; i += 1) {
-    const d = ea[i]! - eb[i]!;
-    if (d !== 0) return d;
-  }
-  return ea.length - eb.length;
-}
-
 export function copyDate(d: Date): Date {
   return new Date(d.getTime());
 }
 
 export function copyNullableDate(d: Date | null): Date | null {
   return d === null ? null : new Date(d.getTime());
-}
-
-/** Page sizes the ports allow. */
-export function assertLimit(limit: number): void {
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new RangeError(`limit must be an integer from 1 to 100, got ${limit}`);
-  }
-}
-
-/** A cursor argument: null or undefined starts at the first page. */
-export function hasCursor(cursor: string | null | undefined): cursor is string {
-  return cursor !== null && cursor !== undefined;
-}
-
-/** A batch size of a purge: a positive integer. */
-export function assertLimitPositive(limit: number): void {
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
 }

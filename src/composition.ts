@@ -7,7 +7,7 @@ import { createHandlers } from './adapters/http/handlers/index.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
 import { AuthService, LOGIN_THROTTLE } from './app/auth-service.js';
 import { Housekeeping } from './app/housekeeping.js';
-import { PostService } from './app/post-service.js';
+import { createPostUseCases } from './app/post-use-cases.js';
 import type { Config } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
 import type { Logger } from './log.js';
@@ -64,7 +64,13 @@ export async function compose(options: CompositionOptions) {
     dummyHash: dummyHash(hasher),
     replaySecret: options.jwtSecret,
   });
-  const posts = new PostService({ store, clock, ids, idempotencyTtlMs: options.idempotencyTtlSeconds * 1000 });
+  const posts = createPostUseCases({
+    store,
+    clock,
+    ids,
+    // A claimed key holds for 30 s while its request runs; then a retry may take it over.
+    idempotency: { leaseMs: 30_000, ttlMs: options.idempotencyTtlSeconds * 1000 },
+  });
   const app = createApp({
     contract: options.contract,
     handlers: createHandlers({ store, auth, posts }),

@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 import {
   InvalidCredentialsError,
   InvalidRefreshTokenError,
-  NotFoundError,
+  InvalidTokenError,
   TooManyAttemptsError,
   type AccessTokenClaims,
   type AccessTokens,
@@ -179,9 +179,13 @@ export class AuthService {
     return this.options.accessTokens.verify(accessToken, this.options.clock.now());
   }
 
+  /**
+   * The user an access token was issued to. A token of a user that no longer exists is unusable
+   * (`InvalidTokenError`); a failing store is not the token's fault and keeps its own error.
+   */
   async me(userId: string): Promise<User> {
     const user = await this.options.users.get(userId);
-    if (!user) throw new NotFoundError('user', userId);
+    if (!user) throw new InvalidTokenError('unknown user');
     return user;
   }
 

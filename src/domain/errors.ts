@@ -1,4 +1,4 @@
-import type { PostStatus } from './post.js';
+import type { Post, PostStatus } from './post.js';
 import type { BulkAction } from './post-rules.js';
 
 /** Every code a domain error can carry. Transport adapters map these to responses. */
@@ -7,6 +7,7 @@ export const DOMAIN_ERROR_CODES = [
   'slug_taken',
   'duplicate_id',
   'version_conflict',
+  'precondition_failed',
   'invalid_cursor',
   'validation',
   'invalid_transition',
@@ -99,6 +100,30 @@ export class VersionConflictError extends DomainError {
   }
 }
 
+/**
+ * A conditional write (If-Match) that names no version the post is at now. Carries the post as it
+ * is, so that the answer can hand it to the client to merge and retry.
+ */
+export class PreconditionFailedError extends DomainError {
+  readonly code = 'precondition_failed' as const;
+
+  /**
+   * @param expected the versions the client based its change on (empty when it sent `*` and every
+   *   attempt lost a race to another write)
+   * @param current the post as it is now
+   */
+  constructor(
+    readonly expected: readonly number[],
+    readonly current: Post,
+  ) {
+    super(
+      expected.length === 0
+        ? `The post kept changing while the write was retried; the current version is ${current.version}.`
+        : `Version ${expected.join(', ')} is not the current version, ${current.version}.`,
+    );
+  }
+}
+
 export class InvalidCursorError extends DomainError {
   readonly code = 'invalid_cursor' as const;
 
@@ -107,17 +132,27 @@ export class InvalidCursorError extends DomainError {
   }
 }
 
-/** One problem with the input; `pointer` is a JSON Pointer into the request body, e.g. `/tags/3`. */
+/** One problem with the input; `pointer` is a JSON Pointer into it, e.g. `/tags/3`. */
 export interface ValidationIssue {
   pointer: string;
   message: string;
 }
 
+/**
+ * What a use case was given that the pointers of a `ValidationError` point into: the fields of a
+ * write (`input`) or the filters and paging of a read (`query`). A transport maps each to the part
+ * of its request that carried it.
+ */
+export type ValidationSource = 'input' | 'query';
+
 export class ValidationError extends DomainError {
   readonly code = 'validation' as const;
   readonly issues: readonly ValidationIssue[];
 
-  constructor(issues: readonly ValidationIssue[]) {
+  constructor(
+    issues: readonly ValidationIssue[],
+    readonly source: ValidationSource = 'input',
+  ) {
     super(
       issues.length === 1
         ? `Invalid input at ${issues[0]!.pointer}: ${issues[0]!.message}`
@@ -167,9 +202,12 @@ export class InvalidCredentialsError extends DomainError {
 export class InvalidTokenError extends DomainError {
   readonly code = 'invalid_token' as const;
 
-  /** @param reason short machine-friendly reason such as 'expired' or 'malformed'; not part of the message */
+  /**
+   * @param reason short machine-friendly reason such as 'missing', 'expired' or 'malformed'; only
+   *   'missing' (no token was sent) changes the message
+   */
   constructor(readonly reason: string) {
-    super('The access token is invalid or has expired.');
+    super(reason === 'missing' ? 'A bearer token is required.' : 'The access token is invalid or has expired.');
   }
 }
 
@@ -215,6 +253,7 @@ export type AnyDomainError =
   | SlugTakenError
   | DuplicateIdError
   | VersionConflictError
+  | PreconditionFailedError
   | InvalidCursorError
   | ValidationError
   | InvalidTransitionError

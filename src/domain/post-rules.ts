@@ -1,5 +1,8 @@
-import { InvalidTransitionError } from './errors.js';
+import { InvalidTransitionError, ValidationError, type ValidationIssue } from './errors.js';
 import type { Post, PostStatus } from './post.js';
+import type { PostQuery } from './ports/post-repository.js';
+import { normalizeTag, normalizeTags } from './tags.js';
+import { hasControlCharacter, isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableTextIssues } from './text.js';
 
 export const ACTIVITY_TYPES = [
   'created',
@@ -89,4 +92,70 @@ export function transitionFor(action: BulkAction, from: PostStatus): PostStatus 
     case 'removeTag':
       return from;
   }
+}
+
+/**
+ * The text fields of a create or an edit, checked, with their tags normalised: every problem is
+ * reported at once, as a `ValidationError` whose pointers are relative to the input (`/title`,
+ * `/tags/3`). Returns the normalised tags (undefined when none were given).
+ */
+export function checkedPostContent(fields: {
+  title?: string;
+  slug?: string;
+  excerpt?: string;
+  body?: string;
+  tags?: readonly string[];
+}): string[] | undefined {
+  const { title, slug, excerpt, body, tags: rawTags } = fields;
+  const issues = unstorableTextIssues({ title, slug, excerpt, body, tags: rawTags });
+  let tags: string[] | undefined;
+  if (rawTags !== undefined) {
+    try {
+      tags = normalizeTags(rawTags);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const seen = new Set(issues.map((i) => i.pointer));
+      issues.push(...error.issues.filter((i) => !seen.has(i.pointer)));
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return tags;
+}
+
+/**
+ * A tag given to filter or change posts by, normalised.
+ * @throws ValidationError at `/tag`, from `source` (unstorable text, or a tag `normalizeTag` refuses)
+ */
+export function checkedTag(tag: string, source: 'input' | 'query'): string {
+  if (!isStorableText(tag)) throw new ValidationError([{ pointer: '/tag', message: UNSTORABLE_TEXT_MESSAGE }], source);
+  try {
+    return normalizeTag(tag);
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(error.issues, source);
+  }
+}
+
+/**
+ * A post list's filters, checked, with the tag normalised. `q` may not hold control characters:
+ * the Drizzle adapter searches title, excerpt and body joined by line breaks, so a line break in
+ * `q` could match across them.
+ * @throws ValidationError at `/q` and/or `/tag` (pointers into the query)
+ */
+export function checkedPostQuery(query: PostQuery): PostQuery {
+  const issues: ValidationIssue[] = [];
+  if (query.q !== undefined && hasControlCharacter(query.q)) {
+    issues.push({ pointer: '/q', message: 'must not contain line breaks or other control characters' });
+  }
+  let tag: string | undefined;
+  if (query.tag !== undefined) {
+    try {
+      tag = checkedTag(query.tag, 'query');
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      issues.push(...error.issues);
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(issues, 'query');
+  return tag === undefined ? query : { ...query, tag };
 }

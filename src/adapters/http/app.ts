@@ -6,7 +6,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Context } from 'hono';
 import type { ErrorObject } from 'ajv';
-import { isDomainError, type DomainError } from '../../domain/index.js';
+import { InvalidTokenError, isDomainError, type DomainError } from '../../domain/index.js';
 import type { Logger } from '../../log.js';
 import { API_ROOT, type Contract, type Route } from './contract.js';
 import { HttpProblem, problemResponse } from './problem.js';
@@ -29,8 +29,6 @@ export interface AppOptions {
 
 type Env = { Variables: { requestId?: string } };
 
-const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Bearer error="invalid_token"' };
-
 /**
  * The HTTP adapter: one Hono route per operation of the bundle, requests validated by
  * openapi-backend against the operation resolved at start-up, handlers looked up by operationId.
@@ -47,7 +45,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   contract.api.registerSecurityHandler('bearerAuth', async (context, authenticate: unknown) => {
     const header = String(context.request.headers['authorization'] ?? '');
     const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(header);
-    if (!match?.[1]) throw new HttpProblem(401, 'unauthorized', 'A bearer token is required.', {}, UNAUTHORIZED_HEADERS);
+    if (!match?.[1]) throw new InvalidTokenError('missing');
     return (authenticate as AppOptions['authenticate'])(match[1]);
   });
 

@@ -30,10 +30,7 @@ export function requestFingerprint(method: string, path: string, body: unknown):
   return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}`).digest('hex');
 }
 
-/** A reply rebuilt from a stored answer (the first answer, or its replay with `Idempotent-Replayed`). */
-export function fromStored(response: StoredResponse, replayed: boolean): { body: unknown; headers: Record<string, string> } {
-  return {
-    body: JSON.parse(response.body) as unknown,
-    headers: { ...response.headers, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) },
-  };
+/** A replay rebuilt from the stored first answer, marked `Idempotent-Replayed`. */
+export function fromStored(response: StoredResponse): { body: unknown; headers: Record<string, string> } {
+  return { body: JSON.parse(response.body) as unknown, headers: { ...response.headers, 'Idempotent-Replayed': 'true' } };
 }

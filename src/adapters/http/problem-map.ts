@@ -1,5 +1,12 @@
 import type { AnyDomainError, DomainError, DomainErrorCode } from '../../domain/index.js';
+import { etagOf, toApiPost } from './mappers.js';
 import { HttpProblem } from './problem.js';
+
+/** The challenge of every 401 about the access token (RFC 6750 §3). */
+export const BEARER_CHALLENGE = 'Bearer error="invalid_token"';
+
+/** Where each kind of use-case input travels in a request. */
+const REQUEST_PART = { input: '/body', query: '/query' } as const;
 
 type Mapper = (error: never) => HttpProblem;
 
@@ -13,14 +20,18 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
   slug_taken: (e) =>
     new HttpProblem(409, 'slug-taken', e.message, e.suggestedSlug ? { suggestedSlug: e.suggestedSlug } : {}),
   duplicate_id: (e) => new HttpProblem(500, 'internal-error', e.message),
-  version_conflict: (e) => new HttpProblem(412, 'precondition-failed', e.message),
+  // A write that lost a race is retried or turned into precondition_failed by its use case; one
+  // that reaches the transport is a bug.
+  version_conflict: (e) => new HttpProblem(500, 'internal-error', e.message),
+  precondition_failed: (e) =>
+    new HttpProblem(412, 'precondition-failed', e.message, { current: toApiPost(e.current) }, { etag: etagOf(e.current.version) }),
   invalid_cursor: (e) =>
     new HttpProblem(422, 'validation-failed', e.message, {
       errors: [{ pointer: '/query/cursor', message: e.message }],
     }),
   validation: (e) =>
     new HttpProblem(422, 'validation-failed', e.message, {
-      errors: e.issues.map((i) => ({ pointer: i.pointer, message: i.message })),
+      errors: e.issues.map((i) => ({ pointer: REQUEST_PART[e.source] + i.pointer, message: i.message })),
     }),
   invalid_transition: (e) =>
     new HttpProblem(422, 'validation-failed', e.message, {
@@ -34,7 +45,7 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
     }),
   invalid_credentials: (e) => new HttpProblem(401, 'invalid-credentials', e.message),
   invalid_token: (e) =>
-    new HttpProblem(401, 'unauthorized', e.message, {}, { 'www-authenticate': 'Bearer error="invalid_token"' }),
+    new HttpProblem(401, 'unauthorized', e.message, {}, { 'www-authenticate': BEARER_CHALLENGE }),
   invalid_refresh_token: (e) => new HttpProblem(401, 'invalid-refresh-token', e.message),
   too_many_attempts: (e) =>
     new HttpProblem(429, 'too-many-attempts', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),

@@ -1,8 +1,8 @@
-import type { PostService } from '../../../app/post-service.js';
+import type { PostQueries } from '../../../app/post-queries.js';
 import { toApiActivityEvent } from '../mappers.js';
 import type { HandlerRegistry } from '../registry.js';
 
-export function activityHandlers(posts: PostService): Pick<HandlerRegistry, 'listActivity'> {
+export function activityHandlers(posts: PostQueries): Pick<HandlerRegistry, 'listActivity'> {
   return {
     async listActivity({ query }) {
       const page = await posts.listActivity({

@@ -1,5 +1,5 @@
 import type { AuthService, TokenPair } from '../../../app/auth-service.js';
-import { InvalidRefreshTokenError, InvalidTokenError, NotFoundError } from '../../../domain/index.js';
+import { InvalidRefreshTokenError, InvalidTokenError } from '../../../domain/index.js';
 import type { HandlerRegistry } from '../registry.js';
 
 function tokenBody(pair: TokenPair) {
@@ -33,11 +33,7 @@ export function authHandlers(auth: AuthService): Pick<HandlerRegistry, 'login' |
     },
     async getMe({ principal }) {
       if (!principal) throw new InvalidTokenError('no principal');
-      // A token of a user that no longer exists is unusable; any other failure (the store being
-      // down) is not the token's fault and must not log the client out.
-      const user = await auth.me(principal.userId).catch((error: unknown) => {
-        throw error instanceof NotFoundError ? new InvalidTokenError('unknown user') : error;
-      });
+      const user = await auth.me(principal.userId);
       return { status: 200, body: { id: user.id, email: user.email, name: user.name } };
     },
   };

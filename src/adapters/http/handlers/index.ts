@@ -1,6 +1,6 @@
 import type { Store } from '../../../domain/index.js';
 import type { AuthService } from '../../../app/auth-service.js';
-import type { PostService } from '../../../app/post-service.js';
+import type { PostUseCases } from '../../../app/post-use-cases.js';
 import type { HandlerRegistry } from '../registry.js';
 import { activityHandlers } from './activity.js';
 import { authHandlers } from './auth.js';
@@ -13,7 +13,7 @@ import { tagHandlers } from './tags.js';
 export interface HandlerDeps {
   store: Store;
   auth: AuthService;
-  posts: PostService;
+  posts: PostUseCases;
 }
 
 /** Every operation's handler, one file per spec tag. A missing operationId fails `tsc` here. */
@@ -23,8 +23,8 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...authHandlers(deps.auth),
     ...postHandlers(deps.posts),
     ...revisionHandlers(deps.posts),
-    ...tagHandlers(deps.posts),
-    ...activityHandlers(deps.posts),
-    ...statsHandlers(deps.posts),
+    ...tagHandlers(deps.posts.queries),
+    ...activityHandlers(deps.posts.queries),
+    ...statsHandlers(deps.posts.queries),
   };
 }

@@ -1,7 +1,7 @@
-import type { PostService } from '../../../app/post-service.js';
+import type { PostQueries } from '../../../app/post-queries.js';
 import type { HandlerRegistry } from '../registry.js';
 
-export function tagHandlers(posts: PostService): Pick<HandlerRegistry, 'listTags'> {
+export function tagHandlers(posts: PostQueries): Pick<HandlerRegistry, 'listTags'> {
   return {
     async listTags() {
       return { status: 200, body: { items: await posts.tags() } };

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import {
+  InvalidTokenError,
+  PreconditionFailedError,
+  ValidationError,
+  VersionConflictError,
+  type Post,
+} from '../../domain/index.js';
+import { toApiPost } from './mappers.js';
+import { BEARER_CHALLENGE, problemFromDomainError } from './problem-map.js';
+
+const post: Post = {
+  id: '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+  title: 'Current',
+  slug: 'current',
+  excerpt: '',
+  body: 'Now.',
+  tags: [],
+  status: 'draft',
+  version: 4,
+  wordCount: 1,
+  createdAt: new Date('2026-01-01T00:00:00.000Z'),
+  updatedAt: new Date('2026-01-02T00:00:00.000Z'),
+  publishedAt: null,
+};
+
+describe('the problem table', () => {
+  it('answers a failed precondition with 412, the current post and its ETag', () => {
+    const problem = problemFromDomainError(new PreconditionFailedError([2], post));
+    expect(problem.status).toBe(412);
+    expect(problem.kind).toBe('precondition-failed');
+    expect(problem.extensions).toEqual({ current: toApiPost(post) });
+    expect(problem.headers).toEqual({ etag: '"4"' });
+  });
+
+  it('treats a lost race that reached the transport as a bug, never as a 412 without the current post', () => {
+    expect(problemFromDomainError(new VersionConflictError(2, 3)).status).toBe(500);
+  });
+
+  it('points validation issues into the part of the request their use case was given', () => {
+    const issues = [{ pointer: '/tag', message: 'must not be empty' }];
+    expect(problemFromDomainError(new ValidationError(issues, 'query')).extensions).toEqual({
+      errors: [{ pointer: '/query/tag', message: 'must not be empty' }],
+    });
+    expect(problemFromDomainError(new ValidationError(issues)).extensions).toEqual({
+      errors: [{ pointer: '/body/tag', message: 'must not be empty' }],
+    });
+  });
+
+  it('challenges a missing and an invalid bearer token alike, with their own details', () => {
+    const missing = problemFromDomainError(new InvalidTokenError('missing'));
+    const expired = problemFromDomainError(new InvalidTokenError('expired'));
+    expect([missing.status, expired.status]).toEqual([401, 401]);
+    expect(missing.headers).toEqual({ 'www-authenticate': BEARER_CHALLENGE });
+    expect(expired.headers).toEqual({ 'www-authenticate': BEARER_CHALLENGE });
+    expect(missing.detail).toBe('A bearer token is required.');
+    expect(expired.detail).toBe('The access token is invalid or has expired.');
+  });
+});

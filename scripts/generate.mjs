@@ -36,9 +36,53 @@ const json = JSON.stringify(document, null, 2) + "\n";
 const ast = await openapiTS(bundled, { exportType: false, alphabetize: false, defaultNonNullable: false });
 const types = `/**\n * ${notice}\n */\n\n` + astToString(ast);
 
+/** Follows local `$ref`s (`#/components/...`) in the bundle. */
+function resolve(node) {
+  let current = node;
+  while (current && typeof current.$ref === "string") {
+    current = current.$ref
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce((at, key) => at?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], bundled);
+  }
+  return current;
+}
+
+/** Names of the properties of a body schema that carry a default (through allOf, oneOf and anyOf). */
+function defaultedProperties(schema) {
+  const resolved = resolve(schema);
+  if (!resolved || typeof resolved !== "object") return [];
+  const own = Object.entries(resolved.properties ?? {})
+    .filter(([, property]) => resolve(property)?.default !== undefined)
+    .map(([name]) => name);
+  const nested = ["allOf", "oneOf", "anyOf"].flatMap((k) => (resolved[k] ?? []).flatMap(defaultedProperties));
+  return [...new Set([...own, ...nested])].sort();
+}
+
+const union = (names) => (names.length === 0 ? "never" : names.map((n) => JSON.stringify(n)).join(" | "));
+const defaultLines = [];
+for (const [, item] of Object.entries(bundled.paths)) {
+  for (const method of ["get", "put", "post", "patch", "delete", "head", "options"]) {
+    const operation = item[method];
+    if (!operation?.operationId) continue;
+    const query = [...(item.parameters ?? []), ...(operation.parameters ?? [])]
+      .map(resolve)
+      .filter((p) => p.in === "query" && resolve(p.schema)?.default !== undefined)
+      .map((p) => p.name)
+      .sort();
+    const body = defaultedProperties(resolve(operation.requestBody)?.content?.["application/json"]?.schema);
+    defaultLines.push(`  ${operation.operationId}: { query: ${union(query)}; body: ${union(body)} };`);
+  }
+}
+const defaults =
+  `/**\n * ${notice}\n *\n * Per operation, the query parameters and JSON body properties the contract gives a default.\n` +
+  ` * Request validation fills them in, so a handler always sees them (see RequestOf in registry.ts).\n */\n` +
+  `export interface RequestDefaults {\n${defaultLines.sort().join("\n")}\n}\n`;
+
 const outputs = [
   ["generated/openapi.json", json],
   ["generated/api.d.ts", types],
+  ["generated/defaults.d.ts", defaults],
 ];
 
 let stale = 0;

@@ -245,6 +245,16 @@ describeOnEveryStore('posts: create, get, list', (make) => {
       expect(data).toEqual({ items: [], nextCursor: null, total: 0, totalExact: true });
     });
 
+    it("pages 20 posts at a time without a limit, the contract's default filled in by validation", async () => {
+      const t = await setup(make);
+      for (let i = 0; i < 21; i += 1) await t.create({ title: `Post ${i}` });
+      const { data, response } = await t.api.GET('/posts');
+      expect(response.status).toBe(200);
+      expect(data!.items).toHaveLength(20);
+      expect(data!.nextCursor).not.toBeNull();
+      expect(data!.total).toBe(21);
+    });
+
     it('lists summaries without bodies, most recently updated first', async () => {
       // A driven clock: on the wall clock, the patch and the create before it can share a
       // millisecond, and the tie then goes to the newer id (the port's rule), not the patch.

@@ -1,4 +1,5 @@
 import type { operations } from '../../../generated/api.js';
+import type { RequestDefaults } from '../../../generated/defaults.js';
 
 /** Every operationId in the contract. */
 export type OperationId = keyof operations;
@@ -16,6 +17,13 @@ export type RequestBody<K extends OperationId> =
     : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
       ? B | undefined
       : undefined;
+
+/** `T` with the properties named by `D` present: validation has filled in their defaults. */
+type WithDefaults<T, D extends PropertyKey> = [D] extends [never]
+  ? T
+  : T extends object
+    ? Omit<T, D & keyof T> & { [P in D & keyof T]-?: Exclude<T[P], undefined> }
+    : T;
 
 type ReplyFor<S, R> = R extends { content: infer C }
   ? { status: S; body: C[keyof C]; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> }
@@ -43,10 +51,10 @@ export interface Principal {
 export interface RequestOf<K extends OperationId> {
   operationId: K;
   params: PathParams<K>;
-  query: QueryParams<K>;
+  query: WithDefaults<QueryParams<K>, RequestDefaults[K]['query']>;
   /** Declared header parameters, lowercase names. */
   headers: { [H in keyof HeaderParams<K> as Lowercase<H & string>]: HeaderParams<K>[H] };
-  body: RequestBody<K>;
+  body: WithDefaults<RequestBody<K>, RequestDefaults[K]['body']>;
   principal: Principal | null;
   requestId: string;
   /** The client's address: with TRUST_PROXY, the last X-Forwarded-For entry (the one our proxy appended). */

@@ -8,7 +8,7 @@ export function activityHandlers(posts: PostQueries): Pick<HandlerRegistry, 'lis
       const page = await posts.listActivity({
         ...(query.postId === undefined ? {} : { postId: query.postId }),
         ...(query.type === undefined ? {} : { type: query.type }),
-        limit: query.limit ?? 20,
+        limit: query.limit,
         cursor: query.cursor ?? null,
       });
       return { status: 200, body: { items: page.items.map(toApiActivityEvent), nextCursor: page.nextCursor } };

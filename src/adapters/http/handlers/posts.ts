@@ -36,13 +36,13 @@ function createdAnswer(post: Post) {
 export function postHandlers(posts: PostUseCases): PostHandlers {
   return {
     async listPosts({ query }) {
-      const sort = query.sort ?? '-updatedAt';
+      const { sort } = query;
       const page = await posts.queries.list({
         ...(query.status === undefined ? {} : { status: query.status }),
         ...(query.tag === undefined ? {} : { tag: query.tag }),
         ...(query.q === undefined ? {} : { q: query.q }),
         sort: { key: sort.replace(/^-/, '') as 'updatedAt', direction: sort.startsWith('-') ? 'desc' : 'asc' },
-        limit: query.limit ?? 20,
+        limit: query.limit,
         cursor: query.cursor ?? null,
       });
       return { status: 200, body: { items: page.items.map(toApiPostSummary), nextCursor: page.nextCursor, total: page.total, totalExact: page.totalExact } };
@@ -54,10 +54,10 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
       const input = {
         title: body.title,
         ...(body.slug === undefined ? {} : { slug: body.slug }),
-        excerpt: body.excerpt ?? '',
-        body: body.body ?? '',
-        tags: body.tags ?? [],
-        status: body.status ?? 'draft',
+        excerpt: body.excerpt,
+        body: body.body,
+        tags: body.tags,
+        status: body.status,
       };
       const idempotency = key === undefined ? undefined : { key, fingerprint: requestFingerprint('POST', request.path, body), render: createdAnswer };
       const outcome = await posts.writes.create(input, actorOf(request), idempotency);

@@ -7,7 +7,7 @@ import { requireIfMatch } from './posts.js';
 export function revisionHandlers(posts: PostUseCases): Pick<HandlerRegistry, 'listRevisions' | 'getRevision' | 'restoreRevision'> {
   return {
     async listRevisions({ params, query }) {
-      const page = await posts.queries.listRevisions(params.id, { limit: query.limit ?? 20, cursor: query.cursor ?? null });
+      const page = await posts.queries.listRevisions(params.id, { limit: query.limit, cursor: query.cursor ?? null });
       return { status: 200, body: { items: page.items.map(toApiRevisionSummary), nextCursor: page.nextCursor } };
     },
     async getRevision({ params }) {

@@ -21,6 +21,7 @@ import { searchTextOf } from '../src/adapters/drizzle/post-repository.js';
 import { createDrizzleStore } from '../src/adapters/drizzle/store.js';
 import { countWords } from '../src/domain/word-count.js';
 import { createTestDatabase, testServerUrl } from '../test/support/databases.js';
+import { postgresSettings } from '../src/config.js';
 
 const SIZES = [10_000, 100_000];
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -118,14 +119,7 @@ async function main(): Promise<void> {
   console.log(`bench-db: database ${database.name} on ${maskUrl(serverUrl)}, ${RUNS} runs per query\n`);
   let captured: Captured[] = [];
   const logger: Logger = { logQuery: (query, params) => captured.push({ query, params }) };
-  const conn = await openPostgres({
-    url: database.url,
-    poolSize: 4,
-    connectTimeoutSeconds: 10,
-    idleTimeoutSeconds: 30,
-    statementTimeoutMs: 60_000,
-    logger,
-  });
+  const conn = await openPostgres({ ...postgresSettings(database.url), poolSize: 4, connectTimeoutSeconds: 10, statementTimeoutMs: 60_000, logger });
   const store = createDrizzleStore(conn.db, 'postgres');
   const admin = postgres(database.url, { max: 1, onnotice: () => undefined });
   try {

@@ -8,7 +8,6 @@
  *
  * Usage: npx tsx scripts/purge.ts   (or `make purge`, e.g. from cron with HOUSEKEEPING_INTERVAL_SECONDS=0)
  */
-import { LOGIN_THROTTLE } from '../src/app/auth-service.js';
 import { Housekeeping } from '../src/app/housekeeping.js';
 import { loadHousekeepingConfig } from '../src/config.js';
 import { systemClock } from '../src/domain/index.js';
@@ -16,14 +15,14 @@ import { createLogger } from '../src/log.js';
 import { openStore } from '../src/open-store.js';
 
 async function main(): Promise<void> {
-  const { database, housekeeping, refreshGraceSeconds } = loadHousekeepingConfig(process.env);
+  const { database, housekeeping, refreshGraceSeconds, loginWindowSeconds } = loadHousekeepingConfig(process.env);
   const store = await openStore(database, createLogger('warn'));
   try {
     const report = await new Housekeeping({
       unitOfWork: store.unitOfWork,
       clock: systemClock,
       batchSize: housekeeping.batchSize,
-      loginWindowSeconds: LOGIN_THROTTLE.windowSeconds,
+      loginWindowSeconds,
       refreshGraceSeconds,
     }).runOnce();
     if (!report.ran) {

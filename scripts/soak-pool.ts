@@ -21,6 +21,7 @@
  */
 import { openPostgres } from '../src/adapters/drizzle/connect-postgres.js';
 import { maskUrl } from '../src/mask-url.js';
+import { postgresSettings } from '../src/config.js';
 
 function envNumber(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -54,7 +55,7 @@ function fmt(n: number): string {
 async function main(): Promise<void> {
   // The project's own pool (connect-postgres.ts): its options, backoff and patched queue.
   const connection = await openPostgres({
-    url: databaseUrl,
+    ...postgresSettings(databaseUrl),
     poolSize: poolMax,
     connectTimeoutSeconds: 10,
     idleTimeoutSeconds: 0,

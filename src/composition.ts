@@ -5,7 +5,7 @@ import { createApp } from './adapters/http/app.js';
 import type { Contract } from './adapters/http/contract.js';
 import { createHandlers } from './adapters/http/handlers/index.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
-import { AuthService, LOGIN_THROTTLE } from './app/auth-service.js';
+import { AuthService } from './app/auth-service.js';
 import { Housekeeping } from './app/housekeeping.js';
 import { createPostUseCases } from './app/post-use-cases.js';
 import type { Config } from './config.js';
@@ -18,15 +18,15 @@ export interface CompositionOptions {
   logger: Logger;
   clock: Clock;
   jwtSecret: Uint8Array;
-  auth: Pick<Config['auth'], 'issuer' | 'audience' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds' | 'refreshGraceSeconds'>;
+  auth: Pick<Config['auth'], 'issuer' | 'audience' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds' | 'refreshGraceSeconds' | 'loginThrottle'>;
   bodyLimitBytes: number;
   corsOrigins: string[];
   trustProxy: boolean;
-  idempotencyTtlSeconds: number;
+  idempotency: Config['idempotency'];
   ids?: IdGenerator;
   hasher?: PasswordHasher;
-  /** Rows per table a housekeeping round deletes (HOUSEKEEPING_BATCH_SIZE); default 1000. */
-  housekeepingBatchSize?: number;
+  /** Rows per table a housekeeping round deletes (HOUSEKEEPING_BATCH_SIZE). */
+  housekeepingBatchSize: number;
 }
 
 function dummyHash(hasher: PasswordHasher): Promise<string> {
@@ -56,9 +56,9 @@ export async function compose(options: CompositionOptions) {
     ids,
     refreshTtlSeconds: options.auth.refreshTokenTtlSeconds,
     refreshGraceSeconds: options.auth.refreshGraceSeconds,
-    maxFailedLogins: LOGIN_THROTTLE.maxFailures,
-    maxFailedLoginsPerAddress: LOGIN_THROTTLE.maxFailuresPerAddress,
-    loginWindowSeconds: LOGIN_THROTTLE.windowSeconds,
+    maxFailedLogins: options.auth.loginThrottle.maxFailures,
+    maxFailedLoginsPerAddress: options.auth.loginThrottle.maxFailuresPerAddress,
+    loginWindowSeconds: options.auth.loginThrottle.windowSeconds,
     // Verified when the email is unknown, so that both failures cost one argon2id verify. Hashed
     // on the libuv pool while the server starts, not before it listens.
     dummyHash: dummyHash(hasher),
@@ -68,8 +68,7 @@ export async function compose(options: CompositionOptions) {
     store,
     clock,
     ids,
-    // A claimed key holds for 30 s while its request runs; then a retry may take it over.
-    idempotency: { leaseMs: 30_000, ttlMs: options.idempotencyTtlSeconds * 1000 },
+    idempotency: { leaseMs: options.idempotency.leaseSeconds * 1000, ttlMs: options.idempotency.ttlSeconds * 1000 },
   });
   const app = createApp({
     contract: options.contract,
@@ -86,8 +85,8 @@ export async function compose(options: CompositionOptions) {
   const housekeeping = new Housekeeping({
     unitOfWork: store.unitOfWork,
     clock,
-    batchSize: options.housekeepingBatchSize ?? 1000,
-    loginWindowSeconds: LOGIN_THROTTLE.windowSeconds,
+    batchSize: options.housekeepingBatchSize,
+    loginWindowSeconds: options.auth.loginThrottle.windowSeconds,
     refreshGraceSeconds: options.auth.refreshGraceSeconds,
   });
   return { app, auth, posts, hasher, ids, housekeeping };

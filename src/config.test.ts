@@ -20,11 +20,19 @@ describe('loadConfig', () => {
         refreshGraceSeconds: 10,
         adminEmail: null,
         adminPassword: null,
+        loginThrottle: { maxFailures: 5, maxFailuresPerAddress: 20, windowSeconds: 900 },
       },
-      idempotencyTtlSeconds: 86400,
+      idempotency: { ttlSeconds: 86400, leaseSeconds: 30 },
       housekeeping: { intervalSeconds: 3600, batchSize: 1000 },
       database: { kind: 'pglite', dataDir: '.data' },
     });
+  });
+
+  it('reads the login throttle and the idempotency lease, refusing a throttle that allows no failure', () => {
+    const config = loadConfig({ LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_ADDRESS: '50', LOGIN_WINDOW_SECONDS: '600', IDEMPOTENCY_LEASE_SECONDS: '10' });
+    expect(config.auth.loginThrottle).toEqual({ maxFailures: 3, maxFailuresPerAddress: 50, windowSeconds: 600 });
+    expect(config.idempotency).toEqual({ ttlSeconds: 86400, leaseSeconds: 10 });
+    expect(() => loadConfig({ LOGIN_MAX_FAILURES: '0' })).toThrow(/LOGIN_MAX_FAILURES must be an integer from 1/);
   });
 
   it('reads the housekeeping interval (0 turns it off) and batch size, refusing a batch of 0', () => {

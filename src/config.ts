@@ -22,8 +22,14 @@ export interface Config {
     /** The first start of the embedded default creates this admin (else a random password is printed). */
     adminEmail: string | null;
     adminPassword: string | null;
+    loginThrottle: LoginThrottleConfig;
   };
-  idempotencyTtlSeconds: number;
+  idempotency: {
+    /** How long an Idempotency-Key's answer is kept. */
+    ttlSeconds: number;
+    /** How long a claimed key holds while its request runs; then a retry may take it over. */
+    leaseSeconds: number;
+  };
   housekeeping: HousekeepingConfig;
   database:
     | { kind: 'pglite'; dataDir: string }
@@ -39,6 +45,13 @@ export interface Config {
         idleTimeoutSeconds: number;
         statementTimeoutMs: number;
       };
+}
+
+/** Failed logins allowed within the window, per account and per client address, before a 429. */
+export interface LoginThrottleConfig {
+  maxFailures: number;
+  maxFailuresPerAddress: number;
+  windowSeconds: number;
 }
 
 export interface HousekeepingConfig {
@@ -79,7 +92,11 @@ export const ENV_VARIABLES = {
   REFRESH_GRACE_SECONDS: { default: '10', doc: 'A refresh retried within this window replays its answer.' },
   ADMIN_EMAIL: { default: '', doc: 'First start of the embedded default: the admin to create.' },
   ADMIN_PASSWORD: { default: '', doc: 'First start of the embedded default: its password (else one is generated and printed once).' },
+  LOGIN_MAX_FAILURES: { default: '5', doc: 'Failed logins per account within LOGIN_WINDOW_SECONDS before a 429.' },
+  LOGIN_MAX_FAILURES_PER_ADDRESS: { default: '20', doc: 'Failed logins per client address within LOGIN_WINDOW_SECONDS before a 429.' },
+  LOGIN_WINDOW_SECONDS: { default: '900', doc: 'The login throttle window; failures older than it are purged.' },
   IDEMPOTENCY_TTL_SECONDS: { default: '86400', doc: 'How long an Idempotency-Key answer is kept.' },
+  IDEMPOTENCY_LEASE_SECONDS: { default: '30', doc: 'How long a claimed Idempotency-Key holds while its request runs; then a retry may take it over.' },
   HOUSEKEEPING_INTERVAL_SECONDS: { default: '3600', doc: 'Seconds between purges of expired keys, old login failures and spent tokens; 0: none.' },
   HOUSEKEEPING_BATCH_SIZE: { default: '1000', doc: 'Rows per table a purge deletes in one transaction.' },
 } as const;
@@ -105,7 +122,11 @@ export function loadConfig(env: Env): Config {
   const accessTokenTtlSeconds = integer('ACCESS_TOKEN_TTL_SECONDS', 60, 86400);
   const refreshTokenTtlSeconds = integer('REFRESH_TOKEN_TTL_SECONDS', 300, 365 * 86400);
   const refreshGraceSeconds = integer('REFRESH_GRACE_SECONDS', 0, 300);
-  const idempotencyTtlSeconds = integer('IDEMPOTENCY_TTL_SECONDS', 60, 30 * 86400);
+  const idempotency = {
+    ttlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', 60, 30 * 86400),
+    leaseSeconds: integer('IDEMPOTENCY_LEASE_SECONDS', 1, 3600),
+  };
+  const loginThrottle = readLoginThrottle(integer);
   const housekeeping = readHousekeeping(integer);
   const trustProxy = read('TRUST_PROXY');
   if (trustProxy !== 'true' && trustProxy !== 'false') problems.push(`TRUST_PROXY must be true or false (got "${trustProxy}")`);
@@ -144,10 +165,19 @@ export function loadConfig(env: Env): Config {
       refreshGraceSeconds,
       adminEmail: adminEmail === '' ? null : adminEmail,
       adminPassword: adminPassword === '' ? null : adminPassword,
+      loginThrottle,
     },
-    idempotencyTtlSeconds,
+    idempotency,
     housekeeping,
     database,
+  };
+}
+
+function readLoginThrottle(integer: Integer): LoginThrottleConfig {
+  return {
+    maxFailures: integer('LOGIN_MAX_FAILURES', 1, 1000),
+    maxFailuresPerAddress: integer('LOGIN_MAX_FAILURES_PER_ADDRESS', 1, 100_000),
+    windowSeconds: integer('LOGIN_WINDOW_SECONDS', 60, 7 * 86400),
   };
 }
 
@@ -158,15 +188,21 @@ function readHousekeeping(integer: Integer): HousekeepingConfig {
   };
 }
 
-/** What `make purge` needs: the database, the housekeeping settings and the refresh grace window. */
-export function loadHousekeepingConfig(env: Env): { database: Config['database']; housekeeping: HousekeepingConfig; refreshGraceSeconds: number } {
+/** What `make purge` needs: the database, the housekeeping settings, the refresh grace window and the login throttle window. */
+export function loadHousekeepingConfig(env: Env): {
+  database: Config['database'];
+  housekeeping: HousekeepingConfig;
+  refreshGraceSeconds: number;
+  loginWindowSeconds: number;
+} {
   const problems: string[] = [];
   const { read, integer } = readers(env, problems);
   const database = readDatabase(read, integer, problems);
   const housekeeping = readHousekeeping(integer);
   const refreshGraceSeconds = integer('REFRESH_GRACE_SECONDS', 0, 300);
+  const loginWindowSeconds = readLoginThrottle(integer).windowSeconds;
   if (problems.length > 0) throw new ConfigError(problems);
-  return { database, housekeeping, refreshGraceSeconds };
+  return { database, housekeeping, refreshGraceSeconds, loginWindowSeconds };
 }
 
 type Read = (name: keyof typeof ENV_VARIABLES) => string;
@@ -210,6 +246,17 @@ export function loadDatabaseConfig(env: Env): Config['database'] {
   const database = readDatabase(read, integer, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return database;
+}
+
+/**
+ * The PostgreSQL settings a server configured with only `DATABASE_URL=url` would use: for tests,
+ * scripts and benchmarks that open their own pool, so that its defaults are the server's.
+ */
+export function postgresSettings(url: string): Omit<Extract<Config['database'], { kind: 'postgres' }>, 'kind'> {
+  const database = loadDatabaseConfig({ DATABASE_URL: url });
+  if (database.kind !== 'postgres') throw new ConfigError(['DATABASE_URL is empty']);
+  const { kind: _kind, ...settings } = database;
+  return settings;
 }
 
 function databaseUrlProblem(url: string): string | null {

@@ -27,7 +27,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     bodyLimitBytes: config.bodyLimitBytes,
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
-    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    idempotency: config.idempotency,
     housekeepingBatchSize: config.housekeeping.batchSize,
   });
 

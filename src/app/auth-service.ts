@@ -28,7 +28,6 @@ export interface TokenPair {
  * Failed logins allowed within the window, per account at one address and per address whatever
  * the account (spraying many emails from one address); one more is a 429.
  */
-export const LOGIN_THROTTLE = { maxFailures: 5, maxFailuresPerAddress: 20, windowSeconds: 15 * 60 } as const;
 
 export interface AuthServiceOptions {
   users: UserRepository;

@@ -4,6 +4,7 @@ import { createApp } from '../../src/adapters/http/app.js';
 import { loadContract, type Contract } from '../../src/adapters/http/contract.js';
 import type { HandlerRegistry, Principal } from '../../src/adapters/http/registry.js';
 import { compose } from '../../src/composition.js';
+import { loadConfig } from '../../src/config.js';
 import { FixedClock, InvalidTokenError, type Clock, type PasswordHasher, type Store } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createValidatingFetch, type ValidatingFetchOptions } from './contract-fetch.js';
@@ -72,6 +73,8 @@ export interface TestServerOptions {
 export async function testServer(options: TestServerOptions) {
   const contract = await testContract();
   const clock = options.clock ?? { now: () => new Date() };
+  // What an unconfigured server runs with, where a test does not say otherwise.
+  const defaults = loadConfig({});
   const composed = await compose({
     store: options.store,
     contract,
@@ -83,12 +86,14 @@ export async function testServer(options: TestServerOptions) {
       audience: 'margin-cms-api',
       accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 900,
       refreshTokenTtlSeconds: 30 * 86400,
-      refreshGraceSeconds: options.refreshGraceSeconds ?? 10,
+      refreshGraceSeconds: options.refreshGraceSeconds ?? defaults.auth.refreshGraceSeconds,
+      loginThrottle: defaults.auth.loginThrottle,
     },
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     corsOrigins: options.corsOrigins ?? [],
     trustProxy: options.trustProxy ?? false,
-    idempotencyTtlSeconds: 86400,
+    idempotency: defaults.idempotency,
+    housekeepingBatchSize: defaults.housekeeping.batchSize,
     ...(options.hasher ? { hasher: options.hasher } : {}),
   });
   const now = clock.now();

@@ -11,6 +11,7 @@ import { createDrizzleStore } from '../../src/adapters/drizzle/store.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import type { Store } from '../../src/domain/index.js';
 import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from './databases.js';
+import { postgresSettings } from '../../src/config.js';
 
 export type StoreKind = 'memory' | 'pglite' | 'postgres';
 /** Returns an empty store; closing it is the test's business (shared databases ignore close). */
@@ -43,13 +44,7 @@ export function describeOnEveryStore(title: string, body: (make: MakeStore, kind
     let pg: PostgresConnection;
     beforeAll(async () => {
       database = await createTestDatabase(serverUrl);
-      pg = await openPostgres({
-        url: database.url,
-        poolSize: 20,
-        connectTimeoutSeconds: 5,
-        idleTimeoutSeconds: 10,
-        statementTimeoutMs: 10_000,
-      });
+      pg = await openPostgres({ ...postgresSettings(database.url), poolSize: 20, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 });
     });
     afterAll(async () => {
       await pg?.close();

@@ -28,9 +28,9 @@ export interface PostgresOptions {
   pipelineDepth?: number;
   /**
    * Longest wait for a free connection before a call fails with `UnavailableError` (503), having
-   * sent nothing. Defaults to `DEFAULT_ACQUIRE_TIMEOUT_MS`.
+   * sent nothing (DB_ACQUIRE_TIMEOUT_MS).
    */
-  acquireTimeoutMs?: number;
+  acquireTimeoutMs: number;
   /** Seconds to open a connection (TCP, TLS and startup), after which the call fails (503). */
   connectTimeoutSeconds: number;
   /** An idle connection is closed after this long. */
@@ -64,7 +64,6 @@ export interface PostgresConnection {
   close(): Promise<void>;
 }
 
-export const DEFAULT_ACQUIRE_TIMEOUT_MS = 2000;
 export const DEFAULT_PIPELINE_DEPTH = 4;
 /** How much longer than the statement timeout a connection may stay silent while a query waits. */
 export const ANSWER_GRACE_MS = 2000;
@@ -112,7 +111,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresCo
     sql,
     gate: new ConnectionGate(
       options.poolSize,
-      options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+      options.acquireTimeoutMs,
       options.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH,
     ),
     checkSchema: () => checkSchema(sql, migrationsFolder),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from '../../../test/support/databases.js';
 import { openPostgres, type PostgresConnection } from './connect-postgres.js';
 import { createDrizzleStore } from './store.js';
+import { postgresSettings } from '../../config.js';
 
 // Interleavings that only a server with real concurrency (not PGlite, not memory) can produce.
 const serverUrl = testServerUrl();
@@ -12,7 +13,7 @@ describe.skipIf(!available)('refresh tokens on PostgreSQL under concurrency', ()
   let pg: PostgresConnection;
   beforeAll(async () => {
     database = await createTestDatabase(serverUrl);
-    pg = await openPostgres({ url: database.url, poolSize: 4, connectTimeoutSeconds: 5, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 });
+    pg = await openPostgres({ ...postgresSettings(database.url), poolSize: 4, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 });
   });
   afterAll(async () => {
     await pg?.close();

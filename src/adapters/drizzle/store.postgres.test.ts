@@ -12,17 +12,15 @@ import { openPostgres, type PostgresConnection, type PostgresOptions } from './c
 import { SchemaBehindError } from './migrations.js';
 import { createDrizzleStore } from './store.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
+import { postgresSettings } from '../../config.js';
 
 // Fails under CI=true when the server is down; skipped with a message elsewhere.
 const serverUrl = testServerUrl();
 const available = await requirePostgres(serverUrl);
 
-const poolDefaults: Omit<PostgresOptions, 'url'> = {
-  poolSize: 10,
-  connectTimeoutSeconds: 5,
-  idleTimeoutSeconds: 10,
-  statementTimeoutMs: 10_000,
-};
+// The server's pool defaults (a URL is only needed to read them), with a larger statement timeout.
+const { url: _url, ...serverPool } = postgresSettings(serverUrl);
+const poolDefaults: Omit<PostgresOptions, 'url'> = { ...serverPool, poolSize: 10, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 };
 
 describe.skipIf(!available)('PostgreSQL store', () => {
   // One database per run, migrated once; every test starts from empty tables.

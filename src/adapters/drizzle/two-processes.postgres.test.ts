@@ -5,6 +5,7 @@ import { FixedClock } from '../../domain/clock.js';
 import type { Store } from '../../domain/ports/store.js';
 import { openPostgres, type PostgresConnection } from './connect-postgres.js';
 import { createDrizzleStore } from './store.js';
+import { postgresSettings } from '../../config.js';
 
 // Two pools on one database stand for two server processes: PostgreSQL advisory locks belong to
 // sessions, and the pools share none.
@@ -18,7 +19,7 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
   beforeAll(async () => {
     database = await createTestDatabase(serverUrl);
     pools = await Promise.all(
-      [1, 2].map(() => openPostgres({ url: database.url, poolSize: 4, connectTimeoutSeconds: 5, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 })),
+      [1, 2].map(() => openPostgres({ ...postgresSettings(database.url), poolSize: 4, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 })),
     );
     stores = pools.map((pg) => createDrizzleStore(pg.db, 'postgres', { close: async () => undefined, gate: pg.gate }));
   });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.js';
 import { createJoseAccessTokens } from './adapters/crypto/jose-access-tokens.js';
+import { createRefreshTokenSecrets } from './adapters/crypto/refresh-token-secrets.js';
 import { createApp } from './adapters/http/app.js';
 import type { Contract } from './adapters/http/contract.js';
 import { createHandlers } from './adapters/http/handlers/index.js';
@@ -50,6 +51,8 @@ export async function compose(options: CompositionOptions) {
     users: store.users,
     refreshTokens: store.refreshTokens,
     loginAttempts: store.loginAttempts,
+    unitOfWork: store.unitOfWork,
+    refreshSecrets: createRefreshTokenSecrets(options.jwtSecret),
     hasher,
     accessTokens,
     clock,
@@ -62,7 +65,6 @@ export async function compose(options: CompositionOptions) {
     // Verified when the email is unknown, so that both failures cost one argon2id verify. Hashed
     // on the libuv pool while the server starts, not before it listens.
     dummyHash: dummyHash(hasher),
-    replaySecret: options.jwtSecret,
   });
   const posts = createPostUseCases({
     store,

@@ -1,4 +1,3 @@
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import {
   InvalidCredentialsError,
   InvalidRefreshTokenError,
@@ -12,6 +11,8 @@ import {
   type PasswordHasher,
   type RefreshToken,
   type RefreshTokenRepository,
+  type RefreshTokenSecrets,
+  type UnitOfWork,
   type User,
   type UserRepository,
 } from '../domain/index.js';
@@ -24,15 +25,13 @@ export interface TokenPair {
   user: { id: string; email: string; name: string };
 }
 
-/**
- * Failed logins allowed within the window, per account at one address and per address whatever
- * the account (spraying many emails from one address); one more is a 429.
- */
-
 export interface AuthServiceOptions {
   users: UserRepository;
   refreshTokens: RefreshTokenRepository;
   loginAttempts: LoginAttemptRepository;
+  /** Rotations, and the revocation a reuse triggers, run in one unit. */
+  unitOfWork: UnitOfWork;
+  refreshSecrets: RefreshTokenSecrets;
   hasher: PasswordHasher;
   accessTokens: AccessTokens;
   clock: Clock;
@@ -47,47 +46,6 @@ export interface AuthServiceOptions {
   loginWindowSeconds: number;
   /** Verified when the email is unknown, so both failures cost the same. */
   dummyHash: string | Promise<string>;
-  /** A server-side secret mixed into the replay key, so a database leak alone opens no replay. */
-  replaySecret: Uint8Array;
-}
-
-/** The refresh token given to the client: 256 random bits, base64url. Only its hash is stored. */
-function newRefreshToken(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-export function hashRefreshToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
-/**
- * The answer to a refresh, encrypted with a key derived from the refresh token it consumed: only
- * a client holding that token can read it back, so a lost answer can be replayed without storing
- * any token in the clear.
- */
-function replayKey(oldToken: string, secret: Uint8Array): Buffer {
-  return Buffer.from(hkdfSync('sha256', oldToken, secret, 'margin-cms refresh replay', 32));
-}
-
-function sealReplay(oldToken: string, secret: Uint8Array, pair: TokenPair): string {
-  const key = replayKey(oldToken, secret);
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const sealed = Buffer.concat([cipher.update(JSON.stringify(pair), 'utf8'), cipher.final()]);
-  return [iv, cipher.getAuthTag(), sealed].map((b) => b.toString('base64url')).join('.');
-}
-
-function openReplay(oldToken: string, secret: Uint8Array, replay: string): TokenPair | null {
-  try {
-    const [iv, tag, sealed] = replay.split('.').map((p) => Buffer.from(p, 'base64url'));
-    if (!iv || !tag || !sealed) return null;
-    const key = replayKey(oldToken, secret);
-    const decipher = createDecipheriv('aes-256-gcm', key, iv);
-    decipher.setAuthTag(tag);
-    return JSON.parse(Buffer.concat([decipher.update(sealed), decipher.final()]).toString('utf8')) as TokenPair;
-  } catch {
-    return null;
-  }
 }
 
 /** Login, single-use rotating refresh tokens with reuse detection, logout and bearer verification. */
@@ -120,7 +78,7 @@ export class AuthService {
     // address (other failures from the address stay: one good account does not reset a spray).
     await loginAttempts.clear(accountKey);
     await loginAttempts.forget(byAddress.attemptId);
-    const refreshToken = newRefreshToken();
+    const refreshToken = this.options.refreshSecrets.newToken();
     const pair = await this.#pair(user, refreshToken, now);
     await this.options.refreshTokens.insert(this.#record(user.id, this.options.ids.next(), refreshToken, now));
     return pair;
@@ -131,46 +89,47 @@ export class AuthService {
    * window ago answers the same pair again (`replayed`); older reuse revokes the family.
    */
   async refresh(refreshToken: string): Promise<{ pair: TokenPair; replayed: boolean }> {
-    const { refreshTokens, users, clock } = this.options;
+    const { refreshTokens, users, clock, refreshSecrets: secrets } = this.options;
     const now = clock.now();
-    const tokenHash = hashRefreshToken(refreshToken);
+    const tokenHash = secrets.hash(refreshToken);
     // The token's user and family never change, so reading them first races with nothing: the
     // rotation below is what decides, atomically, whether this request consumes the token.
     const existing = await refreshTokens.find(tokenHash);
     if (!existing) throw new InvalidRefreshTokenError('unknown');
     const user = await users.get(existing.userId);
     if (!user) throw new InvalidRefreshTokenError('unknown user');
-    const successorToken = newRefreshToken();
+    const successorToken = secrets.newToken();
     const pair = await this.#pair(user, successorToken, now);
-    const outcome = await refreshTokens.rotate(
-      tokenHash,
-      now,
-      this.#record(user.id, existing.familyId, successorToken, now),
-      sealReplay(refreshToken, this.options.replaySecret, pair),
-    );
-    switch (outcome.outcome) {
-      case 'consumed':
-        return { pair, replayed: false };
-      case 'already_consumed': {
-        const consumedAt = outcome.token.consumedAt?.getTime() ?? 0;
-        const withinGrace = now.getTime() - consumedAt <= this.options.refreshGraceSeconds * 1000;
-        const replay = withinGrace && outcome.token.replay ? openReplay(refreshToken, this.options.replaySecret, outcome.token.replay) : null;
-        if (replay) return { pair: replay, replayed: true };
-        await refreshTokens.revokeFamily(outcome.token.familyId, now);
-        throw new InvalidRefreshTokenError('reused');
+    const successor = this.#record(user.id, existing.familyId, successorToken, now);
+    const sealed = secrets.seal(refreshToken, JSON.stringify(pair));
+    // One unit: the rotation, and on a reuse past the grace window the family's revocation.
+    const result = await this.options.unitOfWork.run(async (repos): Promise<{ pair: TokenPair; replayed: boolean } | InvalidRefreshTokenError> => {
+      const outcome = await repos.refreshTokens.rotate(tokenHash, now, successor, sealed);
+      switch (outcome.outcome) {
+        case 'consumed':
+          return { pair, replayed: false };
+        case 'already_consumed': {
+          const consumedAt = outcome.token.consumedAt?.getTime() ?? 0;
+          const withinGrace = now.getTime() - consumedAt <= this.options.refreshGraceSeconds * 1000;
+          const replay = withinGrace && outcome.token.replay ? secrets.open(refreshToken, outcome.token.replay) : null;
+          if (replay !== null) return { pair: JSON.parse(replay) as TokenPair, replayed: true };
+          await repos.refreshTokens.revokeFamily(outcome.token.familyId, now);
+          // Returned, not thrown: the revocation must commit.
+          return new InvalidRefreshTokenError('reused');
+        }
+        case 'revoked':
+        case 'expired':
+        case 'unknown':
+          return new InvalidRefreshTokenError(outcome.outcome);
       }
-      case 'revoked':
-        throw new InvalidRefreshTokenError('revoked');
-      case 'expired':
-        throw new InvalidRefreshTokenError('expired');
-      case 'unknown':
-        throw new InvalidRefreshTokenError('unknown');
-    }
+    });
+    if (result instanceof InvalidRefreshTokenError) throw result;
+    return result;
   }
 
   /** Revokes the token's family; unknown tokens are ignored so logout cannot probe tokens. */
   async logout(refreshToken: string): Promise<void> {
-    const token = await this.options.refreshTokens.find(hashRefreshToken(refreshToken));
+    const token = await this.options.refreshTokens.find(this.options.refreshSecrets.hash(refreshToken));
     if (token) await this.options.refreshTokens.revokeFamily(token.familyId, this.options.clock.now());
   }
 
@@ -193,7 +152,7 @@ export class AuthService {
       id: this.options.ids.next(),
       familyId,
       userId,
-      tokenHash: hashRefreshToken(token),
+      tokenHash: this.options.refreshSecrets.hash(token),
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.options.refreshTtlSeconds * 1000),
       consumedAt: null,

@@ -24,3 +24,16 @@ export interface AccessTokens {
   issue(subject: { userId: string; name: string }, now: Date): Promise<{ token: string; tokenId: string }>;
   verify(token: string, now: Date): Promise<AccessTokenClaims>;
 }
+
+/**
+ * The secrets of refresh tokens. `newToken` gives 256 random bits, base64url; `hash` is what is
+ * stored instead of a token (the same token always hashes the same); `seal` encrypts an answer
+ * so that only a holder of the token it names (with the server's secret) can read it back, and
+ * `open` answers null, never throws, for text not sealed with that token or tampered with.
+ */
+export interface RefreshTokenSecrets {
+  newToken(): string;
+  hash(token: string): string;
+  seal(token: string, text: string): string;
+  open(token: string, sealed: string): string | null;
+}

@@ -14,12 +14,12 @@ import { parseArgs } from 'node:util';
 import { createArgon2PasswordHasher } from '../src/adapters/crypto/argon2-password-hasher.js';
 import { createUlidIds } from '../src/adapters/system/ulid-ids.js';
 import { ConfigError, loadDatabaseConfig } from '../src/config.js';
-import { systemClock } from '../src/domain/index.js';
+import { passwordProblem, systemClock } from '../src/domain/index.js';
 import { createLogger } from '../src/log.js';
 import { openStore } from '../src/open-store.js';
+import { createOrResetUser } from '../src/app/users.js';
 
 const USAGE = 'usage: npm run user:create -- --email <email> --name <name>  (password from ADMIN_PASSWORD or standard input)';
-const MIN_PASSWORD_LENGTH = 12;
 
 class UsageError extends Error {}
 
@@ -63,17 +63,16 @@ async function main(): Promise<number> {
   const fromEnv = process.env.ADMIN_PASSWORD;
   const password = fromEnv !== undefined && fromEnv !== '' ? fromEnv : await readPasswordFromStdin();
   if (password === '') throw new UsageError('no password: set ADMIN_PASSWORD or give it on the first line of standard input');
-  if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`the password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  // Checked before the database is opened (or, embedded, created); the use case checks it too.
+  const problem = passwordProblem(password);
+  if (problem !== null) throw new UsageError(`the password ${problem}`);
 
   const database = loadDatabaseConfig(process.env);
   const store = await openStore(database, createLogger('error', (line) => process.stderr.write(line + '\n')));
   try {
-    const now = systemClock.now();
-    const id = createUlidIds(systemClock).next();
-    const passwordHash = await createArgon2PasswordHasher().hash(password);
-    // One upsert decides: our new id came back when the email was free.
-    const user = await store.users.upsert({ id, email, name, passwordHash, createdAt: now, updatedAt: now });
-    process.stdout.write(`${user.id === id ? 'created' : 'updated'} ${user.email}\n`);
+    const deps = { users: store.users, hasher: createArgon2PasswordHasher(), ids: createUlidIds(systemClock), clock: systemClock };
+    const { user, created } = await createOrResetUser(deps, { email, name, password });
+    process.stdout.write(`${created ? 'created' : 'updated'} ${user.email}\n`);
   } finally {
     await store.close();
   }

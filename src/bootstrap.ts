@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
+import { createOrResetUser } from './app/users.js';
 
 /**
  * The JWT secret: `JWT_SECRET` when set (required outside the embedded default, `loadConfig`
@@ -45,14 +46,6 @@ export async function ensureFirstAdmin(
   const email = config.auth.adminEmail ?? 'admin@example.com';
   const generated = config.auth.adminPassword === null;
   const password = config.auth.adminPassword ?? randomBytes(18).toString('base64url');
-  const now = deps.clock.now();
-  await deps.store.users.upsert({
-    id: deps.ids.next(),
-    email,
-    name: 'Admin',
-    passwordHash: await deps.hasher.hash(password),
-    createdAt: now,
-    updatedAt: now,
-  });
+  await createOrResetUser({ users: deps.store.users, hasher: deps.hasher, ids: deps.ids, clock: deps.clock }, { email, name: 'Admin', password });
   return { email, generatedPassword: generated ? password : null };
 }

@@ -1,3 +1,4 @@
+import { passwordProblem } from './domain/index.js';
 import type { LogLevel } from './log.js';
 import { maskUrl } from './mask-url.js';
 
@@ -141,7 +142,8 @@ export function loadConfig(env: Env): Config {
   const adminEmail = read('ADMIN_EMAIL');
   const adminPassword = env.ADMIN_PASSWORD ?? '';
   if ((adminEmail === '') !== (adminPassword === '')) problems.push('ADMIN_EMAIL and ADMIN_PASSWORD go together: set both or neither');
-  if (adminPassword !== '' && adminPassword.length < 12) problems.push('ADMIN_PASSWORD must be at least 12 characters');
+  const adminPasswordProblem = adminPassword === '' ? null : passwordProblem(adminPassword);
+  if (adminPasswordProblem !== null) problems.push(`ADMIN_PASSWORD ${adminPasswordProblem}`);
 
   const database = readDatabase(read, integer, problems);
   if (database.kind === 'postgres' && jwtSecret === '') {

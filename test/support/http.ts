@@ -3,6 +3,7 @@ import type { paths } from '../../generated/api.js';
 import { createApp } from '../../src/adapters/http/app.js';
 import { loadContract, type Contract } from '../../src/adapters/http/contract.js';
 import type { HandlerRegistry, Principal } from '../../src/adapters/http/registry.js';
+import { createOrResetUser } from '../../src/app/users.js';
 import { compose } from '../../src/composition.js';
 import { loadConfig } from '../../src/config.js';
 import { FixedClock, InvalidTokenError, type Clock, type PasswordHasher, type Store } from '../../src/domain/index.js';
@@ -96,15 +97,7 @@ export async function testServer(options: TestServerOptions) {
     housekeepingBatchSize: defaults.housekeeping.batchSize,
     ...(options.hasher ? { hasher: options.hasher } : {}),
   });
-  const now = clock.now();
-  const admin = await options.store.users.upsert({
-    id: composed.ids.next(),
-    email: ADMIN.email,
-    name: ADMIN.name,
-    passwordHash: await composed.hasher.hash(ADMIN.password),
-    createdAt: now,
-    updatedAt: now,
-  });
+  const { user: admin } = await createOrResetUser({ users: options.store.users, hasher: composed.hasher, ids: composed.ids, clock }, ADMIN);
   const fetch = createValidatingFetch(contract.document, (request) => composed.app.fetch(request));
   const client = createClient<paths>({ baseUrl: 'http://localhost/api/v1', fetch });
 

@@ -1,3 +1,11 @@
+/** The shortest password an account may have, in code points. */
+export const PASSWORD_MIN_LENGTH = 12;
+
+/** Why `password` cannot be an account's ("must be at least 12 characters"), or null when it can. */
+export function passwordProblem(password: string): string | null {
+  return [...password].length < PASSWORD_MIN_LENGTH ? `must be at least ${PASSWORD_MIN_LENGTH} characters` : null;
+}
+
 export interface User {
   id: string;
   /** Stored lowercased; lookups fold case. */

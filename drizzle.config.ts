@@ -6,7 +6,7 @@ import { defineConfig } from 'drizzle-kit';
  */
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/adapters/drizzle/schema.ts',
+  schema: './src/adapters/drizzle/schema/schema.ts',
   out: './drizzle',
   strict: true,
   verbose: true,

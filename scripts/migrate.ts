@@ -7,10 +7,10 @@
  * Usage: npx tsx scripts/migrate.ts   (or `make migrate`)
  */
 import { resolve } from 'node:path';
-import { openPglite } from '../src/adapters/drizzle/connect-pglite.js';
-import { migratePostgres } from '../src/adapters/drizzle/connect-postgres.js';
+import { openPglite } from '../src/adapters/drizzle/driver/connect-pglite.js';
+import { migratePostgres } from '../src/adapters/drizzle/driver/connect-postgres.js';
 import { maskUrl } from '../src/mask-url.js';
-import { readJournal } from '../src/adapters/drizzle/migrations.js';
+import { readJournal } from '../src/adapters/drizzle/schema/migrations.js';
 import { loadDatabaseConfig } from '../src/config.js';
 
 async function main(): Promise<void> {

@@ -19,7 +19,7 @@
  * Summary: compares the first and the last minute of the run; for runs shorter
  * than 2 minutes it compares the first and the last quarter instead.
  */
-import { openPostgres } from '../src/adapters/drizzle/connect-postgres.js';
+import { openPostgres } from '../src/adapters/drizzle/driver/connect-postgres.js';
 import { maskUrl } from '../src/mask-url.js';
 import { postgresSettings } from '../src/config.js';
 

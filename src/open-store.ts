@@ -1,4 +1,4 @@
-import { openPostgres } from './adapters/drizzle/connect-postgres.js';
+import { openPostgres } from './adapters/drizzle/driver/connect-postgres.js';
 import { createDrizzleStore } from './adapters/drizzle/store.js';
 import type { Config } from './config.js';
 import type { Store } from './domain/index.js';
@@ -10,7 +10,7 @@ export async function openStore(database: Config['database'], logger: Logger): P
   if (database.kind === 'pglite') {
     logger.info('opening embedded PGlite', { dataDir: database.dataDir });
     // Loaded only here: a server on PostgreSQL never loads PGlite.
-    const { openPglite } = await import('./adapters/drizzle/connect-pglite.js');
+    const { openPglite } = await import('./adapters/drizzle/driver/connect-pglite.js');
     const connection = await openPglite({ dataDir: database.dataDir });
     return createDrizzleStore(connection.db, 'pglite', { close: () => connection.close() });
   }

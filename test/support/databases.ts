@@ -5,10 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { migratePostgres } from '../../src/adapters/drizzle/connect-postgres.js';
-import type { Database } from '../../src/adapters/drizzle/database.js';
+import { migratePostgres } from '../../src/adapters/drizzle/driver/connect-postgres.js';
+import type { Database } from '../../src/adapters/drizzle/driver/database.js';
 import { maskUrl } from '../../src/mask-url.js';
-import { ALL_TABLES } from '../../src/adapters/drizzle/schema.js';
+import { ALL_TABLES } from '../../src/adapters/drizzle/schema/schema.js';
 
 export const DEFAULT_TEST_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 

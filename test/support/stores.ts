@@ -5,8 +5,8 @@
  * PostgreSQL block is skipped locally and fails under CI=true.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
-import { openPglite, type PgliteConnection } from '../../src/adapters/drizzle/connect-pglite.js';
-import { openPostgres, type PostgresConnection } from '../../src/adapters/drizzle/connect-postgres.js';
+import { openPglite, type PgliteConnection } from '../../src/adapters/drizzle/driver/connect-pglite.js';
+import { openPostgres, type PostgresConnection } from '../../src/adapters/drizzle/driver/connect-postgres.js';
 import { createDrizzleStore } from '../../src/adapters/drizzle/store.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import type { Store } from '../../src/domain/index.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from '../../../test/support/databases.js';
-import { openPostgres, type PostgresConnection } from './connect-postgres.js';
+import { openPostgres, type PostgresConnection } from './driver/connect-postgres.js';
 import { createDrizzleStore } from './store.js';
 import { postgresSettings } from '../../config.js';
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { truncateAll } from '../../../test/support/databases.js';
 import { describeStoreContract } from '../contract/index.js';
-import { openPglite, type PgliteConnection } from './connect-pglite.js';
-import { readJournal } from './migrations.js';
-import { MAPPED_UNIQUE_CONSTRAINTS } from './pg-errors.js';
+import { openPglite, type PgliteConnection } from './driver/connect-pglite.js';
+import { readJournal } from './schema/migrations.js';
+import { MAPPED_UNIQUE_CONSTRAINTS } from './driver/pg-errors.js';
 import { createDrizzleStore } from './store.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
 

@@ -8,8 +8,8 @@ import {
   type TestDatabase,
 } from '../../../test/support/databases.js';
 import { describeStoreContract } from '../contract/index.js';
-import { openPostgres, type PostgresConnection, type PostgresOptions } from './connect-postgres.js';
-import { SchemaBehindError } from './migrations.js';
+import { openPostgres, type PostgresConnection, type PostgresOptions } from './driver/connect-postgres.js';
+import { SchemaBehindError } from './schema/migrations.js';
 import { createDrizzleStore } from './store.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
 import { postgresSettings } from '../../config.js';

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { UnavailableError } from '../../domain/errors.js';
 import type { Store } from '../../domain/ports/store.js';
-import type { ConnectionGate } from './connection-gate.js';
-import { DbSession, withConnection, type Database, type DrizzleKind, type StoreState } from './database.js';
-import { domainErrorFor, UNAVAILABLE_RETRY_AFTER_SECONDS } from './pg-errors.js';
-import { DrizzleUnitOfWork, transactionalRepositories } from './unit-of-work.js';
-import { DrizzleUserRepository } from './user-repository.js';
+import type { ConnectionGate } from './driver/connection-gate.js';
+import { DbSession, withConnection, type Database, type DrizzleKind, type StoreState } from './driver/database.js';
+import { domainErrorFor, UNAVAILABLE_RETRY_AFTER_SECONDS } from './driver/pg-errors.js';
+import { DrizzleUnitOfWork, transactionalRepositories } from './repositories/unit-of-work.js';
+import { DrizzleUserRepository } from './repositories/user-repository.js';
 
 export interface DrizzleStoreOptions {
   /**

@@ -3,7 +3,7 @@ import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase }
 import { Housekeeping, HOUSEKEEPING_JOB } from '../../app/housekeeping.js';
 import { FixedClock } from '../../domain/clock.js';
 import type { Store } from '../../domain/ports/store.js';
-import { openPostgres, type PostgresConnection } from './connect-postgres.js';
+import { openPostgres, type PostgresConnection } from './driver/connect-postgres.js';
 import { createDrizzleStore } from './store.js';
 import { postgresSettings } from '../../config.js';
 

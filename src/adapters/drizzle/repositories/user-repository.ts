@@ -1,7 +1,7 @@
 import { count, eq, sql } from 'drizzle-orm';
-import type { User, UserRepository } from '../../domain/ports/user-repository.js';
-import type { Database, DbSession } from './database.js';
-import { users } from './schema.js';
+import type { User, UserRepository } from '../../../domain/ports/user-repository.js';
+import type { Database, DbSession } from '../driver/database.js';
+import { users } from '../schema/schema.js';
 
 function prepareStatements(db: Database) {
   return {

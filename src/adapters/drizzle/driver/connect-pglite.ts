@@ -4,7 +4,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { Database } from './database.js';
-import { migrationConfig } from './migrations.js';
+import { migrationConfig } from '../schema/migrations.js';
 
 export interface PgliteOptions {
   /** Directory holding the database files (created if missing); absent or `undefined`: in memory. */

@@ -1,12 +1,12 @@
-import { checkedBatchLimit } from '../../domain/paging.js';
+import { checkedBatchLimit } from '../../../domain/paging.js';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type {
   ConsumeOutcome,
   RefreshToken,
   RefreshTokenRepository,
-} from '../../domain/ports/refresh-token-repository.js';
-import { type DbSession } from './database.js';
-import { refreshTokens } from './schema.js';
+} from '../../../domain/ports/refresh-token-repository.js';
+import { type DbSession } from '../driver/database.js';
+import { refreshTokens } from '../schema/schema.js';
 
 type TokenRow = typeof refreshTokens.$inferSelect;
 

@@ -5,7 +5,7 @@ import {
   SlugTakenError,
   UnavailableError,
   VersionConflictError,
-} from '../../domain/errors.js';
+} from '../../../domain/errors.js';
 import { domainErrorFor, mapPgErrors, pgErrorInfo, toDomainError } from './pg-errors.js';
 
 /** A postgres.js `PostgresError`: the constraint is in `constraint_name`. */

@@ -1,4 +1,4 @@
-import { UnavailableError } from '../../domain/errors.js';
+import { UnavailableError } from '../../../domain/errors.js';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './pg-errors.js';
 
 /** Gives back a permit; calling it again does nothing. */

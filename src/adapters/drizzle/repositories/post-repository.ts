@@ -4,10 +4,10 @@ import {
   encodeCursor,
   postCursorScope,
   postPositionShape,
-} from '../../domain/cursor.js';
-import { NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
-import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../domain/paging.js';
-import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
+} from '../../../domain/cursor.js';
+import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
+import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../../domain/paging.js';
+import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../../domain/post.js';
 import type {
   NewPost,
   PostChanges,
@@ -16,9 +16,9 @@ import type {
   PostRepository,
   PostSortKey,
   TagCount,
-} from '../../domain/ports/post-repository.js';
-import { type Database, type DbSession } from './database.js';
-import { posts, postTags } from './schema.js';
+} from '../../../domain/ports/post-repository.js';
+import { type Database, type DbSession } from '../driver/database.js';
+import { posts, postTags } from '../schema/schema.js';
 
 const summaryColumns = {
   id: posts.id,

@@ -1,15 +1,15 @@
-import { checkedPageLimit, hasCursor, pageOf } from '../../domain/paging.js';
+import { checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
-import { decodeCursor, encodeCursor, REVISION_POSITION, revisionCursorScope } from '../../domain/cursor.js';
-import type { PostStatus } from '../../domain/post.js';
+import { decodeCursor, encodeCursor, REVISION_POSITION, revisionCursorScope } from '../../../domain/cursor.js';
+import type { PostStatus } from '../../../domain/post.js';
 import type {
   Revision,
   RevisionPage,
   RevisionRepository,
   RevisionSummary,
-} from '../../domain/ports/revision-repository.js';
-import { type Database, type DbSession } from './database.js';
-import { revisions } from './schema.js';
+} from '../../../domain/ports/revision-repository.js';
+import { type Database, type DbSession } from '../driver/database.js';
+import { revisions } from '../schema/schema.js';
 
 const summaryColumns = {
   postId: revisions.postId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DbSession } from './database.js';
+import type { DbSession } from '../driver/database.js';
 import { DrizzleIdempotencyStore } from './idempotency-store.js';
 
 /**

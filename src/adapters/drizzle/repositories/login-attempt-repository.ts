@@ -1,8 +1,8 @@
-import { checkedBatchLimit } from '../../domain/paging.js';
+import { checkedBatchLimit } from '../../../domain/paging.js';
 import { and, count, eq, gte, min, sql } from 'drizzle-orm';
-import type { Admission, LoginAttemptRepository } from '../../domain/ports/login-attempt-repository.js';
-import { type DbSession } from './database.js';
-import { loginAttempts } from './schema.js';
+import type { Admission, LoginAttemptRepository } from '../../../domain/ports/login-attempt-repository.js';
+import { type DbSession } from '../driver/database.js';
+import { loginAttempts } from '../schema/schema.js';
 
 export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
   constructor(private readonly session: DbSession) {}

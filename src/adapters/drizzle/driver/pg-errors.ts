@@ -12,7 +12,7 @@ import {
   UnavailableError,
   VersionConflictError,
   type DomainError,
-} from '../../domain/errors.js';
+} from '../../../domain/errors.js';
 
 /** What the failing call was about, so that the domain error can name it. */
 export interface PgErrorContext {

@@ -12,7 +12,7 @@ import {
   pendingMigrations,
   readJournal,
   SchemaBehindError,
-} from './migrations.js';
+} from '../schema/migrations.js';
 import { pgErrorInfo, toDomainError } from './pg-errors.js';
 
 export interface PostgresOptions {

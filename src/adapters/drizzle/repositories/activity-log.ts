@@ -1,20 +1,20 @@
-import { checkedPageLimit, hasCursor, pageOf } from '../../domain/paging.js';
+import { checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import {
   ACTIVITY_POSITION,
   activityCursorScope,
   decodeCursor,
   encodeCursor,
-} from '../../domain/cursor.js';
-import type { ActivityType } from '../../domain/post-rules.js';
+} from '../../../domain/cursor.js';
+import type { ActivityType } from '../../../domain/post-rules.js';
 import type {
   ActivityEvent,
   ActivityLog,
   ActivityQuery,
   DailyCount,
-} from '../../domain/ports/activity-log.js';
-import { type DbSession } from './database.js';
-import { activityEvents } from './schema.js';
+} from '../../../domain/ports/activity-log.js';
+import { type DbSession } from '../driver/database.js';
+import { activityEvents } from '../schema/schema.js';
 
 const DAY_MS = 86_400_000;
 

@@ -5,17 +5,17 @@
  */
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { UnavailableError } from '../../domain/errors.js';
-import type { NewPost } from '../../domain/ports/post-repository.js';
-import type { Store } from '../../domain/ports/store.js';
+import { UnavailableError } from '../../../domain/errors.js';
+import type { NewPost } from '../../../domain/ports/post-repository.js';
+import type { Store } from '../../../domain/ports/store.js';
 import {
   createTestDatabase,
   requirePostgres,
   testServerUrl,
   type TestDatabase,
-} from '../../../test/support/databases.js';
+} from '../../../../test/support/databases.js';
 import { openPostgres, type PostgresConnection, type PostgresOptions } from './connect-postgres.js';
-import { createDrizzleStore } from './store.js';
+import { createDrizzleStore } from '../store.js';
 
 // Fails under CI=true when the server is down; skipped with a message elsewhere.
 const serverUrl = testServerUrl();

@@ -1,14 +1,14 @@
-import { checkedBatchLimit } from '../../domain/paging.js';
+import { checkedBatchLimit } from '../../../domain/paging.js';
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type {
   ClaimOutcome,
   IdempotencyClaim,
   IdempotencyStore,
   StoredResponse,
-} from '../../domain/ports/idempotency-store.js';
-import { IdempotencyKeyInFlightError } from '../../domain/errors.js';
-import { type DbSession } from './database.js';
-import { idempotencyKeys } from './schema.js';
+} from '../../../domain/ports/idempotency-store.js';
+import { IdempotencyKeyInFlightError } from '../../../domain/errors.js';
+import { type DbSession } from '../driver/database.js';
+import { idempotencyKeys } from '../schema/schema.js';
 
 /** How often `claim` retries when the key changed hands between its two statements. */
 const CLAIM_ATTEMPTS = 5;

@@ -1,5 +1,5 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { UnavailableError } from '../../domain/errors.js';
+import { UnavailableError } from '../../../domain/errors.js';
 import type { ConnectionGate } from './connection-gate.js';
 import { mapPgErrors, UNAVAILABLE_RETRY_AFTER_SECONDS, type PgErrorContext } from './pg-errors.js';
 

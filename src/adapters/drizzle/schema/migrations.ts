@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MIGRATIONS_FOLDER } from '../../paths.js';
+import { MIGRATIONS_FOLDER } from '../../../paths.js';
 
 export { MIGRATIONS_FOLDER };
 

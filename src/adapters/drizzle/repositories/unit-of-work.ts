@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
-import type { ExclusiveOutcome, TransactionalRepositories, UnitOfWork } from '../../domain/ports/unit-of-work.js';
+import type { ExclusiveOutcome, TransactionalRepositories, UnitOfWork } from '../../../domain/ports/unit-of-work.js';
 import { DrizzleActivityLog } from './activity-log.js';
-import { DbSession, withConnection, type Database, type StoreState } from './database.js';
+import { DbSession, withConnection, type Database, type StoreState } from '../driver/database.js';
 import { DrizzleIdempotencyStore } from './idempotency-store.js';
 import { DrizzleLoginAttemptRepository } from './login-attempt-repository.js';
-import { toDomainError } from './pg-errors.js';
+import { toDomainError } from '../driver/pg-errors.js';
 import { DrizzlePostRepository } from './post-repository.js';
 import { DrizzleRefreshTokenRepository } from './refresh-token-repository.js';
 import { DrizzleRevisionRepository } from './revision-repository.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { UnavailableError } from '../../domain/errors.js';
+import { UnavailableError } from '../../../domain/errors.js';
 import { ConnectionGate, type Release } from './connection-gate.js';
 
 /** A promise with its resolve, for holding a permit until the test lets go. */

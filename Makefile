@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run generate check-generated lint typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak clean
+.PHONY: help install build start run generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -31,8 +31,14 @@ generate: install ## Bundle openapi/ into generated/openapi.json and generated/a
 check-generated: install ## Fail when generated/ is stale
 	node scripts/generate.mjs --check
 
-lint: install ## Lint the split spec with zero problems allowed
+lint: install ## Lint the split spec, the code (ESLint, with the layer rule) and its format (Prettier), and find dead code (knip)
 	$(BIN)/redocly lint --config openapi/redocly.yaml openapi/openapi.yaml
+	$(BIN)/eslint --max-warnings 0 .
+	$(BIN)/prettier --check --log-level warn .
+	$(BIN)/knip
+
+format: install ## Format the tree with Prettier
+	$(BIN)/prettier --write --log-level warn .
 
 typecheck: install ## Type-check everything (handlers against the generated types)
 	$(BIN)/tsc -p tsconfig.json
@@ -40,7 +46,7 @@ typecheck: install ## Type-check everything (handlers against the generated type
 test-unit: install ## Run the test suites only
 	$(BIN)/vitest run
 
-test: lint check-generated typecheck test-unit ## Lint, check generated/, type-check and run every test
+test: lint check-generated typecheck test-unit ## Lint (spec, code, format, dead code), check generated/, type-check and run every test
 
 mock: install ## Serve the contract with Prism on 127.0.0.1:$(MOCK_PORT)
 	$(BIN)/prism mock generated/openapi.json --host 127.0.0.1 --port $(MOCK_PORT)

@@ -1,12 +1,12 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Contract suites (*.contract.ts) are not collected alone: each adapter's test file runs them.
-    exclude: ["**/node_modules/**", "**/*.contract.ts"],
+    exclude: ['**/node_modules/**', '**/*.contract.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: "forks",
+    pool: 'forks',
   },
 });

@@ -35,9 +35,7 @@ export function runScript(script: string, args: string[], env: Record<string, st
   closeSync(out);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${script} exited with ${code}; see ${logFile}`)),
-    );
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${script} exited with ${code}; see ${logFile}`))));
   });
 }
 

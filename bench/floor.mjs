@@ -23,12 +23,15 @@ const SUMMARY = sql`id, title, slug, excerpt, tags, status, version, word_count 
 const ACTOR = { id: 'bench-floor', name: 'Bench Floor' };
 
 /** base64url of `[updatedAtIso, id]`: the keyset of the last item of a page (as in seed.ts). */
-const encodeFloorCursor = (updatedAt, id) =>
-  Buffer.from(JSON.stringify([updatedAt, id])).toString('base64url');
+const encodeFloorCursor = (updatedAt, id) => Buffer.from(JSON.stringify([updatedAt, id])).toString('base64url');
 const decodeFloorCursor = (cursor) => JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
 
 function slugOf(title) {
-  const base = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 80);
+  const base = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 80);
   return `${base || 'post'}-${randomBytes(4).toString('hex')}`;
 }
 
@@ -58,8 +61,7 @@ app.get('/api/v1/posts', async (c) => {
   const totalExact = counted <= 1000;
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
-  const nextCursor =
-    rows.length > limit && last ? encodeFloorCursor(last.updatedAt.toISOString(), last.id) : null;
+  const nextCursor = rows.length > limit && last ? encodeFloorCursor(last.updatedAt.toISOString(), last.id) : null;
   return c.json({ items, nextCursor, total, totalExact });
 });
 

@@ -60,7 +60,9 @@ const say = (line = '') => console.log(line);
 
 /** With BENCH_PROFILE=1, each cell's server writes a V8 CPU profile (open it in Chrome DevTools). */
 const profileArgs = (cell: string): string[] => [
-  ...(process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, `${stamp}-profiles`)}`, `--cpu-prof-name=${cell}.cpuprofile`] : []),
+  ...(process.env.BENCH_PROFILE === '1'
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, `${stamp}-profiles`)}`, `--cpu-prof-name=${cell}.cpuprofile`]
+    : []),
   ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? []),
 ];
 
@@ -112,14 +114,21 @@ async function seed(env: Record<string, string>, credentials: Credentials, sql: 
     const deep = await findDeepPosition(api.baseUrl, token, POSTS);
     const [row] = await sql<{ cutoff: Date }[]>`select max(created_at) as cutoff from posts`;
     await sql.unsafe('VACUUM (ANALYZE)');
-    say(`Seeded ${fmt(POSTS)} posts through the API in ${fmt((performance.now() - t0) / 1000, 1)} s; deep cursor after ${fmt(deep.depth)} posts.`);
+    say(
+      `Seeded ${fmt(POSTS)} posts through the API in ${fmt((performance.now() - t0) / 1000, 1)} s; deep cursor after ${fmt(deep.depth)} posts.`,
+    );
     return { token, ids, ...deep, cutoff: row!.cutoff };
   } finally {
     await api.stop();
   }
 }
 
-async function runPostgresCells(databaseUrl: string, env: Record<string, string>, seeded: Seeded, sql: import('postgres').Sql): Promise<Cell[]> {
+async function runPostgresCells(
+  databaseUrl: string,
+  env: Record<string, string>,
+  seeded: Seeded,
+  sql: import('postgres').Sql,
+): Promise<Cell[]> {
   const floorEnv = { DATABASE_URL: databaseUrl, DB_POOL_SIZE: env.DB_POOL_SIZE! };
   const cells: Cell[] = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
@@ -191,8 +200,7 @@ async function runEmbedded(): Promise<Embedded> {
 // Report
 
 const of = (cells: Cell[], scenario: string, server: string) => cells.filter((c) => c.scenario === scenario && c.server === server);
-const med = (cells: Cell[], pick: (c: Cell) => number | null) =>
-  median(cells.map(pick).filter((v): v is number => v !== null));
+const med = (cells: Cell[], pick: (c: Cell) => number | null) => median(cells.map(pick).filter((v): v is number => v !== null));
 const failures = (cells: Cell[]) => cells.reduce((n, c) => n + c.load.non2xx + c.load.errors + c.load.timeouts, 0);
 
 /** API req/s ÷ floor req/s per round (each side the mean of its cells in that round). */
@@ -213,7 +221,14 @@ function comparisonTable(cells: Cell[]): string {
     const floor = of(cells, scenario, 'floor');
     const ratios = roundRatios(cells, scenario);
     const cpu = (cs: Cell[]) => `${fmt(med(cs, (c) => c.serverCpuUsPerReq))} / ${fmt(med(cs, (c) => c.pgCpuUsPerReq))}`;
-    const latency = (cs: Cell[]) => `${fmt(med(cs, (c) => c.load.p50Ms), 1)} / ${fmt(med(cs, (c) => c.load.p99Ms), 1)}`;
+    const latency = (cs: Cell[]) =>
+      `${fmt(
+        med(cs, (c) => c.load.p50Ms),
+        1,
+      )} / ${fmt(
+        med(cs, (c) => c.load.p99Ms),
+        1,
+      )}`;
     return [
       scenario,
       fmt(med(api, (c) => c.load.reqPerSec)),
@@ -227,8 +242,17 @@ function comparisonTable(cells: Cell[]): string {
     ];
   });
   return table(
-    ['scenario', 'API req/s', 'floor req/s', 'API/floor req/s (min–max)', 'API p50/p99 ms', 'floor p50/p99 ms',
-      'API CPU µs/req srv/PG', 'floor CPU µs/req srv/PG', 'non-2xx+errors API/floor'],
+    [
+      'scenario',
+      'API req/s',
+      'floor req/s',
+      'API/floor req/s (min–max)',
+      'API p50/p99 ms',
+      'floor p50/p99 ms',
+      'API CPU µs/req srv/PG',
+      'floor CPU µs/req srv/PG',
+      'non-2xx+errors API/floor',
+    ],
     rows,
   );
 }
@@ -236,7 +260,15 @@ function comparisonTable(cells: Cell[]): string {
 function processTable(cells: Cell[]): string {
   const row = (server: string) => {
     const cs = cells.filter((c) => c.server === server);
-    return [server, fmt(med(cs, (c) => c.peakRssMiB), 1), fmt(Math.max(...cs.map((c) => c.peakRssMiB ?? 0)), 1), fmt(med(cs, (c) => c.startMs))];
+    return [
+      server,
+      fmt(
+        med(cs, (c) => c.peakRssMiB),
+        1,
+      ),
+      fmt(Math.max(...cs.map((c) => c.peakRssMiB ?? 0)), 1),
+      fmt(med(cs, (c) => c.startMs)),
+    ];
   };
   return table(['server', 'peak RSS MiB (median)', 'peak RSS MiB (max)', 'start ms (median)'], [row('api'), row('floor')]);
 }
@@ -267,8 +299,10 @@ async function main(): Promise<void> {
   const built = requireBuiltApi();
   say(`# MarginCMS benchmark${quick ? ' (quick)' : ''}`);
   say();
-  say(`API: ${built}, git ${gitDescription()}. ${ROUNDS} round(s), order ${ORDER.join(',')} per scenario, ` +
-    `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured per cell.`);
+  say(
+    `API: ${built}, git ${gitDescription()}. ${ROUNDS} round(s), order ${ORDER.join(',')} per scenario, ` +
+      `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured per cell.`,
+  );
   say(`Server output: ${logFile}`);
 
   const db = await createScratchDatabase(serverUrl);
@@ -295,8 +329,10 @@ async function main(): Promise<void> {
   say(processTable(cells));
   say();
   if (embedded) {
-    say(`## Embedded PGlite, ${fmt(embedded.posts)} posts: first start ${fmt(embedded.firstStartMs)} ms (fresh directory), ` +
-      `second start ${fmt(embedded.secondStartMs)} ms`);
+    say(
+      `## Embedded PGlite, ${fmt(embedded.posts)} posts: first start ${fmt(embedded.firstStartMs)} ms (fresh directory), ` +
+        `second start ${fmt(embedded.secondStartMs)} ms`,
+    );
     say();
     say(embeddedTable(embedded));
     say();

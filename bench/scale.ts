@@ -67,7 +67,11 @@ async function queriesAt(baseUrl: string, token: string, sql: postgres.Sql, size
   const [found] = await sql<{ n: number }[]>`select count(*)::int as n from posts where search_text like ${`%${COMMON_WORD}%`}`;
   return [
     { name: 'first page', path: '/api/v1/posts?limit=20', matches: size },
-    { name: `deep page (after ${fmt(deep.depth)})`, path: `/api/v1/posts?limit=20&cursor=${encodeURIComponent(deep.apiCursor)}`, matches: size },
+    {
+      name: `deep page (after ${fmt(deep.depth)})`,
+      path: `/api/v1/posts?limit=20&cursor=${encodeURIComponent(deep.apiCursor)}`,
+      matches: size,
+    },
     { name: `tag=${TAG}`, path: `/api/v1/posts?limit=20&tag=${TAG}`, matches: tagged!.n },
     { name: `q=${COMMON_WORD}`, path: `/api/v1/posts?limit=20&q=${COMMON_WORD}`, matches: found!.n },
   ];
@@ -83,7 +87,8 @@ async function measureSize(env: Record<string, string>, credentials: Credentials
     const queries = await queriesAt(api.baseUrl, token, sql, size);
     // Warm the server's JIT on every query first, so that no query is timed on cold code.
     for (let round = 0; round < 50; round += 1) {
-      for (const query of queries) await (await fetch(`${origin}${query.path}`, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer();
+      for (const query of queries)
+        await (await fetch(`${origin}${query.path}`, { headers: { authorization: `Bearer ${token}` } })).arrayBuffer();
     }
     for (const query of queries) {
       const timing = await time(`${origin}${query.path}`, token);

@@ -83,13 +83,18 @@ async function main(): Promise<void> {
     const perSecond = windows.map((w, i) => w.ok / (i === windows.length - 1 ? lastLength : WINDOW));
     const postsAfter = await countPosts(db.sql);
     const file = join(resultsDir, `${stamp}-soak.json`);
-    writeFileSync(file, JSON.stringify({ seconds: SECONDS, window: WINDOW, windows, perSecond, rss, result, postsBefore, postsAfter }, null, 2));
+    writeFileSync(
+      file,
+      JSON.stringify({ seconds: SECONDS, window: WINDOW, windows, perSecond, rss, result, postsBefore, postsAfter }, null, 2),
+    );
 
     say();
-    say(table(
-      ['window', '2xx req/s', 'non-2xx'],
-      windows.map((w, i) => [`${fmt(i * WINDOW)}–${fmt(Math.min(SECONDS, (i + 1) * WINDOW))} s`, fmt(perSecond[i]), String(w.other)]),
-    ));
+    say(
+      table(
+        ['window', '2xx req/s', 'non-2xx'],
+        windows.map((w, i) => [`${fmt(i * WINDOW)}–${fmt(Math.min(SECONDS, (i + 1) * WINDOW))} s`, fmt(perSecond[i]), String(w.other)]),
+      ),
+    );
     say();
     say(`last/first window req/s: **${fmt(perSecond[perSecond.length - 1]! / perSecond[0]!, 2)}**`);
     const fit = linearFit(perSecond);
@@ -97,9 +102,13 @@ async function main(): Promise<void> {
       `least-squares line through every window: ${fmt(fit.first)} → ${fmt(fit.last)} req/s (ratio ${fmt(fit.last / fit.first, 2)}); ` +
         `window-to-window spread around it ±${fmt((100 * fit.residualSd) / fit.mean, 1)} % (1 SD)`,
     );
-    say(`RSS MiB (every ${RSS_EVERY_MS / 1000} s): first ${fmt(rss[0], 1)}, max ${fmt(Math.max(...rss), 1)}, last ${fmt(rss[rss.length - 1], 1)}`);
-    say(`errors ${result.errors}, timeouts ${result.timeouts}; posts ${fmt(postsBefore)} → ${fmt(postsAfter)} ` +
-      '(creates grow the table, so list pages count more rows as the run goes on)');
+    say(
+      `RSS MiB (every ${RSS_EVERY_MS / 1000} s): first ${fmt(rss[0], 1)}, max ${fmt(Math.max(...rss), 1)}, last ${fmt(rss[rss.length - 1], 1)}`,
+    );
+    say(
+      `errors ${result.errors}, timeouts ${result.timeouts}; posts ${fmt(postsBefore)} → ${fmt(postsAfter)} ` +
+        '(creates grow the table, so list pages count more rows as the run goes on)',
+    );
     say(`Raw figures: ${file}`);
     if (result.ok === 0) throw new Error('no successful request');
   } finally {

@@ -43,9 +43,7 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 
 /** A 20,000-word vocabulary of random 2–10 letter words (diverse trigrams, like real text). */
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-const WORDS = Array.from({ length: 20_000 }, () =>
-  Array.from({ length: 2 + Math.floor(rnd() * 9) }, () => pick([...LETTERS])).join(''),
-);
+const WORDS = Array.from({ length: 20_000 }, () => Array.from({ length: 2 + Math.floor(rnd() * 9) }, () => pick([...LETTERS])).join(''));
 /** Zipf-like: word i is drawn with weight 1/(i+1). */
 function zipfIndex(n: number): number {
   return Math.min(n - 1, Math.floor(Math.exp(rnd() * Math.log(n + 1))) - 1);
@@ -119,7 +117,13 @@ async function main(): Promise<void> {
   console.log(`bench-db: database ${database.name} on ${maskUrl(serverUrl)}, ${RUNS} runs per query\n`);
   let captured: Captured[] = [];
   const logger: Logger = { logQuery: (query, params) => captured.push({ query, params }) };
-  const conn = await openPostgres({ ...postgresSettings(database.url), poolSize: 4, connectTimeoutSeconds: 10, statementTimeoutMs: 60_000, logger });
+  const conn = await openPostgres({
+    ...postgresSettings(database.url),
+    poolSize: 4,
+    connectTimeoutSeconds: 10,
+    statementTimeoutMs: 60_000,
+    logger,
+  });
   const store = createDrizzleStore(conn.db, 'postgres');
   const admin = postgres(database.url, { max: 1, onnotice: () => undefined });
   try {
@@ -181,7 +185,11 @@ async function main(): Promise<void> {
           times.push(performance.now() - t);
         }
         console.log(
-          `${label.padEnd(58)} ${median(times).toFixed(2).padStart(6)} ms ${Math.min(...times).toFixed(2).padStart(5)} ms ${Math.max(...times).toFixed(2).padStart(5)} ms  ${String(result.items.length).padStart(5)}  ${result.total}`,
+          `${label.padEnd(58)} ${median(times).toFixed(2).padStart(6)} ms ${Math.min(...times)
+            .toFixed(2)
+            .padStart(5)} ms ${Math.max(...times)
+            .toFixed(2)
+            .padStart(5)} ms  ${String(result.items.length).padStart(5)}  ${result.total}`,
         );
         if (explain) {
           const sent = captured;
@@ -209,13 +217,9 @@ function closest<T extends { n: number }>(xs: T[], target: number): T {
 }
 
 /** A query whose cursor sits after `skip` rows, obtained by walking pages with the repository. */
-async function deepQuery(
-  store: ReturnType<typeof createDrizzleStore>,
-  query: PostQuery,
-  skip: number,
-): Promise<PostQuery> {
+async function deepQuery(store: ReturnType<typeof createDrizzleStore>, query: PostQuery, skip: number): Promise<PostQuery> {
   let cursor: string | null = null;
-  for (let seen = 0; seen < skip; ) {
+  for (let seen = 0; seen < skip;) {
     const page = await store.posts.list({ ...query, limit: 100, cursor });
     seen += page.items.length;
     if (page.nextCursor === null) break;

@@ -68,7 +68,10 @@ async function main(): Promise<number> {
   if (problem !== null) throw new UsageError(`the password ${problem}`);
 
   const database = loadDatabaseConfig(process.env);
-  const store = await openStore(database, createLogger('error', (line) => process.stderr.write(line + '\n')));
+  const store = await openStore(
+    database,
+    createLogger('error', (line) => process.stderr.write(line + '\n')),
+  );
   try {
     const deps = { users: store.users, hasher: createArgon2PasswordHasher(), ids: createUlidIds(systemClock), clock: systemClock };
     const { user, created } = await createOrResetUser(deps, { email, name, password });
@@ -86,7 +89,11 @@ main().then(
       process.stderr.write(`user:create: ${error.message}\n${USAGE}\n`);
       process.exit(2);
     }
-    process.stderr.write(error instanceof ConfigError ? `${error.message}\n` : `user:create failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      error instanceof ConfigError
+        ? `${error.message}\n`
+        : `user:create failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

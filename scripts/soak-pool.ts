@@ -67,8 +67,7 @@ async function main(): Promise<void> {
   await sql`select 1 as ok`;
 
   console.log(
-    `soak-pool: ${maskUrl(databaseUrl)} max=${poolMax} callers=${concurrency} ` +
-      `duration=${durationSec}s interval=${intervalSec}s`,
+    `soak-pool: ${maskUrl(databaseUrl)} max=${poolMax} callers=${concurrency} ` + `duration=${durationSec}s interval=${intervalSec}s`,
   );
 
   const start = performance.now();

@@ -59,7 +59,14 @@ describe('ensureFirstAdmin', () => {
 
   it('does nothing when a user already exists', async () => {
     const store = createMemoryStore();
-    await store.users.upsert({ id: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', email: 'ada@example.com', name: 'Ada', passwordHash: 'x', createdAt: clock.now(), updatedAt: clock.now() });
+    await store.users.upsert({
+      id: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS',
+      email: 'ada@example.com',
+      name: 'Ada',
+      passwordHash: 'x',
+      createdAt: clock.now(),
+      updatedAt: clock.now(),
+    });
     const config = loadConfig({ DATA_DIR: tempDir(), ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'a long admin password' });
     expect(await ensureFirstAdmin(config, deps(store))).toBeNull();
     expect(await store.users.count()).toBe(1);

@@ -46,6 +46,9 @@ export async function ensureFirstAdmin(
   const email = config.auth.adminEmail ?? 'admin@example.com';
   const generated = config.auth.adminPassword === null;
   const password = config.auth.adminPassword ?? randomBytes(18).toString('base64url');
-  await createOrResetUser({ users: deps.store.users, hasher: deps.hasher, ids: deps.ids, clock: deps.clock }, { email, name: 'Admin', password });
+  await createOrResetUser(
+    { users: deps.store.users, hasher: deps.hasher, ids: deps.ids, clock: deps.clock },
+    { email, name: 'Admin', password },
+  );
   return { email, generatedPassword: generated ? password : null };
 }

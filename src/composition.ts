@@ -19,7 +19,10 @@ export interface CompositionOptions {
   logger: Logger;
   clock: Clock;
   jwtSecret: Uint8Array;
-  auth: Pick<Config['auth'], 'issuer' | 'audience' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds' | 'refreshGraceSeconds' | 'loginThrottle'>;
+  auth: Pick<
+    Config['auth'],
+    'issuer' | 'audience' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds' | 'refreshGraceSeconds' | 'loginThrottle'
+  >;
   bodyLimitBytes: number;
   corsOrigins: string[];
   trustProxy: boolean;

@@ -29,14 +29,22 @@ describe('loadConfig', () => {
   });
 
   it('reads the login throttle and the idempotency lease, refusing a throttle that allows no failure', () => {
-    const config = loadConfig({ LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_ADDRESS: '50', LOGIN_WINDOW_SECONDS: '600', IDEMPOTENCY_LEASE_SECONDS: '10' });
+    const config = loadConfig({
+      LOGIN_MAX_FAILURES: '3',
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '50',
+      LOGIN_WINDOW_SECONDS: '600',
+      IDEMPOTENCY_LEASE_SECONDS: '10',
+    });
     expect(config.auth.loginThrottle).toEqual({ maxFailures: 3, maxFailuresPerAddress: 50, windowSeconds: 600 });
     expect(config.idempotency).toEqual({ ttlSeconds: 86400, leaseSeconds: 10 });
     expect(() => loadConfig({ LOGIN_MAX_FAILURES: '0' })).toThrow(/LOGIN_MAX_FAILURES must be an integer from 1/);
   });
 
   it('reads the housekeeping interval (0 turns it off) and batch size, refusing a batch of 0', () => {
-    expect(loadConfig({ HOUSEKEEPING_INTERVAL_SECONDS: '0', HOUSEKEEPING_BATCH_SIZE: '50' }).housekeeping).toEqual({ intervalSeconds: 0, batchSize: 50 });
+    expect(loadConfig({ HOUSEKEEPING_INTERVAL_SECONDS: '0', HOUSEKEEPING_BATCH_SIZE: '50' }).housekeeping).toEqual({
+      intervalSeconds: 0,
+      batchSize: 50,
+    });
     expect(() => loadConfig({ HOUSEKEEPING_BATCH_SIZE: '0' })).toThrow(/HOUSEKEEPING_BATCH_SIZE/);
   });
 
@@ -111,7 +119,11 @@ describe('loadConfig', () => {
 describe('loadDatabaseConfig', () => {
   it('reads only the database settings, without requiring the server secrets', () => {
     expect(loadDatabaseConfig({})).toEqual({ kind: 'pglite', dataDir: '.data' });
-    expect(loadDatabaseConfig({ DATABASE_URL: 'postgres://u@db/blog' })).toMatchObject({ kind: 'postgres', poolSize: 10, pipelineDepth: 4 });
+    expect(loadDatabaseConfig({ DATABASE_URL: 'postgres://u@db/blog' })).toMatchObject({
+      kind: 'postgres',
+      poolSize: 10,
+      pipelineDepth: 4,
+    });
     expect(() => loadDatabaseConfig({ DATABASE_URL: 'postgres://u:secret@db' })).toThrow(/names no database/);
   });
 });

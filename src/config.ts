@@ -49,7 +49,7 @@ export interface Config {
 }
 
 /** Failed logins allowed within the window, per account and per client address, before a 429. */
-export interface LoginThrottleConfig {
+interface LoginThrottleConfig {
   maxFailures: number;
   maxFailuresPerAddress: number;
   windowSeconds: number;
@@ -97,8 +97,14 @@ export const ENV_VARIABLES = {
   LOGIN_MAX_FAILURES_PER_ADDRESS: { default: '20', doc: 'Failed logins per client address within LOGIN_WINDOW_SECONDS before a 429.' },
   LOGIN_WINDOW_SECONDS: { default: '900', doc: 'The login throttle window; failures older than it are purged.' },
   IDEMPOTENCY_TTL_SECONDS: { default: '86400', doc: 'How long an Idempotency-Key answer is kept.' },
-  IDEMPOTENCY_LEASE_SECONDS: { default: '30', doc: 'How long a claimed Idempotency-Key holds while its request runs; then a retry may take it over.' },
-  HOUSEKEEPING_INTERVAL_SECONDS: { default: '3600', doc: 'Seconds between purges of expired keys, old login failures and spent tokens; 0: none.' },
+  IDEMPOTENCY_LEASE_SECONDS: {
+    default: '30',
+    doc: 'How long a claimed Idempotency-Key holds while its request runs; then a retry may take it over.',
+  },
+  HOUSEKEEPING_INTERVAL_SECONDS: {
+    default: '3600',
+    doc: 'Seconds between purges of expired keys, old login failures and spent tokens; 0: none.',
+  },
   HOUSEKEEPING_BATCH_SIZE: { default: '1000', doc: 'Rows per table a purge deletes in one transaction.' },
 } as const;
 
@@ -131,9 +137,13 @@ export function loadConfig(env: Env): Config {
   const housekeeping = readHousekeeping(integer);
   const trustProxy = read('TRUST_PROXY');
   if (trustProxy !== 'true' && trustProxy !== 'false') problems.push(`TRUST_PROXY must be true or false (got "${trustProxy}")`);
-  const corsOrigins = read('CORS_ORIGINS').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  const corsOrigins = read('CORS_ORIGINS')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
   for (const origin of corsOrigins) {
-    if (!/^https?:\/\/[^/\s]+$/.test(origin)) problems.push(`CORS_ORIGINS entries must be origins like https://blog.example.com (got "${origin}")`);
+    if (!/^https?:\/\/[^/\s]+$/.test(origin))
+      problems.push(`CORS_ORIGINS entries must be origins like https://blog.example.com (got "${origin}")`);
   }
   const jwtSecret = read('JWT_SECRET');
   if (jwtSecret !== '' && Buffer.byteLength(jwtSecret, 'utf8') < 32) {
@@ -238,7 +248,16 @@ function readDatabase(read: Read, integer: Integer, problems: string[]): Config[
   if (url === '') return { kind: 'pglite', dataDir: read('DATA_DIR') };
   const problem = databaseUrlProblem(url);
   if (problem) problems.push(`DATABASE_URL ${problem} (got "${maskUrl(url)}")`);
-  return { kind: 'postgres', url, poolSize, pipelineDepth, acquireTimeoutMs, connectTimeoutSeconds, idleTimeoutSeconds, statementTimeoutMs };
+  return {
+    kind: 'postgres',
+    url,
+    poolSize,
+    pipelineDepth,
+    acquireTimeoutMs,
+    connectTimeoutSeconds,
+    idleTimeoutSeconds,
+    statementTimeoutMs,
+  };
 }
 
 /** Only the database settings, for commands that need nothing else (migrate, benchmarks). */
@@ -275,4 +294,3 @@ function databaseUrlProblem(url: string): string | null {
   if (parsed.pathname === '' || parsed.pathname === '/') return 'names no database (add /<database> after the host)';
   return null;
 }
-

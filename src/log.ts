@@ -17,11 +17,13 @@ function serialise(value: unknown): unknown {
 
 /** One JSON object per line. Never give it secrets: callers mask URLs and drop tokens. */
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l + '\n')): Logger {
-  const at = (name: Exclude<LogLevel, 'silent'>) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[name] < ORDER[level]) return;
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level: name, message };
-    for (const [key, value] of Object.entries(fields)) entry[key] = serialise(value);
-    write(JSON.stringify(entry));
-  };
+  const at =
+    (name: Exclude<LogLevel, 'silent'>) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[name] < ORDER[level]) return;
+      const entry: Record<string, unknown> = { time: new Date().toISOString(), level: name, message };
+      for (const [key, value] of Object.entries(fields)) entry[key] = serialise(value);
+      write(JSON.stringify(entry));
+    };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -3,9 +3,7 @@ import { maskUrl } from './mask-url.js';
 
 describe('maskUrl', () => {
   it('masks the password of a postgres URL and keeps the rest', () => {
-    expect(maskUrl('postgres://app:s3cret@db.internal:5432/margin')).toBe(
-      'postgres://app:***@db.internal:5432/margin',
-    );
+    expect(maskUrl('postgres://app:s3cret@db.internal:5432/margin')).toBe('postgres://app:***@db.internal:5432/margin');
   });
 
   it('masks a password holding reserved characters', () => {
@@ -21,9 +19,7 @@ describe('maskUrl', () => {
   });
 
   it('leaves a URL without password unchanged', () => {
-    expect(maskUrl('postgres://postgres@127.0.0.1:5432/postgres')).toBe(
-      'postgres://postgres@127.0.0.1:5432/postgres',
-    );
+    expect(maskUrl('postgres://postgres@127.0.0.1:5432/postgres')).toBe('postgres://postgres@127.0.0.1:5432/postgres');
   });
 
   it('masks the password of something that does not parse as a URL', () => {

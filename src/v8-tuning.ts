@@ -31,5 +31,8 @@ for (const flag of GC_FLAGS) {
 
 /** `--no-foo`, `--foo=1` and `--foo_bar` all name `foo` / `foo-bar`. */
 function nameOf(flag: string): string {
-  return flag.replace(/=.*$/, '').replace(/^--(no-)?/, '').replaceAll('_', '-');
+  return flag
+    .replace(/=.*$/, '')
+    .replace(/^--(no-)?/, '')
+    .replaceAll('_', '-');
 }

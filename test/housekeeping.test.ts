@@ -50,7 +50,13 @@ async function seed(store: Store): Promise<void> {
 }
 
 function housekeeping(store: Store, batchSize: number): Housekeeping {
-  return new Housekeeping({ unitOfWork: store.unitOfWork, clock: new FixedClock(NOW), batchSize, loginWindowSeconds: 15 * 60, refreshGraceSeconds: 10 });
+  return new Housekeeping({
+    unitOfWork: store.unitOfWork,
+    clock: new FixedClock(NOW),
+    batchSize,
+    loginWindowSeconds: 15 * 60,
+    refreshGraceSeconds: 10,
+  });
 }
 
 describeOnEveryStore('housekeeping', (make) => {
@@ -60,7 +66,19 @@ describeOnEveryStore('housekeeping', (make) => {
     const report = await housekeeping(store, 2).runOnce();
     expect(report).toEqual({ ran: true, idempotencyKeys: 6, loginAttempts: 4, refreshTokens: 2, refreshReplays: 1 });
 
-    for (let i = 0; i < 5; i++) expect((await store.idempotency.claim({ userId: 'u1', key: `expired-${i}`, fingerprint: 'other', now: NOW, leaseMs: 1, expiresAt: ahead(DAY) })).outcome).toBe('claimed');
+    for (let i = 0; i < 5; i++)
+      expect(
+        (
+          await store.idempotency.claim({
+            userId: 'u1',
+            key: `expired-${i}`,
+            fingerprint: 'other',
+            now: NOW,
+            leaseMs: 1,
+            expiresAt: ahead(DAY),
+          })
+        ).outcome,
+      ).toBe('claimed');
     expect(await store.idempotency.read('u1', 'live')).toEqual({ status: 201, headers: {}, body: '{}' });
     expect(await store.loginAttempts.failuresSince('ada@example.com', ago(DAY))).toEqual({ count: 1, oldest: ago(MINUTE) });
     expect(await store.refreshTokens.find('hash-1')).toBeNull();
@@ -70,7 +88,13 @@ describeOnEveryStore('housekeeping', (make) => {
     expect(await store.refreshTokens.find('hash-5')).not.toBeNull();
 
     // A second run finds nothing left to do.
-    expect(await housekeeping(store, 2).runOnce()).toEqual({ ran: true, idempotencyKeys: 0, loginAttempts: 0, refreshTokens: 0, refreshReplays: 0 });
+    expect(await housekeeping(store, 2).runOnce()).toEqual({
+      ran: true,
+      idempotencyKeys: 0,
+      loginAttempts: 0,
+      refreshTokens: 0,
+      refreshReplays: 0,
+    });
   });
 
   it('does nothing while another unit holds the housekeeping job', async () => {
@@ -101,7 +125,11 @@ describe('scheduleHousekeeping', () => {
 
   it('runs every interval, logs what each run removed and goes on after a failed run', async () => {
     vi.useFakeTimers();
-    const runOnce = vi.fn<() => Promise<PurgeReport>>().mockResolvedValueOnce(done).mockRejectedValueOnce(new Error('database away')).mockResolvedValue(done);
+    const runOnce = vi
+      .fn<() => Promise<PurgeReport>>()
+      .mockResolvedValueOnce(done)
+      .mockRejectedValueOnce(new Error('database away'))
+      .mockResolvedValue(done);
     const log = { info: vi.fn(), warn: vi.fn() };
     const stop = scheduleHousekeeping({ runOnce }, 60_000, log);
     await vi.advanceTimersByTimeAsync(59_999);

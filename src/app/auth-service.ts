@@ -103,26 +103,28 @@ export class AuthService {
     const successor = this.#record(user.id, existing.familyId, successorToken, now);
     const sealed = secrets.seal(refreshToken, JSON.stringify(pair));
     // One unit: the rotation, and on a reuse past the grace window the family's revocation.
-    const result = await this.options.unitOfWork.run(async (repos): Promise<{ pair: TokenPair; replayed: boolean } | InvalidRefreshTokenError> => {
-      const outcome = await repos.refreshTokens.rotate(tokenHash, now, successor, sealed);
-      switch (outcome.outcome) {
-        case 'consumed':
-          return { pair, replayed: false };
-        case 'already_consumed': {
-          const consumedAt = outcome.token.consumedAt?.getTime() ?? 0;
-          const withinGrace = now.getTime() - consumedAt <= this.options.refreshGraceSeconds * 1000;
-          const replay = withinGrace && outcome.token.replay ? secrets.open(refreshToken, outcome.token.replay) : null;
-          if (replay !== null) return { pair: JSON.parse(replay) as TokenPair, replayed: true };
-          await repos.refreshTokens.revokeFamily(outcome.token.familyId, now);
-          // Returned, not thrown: the revocation must commit.
-          return new InvalidRefreshTokenError('reused');
+    const result = await this.options.unitOfWork.run(
+      async (repos): Promise<{ pair: TokenPair; replayed: boolean } | InvalidRefreshTokenError> => {
+        const outcome = await repos.refreshTokens.rotate(tokenHash, now, successor, sealed);
+        switch (outcome.outcome) {
+          case 'consumed':
+            return { pair, replayed: false };
+          case 'already_consumed': {
+            const consumedAt = outcome.token.consumedAt?.getTime() ?? 0;
+            const withinGrace = now.getTime() - consumedAt <= this.options.refreshGraceSeconds * 1000;
+            const replay = withinGrace && outcome.token.replay ? secrets.open(refreshToken, outcome.token.replay) : null;
+            if (replay !== null) return { pair: JSON.parse(replay) as TokenPair, replayed: true };
+            await repos.refreshTokens.revokeFamily(outcome.token.familyId, now);
+            // Returned, not thrown: the revocation must commit.
+            return new InvalidRefreshTokenError('reused');
+          }
+          case 'revoked':
+          case 'expired':
+          case 'unknown':
+            return new InvalidRefreshTokenError(outcome.outcome);
         }
-        case 'revoked':
-        case 'expired':
-        case 'unknown':
-          return new InvalidRefreshTokenError(outcome.outcome);
-      }
-    });
+      },
+    );
     if (result instanceof InvalidRefreshTokenError) throw result;
     return result;
   }

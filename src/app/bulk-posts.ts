@@ -22,7 +22,7 @@ export interface BulkOutcome {
   failed: BulkFailure[];
 }
 
-export interface BulkFailure {
+interface BulkFailure {
   id: string;
   reason: 'not_found' | 'invalid_transition' | 'version_conflict';
   detail: string;
@@ -48,7 +48,8 @@ function parseDone(text: string): Done {
 function failureOf(id: string, error: unknown): BulkFailure | null {
   if (error instanceof NotFoundError) return { id, reason: 'not_found', detail: 'No post has this id.' };
   if (error instanceof InvalidTransitionError) return { id, reason: 'invalid_transition', detail: error.message };
-  if (error instanceof VersionConflictError) return { id, reason: 'version_conflict', detail: 'The post changed while the bulk request ran; retry it.' };
+  if (error instanceof VersionConflictError)
+    return { id, reason: 'version_conflict', detail: 'The post changed while the bulk request ran; retry it.' };
   if (error instanceof ValidationError) return { id, reason: 'invalid_transition', detail: error.message };
   return null;
 }
@@ -90,7 +91,13 @@ export class BulkPosts {
     return this.#idempotent.inSteps(actor, idempotency, (progress) => this.#items(ids, action, normalizedTag, actor, progress));
   }
 
-  async #items(ids: string[], action: BulkAction, tag: string | undefined, actor: Actor, progress: StepProgress | undefined): Promise<BulkOutcome> {
+  async #items(
+    ids: string[],
+    action: BulkAction,
+    tag: string | undefined,
+    actor: Actor,
+    progress: StepProgress | undefined,
+  ): Promise<BulkOutcome> {
     let done: Done = progress?.saved == null ? NOTHING_DONE : parseDone(progress.saved);
     for (let index = done.items; index < ids.length; index += 1) {
       const id = ids[index]!;
@@ -133,7 +140,7 @@ export class BulkPosts {
     }
     const next = transitionFor(action, before.status);
     const after = await repos.posts.update(id, before.version, applyStatusChange(before, next, now), now);
-    await this.#history.record(repos, after, activityTypeFor(before.status, after.status, false), actor);
+    await this.#history.record(repos, after, activityTypeFor(before.status, after.status), actor);
     return after.version;
   }
 }

@@ -17,7 +17,7 @@ export type ExpectedVersion = readonly number[] | '*';
  */
 const RACE_ATTEMPTS = 50;
 
-export function satisfies(post: Post, expected: ExpectedVersion): boolean {
+function satisfies(post: Post, expected: ExpectedVersion): boolean {
   return expected === '*' || expected.includes(post.version);
 }
 

@@ -1,4 +1,12 @@
-import { revisionOf, type ActivityType, type Actor, type Clock, type IdGenerator, type Post, type TransactionalRepositories } from '../domain/index.js';
+import {
+  revisionOf,
+  type ActivityType,
+  type Actor,
+  type Clock,
+  type IdGenerator,
+  type Post,
+  type TransactionalRepositories,
+} from '../domain/index.js';
 
 /** What every change to a post leaves behind, written in the change's transaction. */
 export class History {

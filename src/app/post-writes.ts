@@ -100,7 +100,7 @@ export class PostWrites {
       if (tags !== undefined) changes.tags = tags;
       if (edit.status !== undefined) Object.assign(changes, applyStatusChange(before, edit.status, now));
       const after = await updateSuggestingSlug(repos, id, before.version, changes, now);
-      await this.#history.record(repos, after, activityTypeFor(before.status, after.status, true), actor);
+      await this.#history.record(repos, after, activityTypeFor(before.status, after.status), actor);
       return after;
     });
   }

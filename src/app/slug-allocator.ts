@@ -1,11 +1,4 @@
-import {
-  SlugTakenError,
-  slugify,
-  withSuffix,
-  type Post,
-  type PostChanges,
-  type TransactionalRepositories,
-} from '../domain/index.js';
+import { SlugTakenError, slugify, withSuffix, type Post, type PostChanges, type TransactionalRepositories } from '../domain/index.js';
 
 /**
  * How often a create retries a title-derived slug that another transaction took meanwhile. Each

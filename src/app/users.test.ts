@@ -9,7 +9,12 @@ const hasher: PasswordHasher = {
 };
 
 function deps() {
-  return { users: createMemoryStore().users, hasher, ids: new SequentialIds(1), clock: new FixedClock(new Date('2026-01-01T00:00:00.000Z')) };
+  return {
+    users: createMemoryStore().users,
+    hasher,
+    ids: new SequentialIds(1),
+    clock: new FixedClock(new Date('2026-01-01T00:00:00.000Z')),
+  };
 }
 
 describe('createOrResetUser', () => {
@@ -21,7 +26,12 @@ describe('createOrResetUser', () => {
     const again = await createOrResetUser(d, { email: 'ADA@example.com', name: 'Ada L.', password: 'another long password' });
 
     expect(again.created).toBe(false);
-    expect(again.user).toMatchObject({ id: first.user.id, email: 'ada@example.com', name: 'Ada L.', passwordHash: 'hashed:another long password' });
+    expect(again.user).toMatchObject({
+      id: first.user.id,
+      email: 'ada@example.com',
+      name: 'Ada L.',
+      passwordHash: 'hashed:another long password',
+    });
     expect(await d.users.count()).toBe(1);
   });
 

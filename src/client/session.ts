@@ -10,7 +10,7 @@ export type SessionTokens = Pick<TokenPair, 'accessToken' | 'refreshToken'>;
  * (it is spent, revoked or expired, so the session is over), or `failed` when the server could not
  * answer (network error, 5xx), which leaves the tokens in place for a later attempt.
  */
-export type RefreshOutcome = { pair: TokenPair } | 'rejected' | 'failed';
+type RefreshOutcome = { pair: TokenPair } | 'rejected' | 'failed';
 
 export interface TokenSessionOptions {
   tokens?: SessionTokens | undefined;

@@ -41,9 +41,7 @@ describe('base64url', () => {
 
 describe('cursorScope', () => {
   it('does not depend on key order, undefined values or the order of a status list', () => {
-    expect(cursorScope({ b: 1, a: ['published', 'draft'], c: undefined })).toBe(
-      cursorScope({ a: ['draft', 'published', 'draft'], b: 1 }),
-    );
+    expect(cursorScope({ b: 1, a: ['published', 'draft'], c: undefined })).toBe(cursorScope({ a: ['draft', 'published', 'draft'], b: 1 }));
     expect(cursorScope({ b: 1, a: 'x' })).toBe('{"a":"x","b":1}');
   });
 
@@ -70,12 +68,7 @@ describe('cursorScope', () => {
 
 describe('encodeCursor / decodeCursor', () => {
   it('round-trips a position through a URL-safe string', () => {
-    const positions: unknown[][] = [
-      ['Été 😀 ｚ', ID],
-      [null, ID],
-      ['2026-03-04T05:06:07.891Z', ID],
-      [42],
-    ];
+    const positions: unknown[][] = [['Été 😀 ｚ', ID], [null, ID], ['2026-03-04T05:06:07.891Z', ID], [42]];
     for (const position of positions) {
       const cursor = encodeCursor(scope, position);
       expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -143,9 +136,7 @@ describe('encodeCursor / decodeCursor', () => {
       [REVISION_POSITION, [2147483648]],
     ];
     for (const [shape, position] of bad) {
-      expect(() => decodeCursor(encodeCursor(scope, position), scope, shape)).toThrow(
-        InvalidCursorError,
-      );
+      expect(() => decodeCursor(encodeCursor(scope, position), scope, shape)).toThrow(InvalidCursorError);
     }
   });
 });

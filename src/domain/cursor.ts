@@ -234,10 +234,7 @@ export function decodeCursor(cursor: string, scope: string, shape?: readonly Cur
     throw new InvalidCursorError('it was issued for another sort or other filters');
   }
   const position = envelope[2] as unknown[];
-  if (
-    shape !== undefined &&
-    (position.length !== shape.length || !shape.every((field, i) => fieldMatches(field, position[i])))
-  ) {
+  if (shape !== undefined && (position.length !== shape.length || !shape.every((field, i) => fieldMatches(field, position[i])))) {
     throw new InvalidCursorError('not a cursor');
   }
   return position;

@@ -2,7 +2,7 @@ import type { PostSummary } from './post.js';
 import { POST_TOTAL_CAP, type PostQuery, type PostSortKey } from './ports/post-repository.js';
 
 /** The largest page any list port returns. */
-export const PAGE_LIMIT_MAX = 100;
+const PAGE_LIMIT_MAX = 100;
 
 /**
  * A page size as every list port takes it: an integer from 1 to `PAGE_LIMIT_MAX`.

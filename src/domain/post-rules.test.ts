@@ -44,27 +44,26 @@ describe('applyStatusChange', () => {
 
 describe('activityTypeFor', () => {
   it('reports "published" when a draft or archived post becomes published', () => {
-    expect(activityTypeFor('draft', 'published', false)).toBe('published');
-    expect(activityTypeFor('archived', 'published', true)).toBe('published');
+    expect(activityTypeFor('draft', 'published')).toBe('published');
+    expect(activityTypeFor('archived', 'published')).toBe('published');
   });
 
   it('reports "unpublished" when a published post goes back to draft', () => {
-    expect(activityTypeFor('published', 'draft', false)).toBe('unpublished');
-    expect(activityTypeFor('published', 'draft', true)).toBe('unpublished');
+    expect(activityTypeFor('published', 'draft')).toBe('unpublished');
   });
 
   it('reports "archived" when any other status becomes archived', () => {
-    expect(activityTypeFor('draft', 'archived', false)).toBe('archived');
-    expect(activityTypeFor('published', 'archived', true)).toBe('archived');
+    expect(activityTypeFor('draft', 'archived')).toBe('archived');
+    expect(activityTypeFor('published', 'archived')).toBe('archived');
   });
 
   it('reports "updated" when an archived post is restored to draft', () => {
-    expect(activityTypeFor('archived', 'draft', false)).toBe('updated');
+    expect(activityTypeFor('archived', 'draft')).toBe('updated');
   });
 
   it('reports "updated" when the status does not change', () => {
     for (const status of POST_STATUSES) {
-      expect(activityTypeFor(status, status, true)).toBe('updated');
+      expect(activityTypeFor(status, status)).toBe('updated');
     }
   });
 });

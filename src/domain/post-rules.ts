@@ -4,28 +4,11 @@ import type { PostQuery } from './ports/post-repository.js';
 import { normalizeTag, normalizeTags } from './tags.js';
 import { hasControlCharacter, isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableTextIssues } from './text.js';
 
-export const ACTIVITY_TYPES = [
-  'created',
-  'updated',
-  'published',
-  'unpublished',
-  'archived',
-  'deleted',
-  'restored',
-] as const;
+export const ACTIVITY_TYPES = ['created', 'updated', 'published', 'unpublished', 'archived', 'deleted', 'restored'] as const;
 
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 
-export const BULK_ACTIONS = [
-  'publish',
-  'unpublish',
-  'archive',
-  'delete',
-  'addTag',
-  'removeTag',
-] as const;
-
-export type BulkAction = (typeof BULK_ACTIONS)[number];
+export type BulkAction = 'publish' | 'unpublish' | 'archive' | 'delete' | 'addTag' | 'removeTag';
 
 /**
  * Status and publishedAt after moving `post` to `next`.
@@ -38,11 +21,7 @@ export function applyStatusChange(
   now: Date,
 ): { status: PostStatus; publishedAt: Date | null } {
   const publishedAt =
-    post.publishedAt !== null
-      ? new Date(post.publishedAt.getTime())
-      : next === 'published'
-        ? new Date(now.getTime())
-        : null;
+    post.publishedAt !== null ? new Date(post.publishedAt.getTime()) : next === 'published' ? new Date(now.getTime()) : null;
   return { status: next, publishedAt };
 }
 
@@ -53,16 +32,11 @@ export function applyStatusChange(
  * - draft/archived → published: 'published'
  * - published → draft: 'unpublished'
  * - archived → draft, or no status change: 'updated'
- *
- * `contentChanged` therefore never changes the result today; callers decide
- * whether an update with no status and no content change is recorded at all.
  */
 export function activityTypeFor(
   before: PostStatus,
   after: PostStatus,
-  contentChanged: boolean,
 ): Extract<ActivityType, 'published' | 'unpublished' | 'archived' | 'updated'> {
-  void contentChanged;
   if (before === after) return 'updated';
   if (after === 'archived') return 'archived';
   if (after === 'published') return 'published';

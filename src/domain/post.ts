@@ -3,16 +3,8 @@ export const POST_STATUSES = ['draft', 'published', 'archived'] as const;
 
 export type PostStatus = (typeof POST_STATUSES)[number];
 
-export function isPostStatus(value: unknown): value is PostStatus {
-  return typeof value === 'string' && (POST_STATUSES as readonly string[]).includes(value);
-}
-
-/** Maximum title length, in characters. */
-export const TITLE_MAX = 200;
 /** Maximum slug length, in characters. */
 export const SLUG_MAX = 100;
-/** Maximum excerpt length, in characters. */
-export const EXCERPT_MAX = 500;
 
 export interface Post {
   id: string;
@@ -35,11 +27,3 @@ export interface Post {
 
 /** A post without its body, as returned by list endpoints. */
 export type PostSummary = Omit<Post, 'body'>;
-
-/** The author-editable content of a post. */
-export interface PostContent {
-  title: string;
-  excerpt: string;
-  body: string;
-  tags: string[];
-}

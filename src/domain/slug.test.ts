@@ -14,9 +14,7 @@ describe('slugify', () => {
 
   it('maps letters NFKD cannot decompose to ASCII spellings', () => {
     expect(slugify('Straße')).toBe('strasse');
-    expect(slugify('Æsir Øresund Œuvre Łódź Đakovo Þórr')).toBe(
-      'aesir-oresund-oeuvre-lodz-dakovo-thorr',
-    );
+    expect(slugify('Æsir Øresund Œuvre Łódź Đakovo Þórr')).toBe('aesir-oresund-oeuvre-lodz-dakovo-thorr');
   });
 
   it('decomposes compatibility characters such as ligatures and full-width digits', () => {

@@ -16,7 +16,7 @@ const SPECIAL_FOLDS: Readonly<Record<string, string>> = {
 const SPECIAL_FOLD_PATTERN = new RegExp(`[${Object.keys(SPECIAL_FOLDS).join('')}]`, 'gu');
 
 /** The fallback slug used when a title contains no ASCII-foldable letters or digits. */
-export const FALLBACK_SLUG = 'post';
+const FALLBACK_SLUG = 'post';
 
 function cutToLength(slug: string, max: number): string {
   return slug.slice(0, Math.max(0, max)).replace(/-+$/, '');
@@ -37,10 +37,7 @@ export function slugify(title: string): string {
     .replace(SPECIAL_FOLD_PATTERN, (ch) => SPECIAL_FOLDS[ch] ?? ch)
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '');
-  const slug = cutToLength(
-    folded.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''),
-    SLUG_MAX,
-  );
+  const slug = cutToLength(folded.replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, ''), SLUG_MAX);
   return slug === '' ? FALLBACK_SLUG : slug;
 }
 

@@ -36,9 +36,7 @@ describe('normalizeTags', () => {
   });
 
   it('rejects a tag longer than 40 characters with its pointer', () => {
-    expect(issuesOf(() => normalizeTags(['ok', 'x'.repeat(41)]))).toEqual([
-      { pointer: '/tags/1', message: expect.stringContaining('40') },
-    ]);
+    expect(issuesOf(() => normalizeTags(['ok', 'x'.repeat(41)]))).toEqual([{ pointer: '/tags/1', message: expect.stringContaining('40') }]);
   });
 
   it('rejects empty and whitespace-only tags', () => {
@@ -68,9 +66,7 @@ describe('normalizeTags', () => {
 
   it('rejects more than 20 distinct tags with a /tags pointer', () => {
     const tags = Array.from({ length: TAGS_MAX + 1 }, (_, i) => `t${i}`);
-    expect(issuesOf(() => normalizeTags(tags))).toEqual([
-      { pointer: '/tags', message: expect.stringContaining('21') },
-    ]);
+    expect(issuesOf(() => normalizeTags(tags))).toEqual([{ pointer: '/tags', message: expect.stringContaining('21') }]);
   });
 
   it('reports bad entries and the too-many error together', () => {

@@ -31,9 +31,7 @@ describe('countWords', () => {
   });
 
   it('ignores heading, emphasis, quote and bullet markers', () => {
-    const md = ['# Title here', '', '> **bold** and _italic_', '', '- one', '* two', '+ three', '', '---'].join(
-      '\n',
-    );
+    const md = ['# Title here', '', '> **bold** and _italic_', '', '- one', '* two', '+ three', '', '---'].join('\n');
     expect(countWords(md)).toBe(8);
   });
 

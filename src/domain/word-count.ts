@@ -49,12 +49,7 @@ function removeFencedCode(markdown: string): string {
       continue;
     }
     const close = FENCE_OPEN.exec(line);
-    if (
-      close &&
-      close[1]![0] === openFence[0] &&
-      close[1]!.length >= openFence.length &&
-      close[2]!.trim() === ''
-    ) {
+    if (close && close[1]![0] === openFence[0] && close[1]!.length >= openFence.length && close[2]!.trim() === '') {
       openFence = null;
     }
   }
@@ -71,9 +66,7 @@ const FOOTNOTE_MARKER = /\[\^[^\]\s]+\]/g;
 
 function decodeNumericReference(_: string, dec?: string, hex?: string): string {
   const codePoint = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex ?? '', 16);
-  return Number.isInteger(codePoint) && codePoint > 0 && codePoint <= 0x10ffff
-    ? String.fromCodePoint(codePoint)
-    : ' ';
+  return Number.isInteger(codePoint) && codePoint > 0 && codePoint <= 0x10ffff ? String.fromCodePoint(codePoint) : ' ';
 }
 
 function stripMarkdown(markdown: string): string {

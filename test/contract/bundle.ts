@@ -1,38 +1,39 @@
 // Reading the bundled contract (generated/openapi.json) for the contract tests: its operations,
 // its response examples, and Ajv validators for its schemas.
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import type { ErrorObject, ValidateFunction } from "ajv";
-import ajvFormatsModule from "ajv-formats";
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import ajvFormatsModule from 'ajv-formats';
 
-export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 // ajv-formats is CommonJS: depending on the loader the plugin is the module or its `default`.
-const addFormats = ((ajvFormatsModule as unknown as { default?: unknown }).default ??
-  ajvFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((ajvFormatsModule as unknown as { default?: unknown }).default ?? ajvFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
-export interface Ref {
+interface Ref {
   $ref: string;
 }
-export interface ExampleObject {
+interface ExampleObject {
   summary?: string;
   description?: string;
   value?: unknown;
   externalValue?: string;
 }
-export interface MediaTypeObject {
+interface MediaTypeObject {
   schema?: unknown;
   example?: unknown;
   examples?: Record<string, ExampleObject | Ref>;
 }
-export interface ResponseObject {
+interface ResponseObject {
   description?: string;
   headers?: Record<string, unknown>;
   content?: Record<string, MediaTypeObject>;
 }
 export type SecurityRequirement = Record<string, string[]>;
-export interface OperationObject {
+interface OperationObject {
   operationId?: string;
   security?: SecurityRequirement[];
   responses?: Record<string, ResponseObject | Ref>;
@@ -45,10 +46,10 @@ export interface OpenApiDocument {
 }
 
 export function loadBundle(): OpenApiDocument {
-  return JSON.parse(readFileSync(`${repoRoot}generated/openapi.json`, "utf8")) as OpenApiDocument;
+  return JSON.parse(readFileSync(`${repoRoot}generated/openapi.json`, 'utf8')) as OpenApiDocument;
 }
 
-export const httpMethods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+const httpMethods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
 export interface Operation {
   operationId: string;
@@ -71,22 +72,22 @@ export function operations(doc: OpenApiDocument): Operation[] {
 }
 
 function isRef(value: unknown): value is Ref {
-  return typeof value === "object" && value !== null && typeof (value as Ref).$ref === "string";
+  return typeof value === 'object' && value !== null && typeof (value as Ref).$ref === 'string';
 }
 
 /** Follows local `$ref`s (`#/...`) until it reaches a value that is not a reference. */
-export function resolve<T>(doc: OpenApiDocument, value: unknown): T {
+function resolve<T>(doc: OpenApiDocument, value: unknown): T {
   const seen = new Set<string>();
   let current = value;
   while (isRef(current)) {
     const ref = current.$ref;
-    if (!ref.startsWith("#/")) throw new Error(`not a local $ref: ${ref}`);
+    if (!ref.startsWith('#/')) throw new Error(`not a local $ref: ${ref}`);
     if (seen.has(ref)) throw new Error(`$ref cycle through ${ref}`);
     seen.add(ref);
     let target: unknown = doc;
-    for (const raw of ref.slice(2).split("/")) {
-      const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
-      if (typeof target !== "object" || target === null || !(key in target)) {
+    for (const raw of ref.slice(2).split('/')) {
+      const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
+      if (typeof target !== 'object' || target === null || !(key in target)) {
         throw new Error(`$ref ${ref} does not resolve`);
       }
       target = (target as Record<string, unknown>)[key];
@@ -157,7 +158,7 @@ export function exampleValue(doc: OpenApiDocument, name: string): unknown {
   return resolve<ExampleObject>(doc, { $ref: `#/components/examples/${name}` }).value;
 }
 
-export const bundleId = "urn:margin:bundle";
+const bundleId = 'urn:margin:bundle';
 
 export interface SchemaValidator {
   /** The Ajv errors of `value` against `schema` (a schema from the bundle), or [] when it is valid. */
@@ -176,7 +177,7 @@ export function schemaValidator(doc: OpenApiDocument): SchemaValidator {
   return {
     errors(schema, value) {
       const rewritten = JSON.stringify(schema, (key, v: unknown) =>
-        key === "$ref" && typeof v === "string" && v.startsWith("#/") ? `${bundleId}${v}` : v,
+        key === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${bundleId}${v}` : v,
       );
       let validate = compiled.get(rewritten);
       if (validate === undefined) {
@@ -189,5 +190,5 @@ export function schemaValidator(doc: OpenApiDocument): SchemaValidator {
 }
 
 export function formatErrors(errors: ErrorObject[]): string {
-  return errors.map((e) => `${e.instancePath || "/"} ${e.message ?? e.keyword} (${e.schemaPath})`).join("\n");
+  return errors.map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword} (${e.schemaPath})`).join('\n');
 }

@@ -1,8 +1,8 @@
 // The contract itself: the split spec's file index, the bundle's operations and security, its error
 // media types, and every response example validated against its schema.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   exampleCases,
   exampleValue,
@@ -15,78 +15,77 @@ import {
   schemaValidator,
   type OpenApiDocument,
   type SecurityRequirement,
-} from "./bundle.js";
+} from './bundle.js';
 
 const bundle = loadBundle();
 const validator = schemaValidator(bundle);
 
 const expectedOperationIds = [
-  "getHealth",
-  "getReadiness",
-  "login",
-  "refreshTokens",
-  "logout",
-  "getMe",
-  "listPosts",
-  "createPost",
-  "bulkPosts",
-  "getPost",
-  "updatePost",
-  "deletePost",
-  "listRevisions",
-  "getRevision",
-  "restoreRevision",
-  "exportPost",
-  "listTags",
-  "listActivity",
-  "getStats",
+  'getHealth',
+  'getReadiness',
+  'login',
+  'refreshTokens',
+  'logout',
+  'getMe',
+  'listPosts',
+  'createPost',
+  'bulkPosts',
+  'getPost',
+  'updatePost',
+  'deletePost',
+  'listRevisions',
+  'getRevision',
+  'restoreRevision',
+  'exportPost',
+  'listTags',
+  'listActivity',
+  'getStats',
 ];
-const publicOperationIds = ["getHealth", "getReadiness", "login", "refreshTokens", "logout"];
+const publicOperationIds = ['getHealth', 'getReadiness', 'login', 'refreshTokens', 'logout'];
 
 describe("the split spec's index (openapi/openapi.yaml)", () => {
   const specDir = `${repoRoot}openapi/`;
-  const rootDoc = parse(readFileSync(`${specDir}openapi.yaml`, "utf8")) as {
+  const rootDoc = parse(readFileSync(`${specDir}openapi.yaml`, 'utf8')) as {
     paths: Record<string, { $ref?: string }>;
     components: Record<string, Record<string, { $ref?: string }>>;
   };
   const kinds = readdirSync(`${specDir}components`).filter((d) => statSync(`${specDir}components/${d}`).isDirectory());
-  const filesOf = (dir: string): string[] =>
-    readdirSync(`${specDir}${dir}`).filter((f) => statSync(`${specDir}${dir}/${f}`).isFile());
+  const filesOf = (dir: string): string[] => readdirSync(`${specDir}${dir}`).filter((f) => statSync(`${specDir}${dir}/${f}`).isFile());
 
-  it("has the six component kinds as folders", () => {
-    expect(kinds.sort()).toEqual(["examples", "headers", "parameters", "requestBodies", "responses", "schemas"]);
+  it('has the six component kinds as folders', () => {
+    expect(kinds.sort()).toEqual(['examples', 'headers', 'parameters', 'requestBodies', 'responses', 'schemas']);
   });
 
-  it.each(kinds)("lists every file under components/%s in the root under its file name", (kind) => {
+  it.each(kinds)('lists every file under components/%s in the root under its file name', (kind) => {
     const listed = rootDoc.components[kind] ?? {};
     const unlisted = filesOf(`components/${kind}`).filter((file) => {
-      const name = file.replace(/\.yaml$/, "");
-      return !file.endsWith(".yaml") || listed[name]?.$ref !== `components/${kind}/${file}`;
+      const name = file.replace(/\.yaml$/, '');
+      return !file.endsWith('.yaml') || listed[name]?.$ref !== `components/${kind}/${file}`;
     });
     expect(unlisted, `files not indexed as components.${kind}.<FileName>: $ref: components/${kind}/<FileName>.yaml`).toEqual([]);
   });
 
-  it.each(kinds)("points every components.%s entry of the root at an existing file named after it", (kind) => {
+  it.each(kinds)('points every components.%s entry of the root at an existing file named after it', (kind) => {
     const listed = Object.entries(rootDoc.components[kind] ?? {});
     expect(listed.length).toBeGreaterThan(0);
     const wrong = listed
       .filter(([name, entry]) => entry.$ref !== `components/${kind}/${name}.yaml` || !existsSync(`${specDir}${entry.$ref}`))
-      .map(([name, entry]) => `${name}: ${entry.$ref ?? "(inline)"}`);
+      .map(([name, entry]) => `${name}: ${entry.$ref ?? '(inline)'}`);
     expect(wrong).toEqual([]);
   });
 
-  it("references every file under paths/ from the root", () => {
+  it('references every file under paths/ from the root', () => {
     const referenced = new Set(Object.values(rootDoc.paths).map((item) => item.$ref));
-    expect(filesOf("paths").filter((file) => !referenced.has(`paths/${file}`))).toEqual([]);
+    expect(filesOf('paths').filter((file) => !referenced.has(`paths/${file}`))).toEqual([]);
   });
 
-  it("points every root path at an existing file named after the URL path", () => {
+  it('points every root path at an existing file named after the URL path', () => {
     const wrong = Object.entries(rootDoc.paths)
       .filter(([path, item]) => {
-        const expected = `paths/${path.slice(1).replaceAll("/", "_")}.yaml`;
+        const expected = `paths/${path.slice(1).replaceAll('/', '_')}.yaml`;
         return item.$ref !== expected || !existsSync(`${specDir}${expected}`);
       })
-      .map(([path, item]) => `${path}: ${item.$ref ?? "(inline)"}`);
+      .map(([path, item]) => `${path}: ${item.$ref ?? '(inline)'}`);
     expect(wrong).toEqual([]);
   });
 });
@@ -94,21 +93,20 @@ describe("the split spec's index (openapi/openapi.yaml)", () => {
 describe("the bundle's operations (generated/openapi.json)", () => {
   const ops = operations(bundle);
 
-  it("has exactly the 19 operations of v1, each operationId once", () => {
+  it('has exactly the 19 operations of v1, each operationId once', () => {
     const ids = ops.map((op) => op.operationId);
     expect(ids).toHaveLength(19);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...expectedOperationIds].sort());
   });
 
-  it("requires the bearer token globally", () => {
+  it('requires the bearer token globally', () => {
     expect(bundle.security).toEqual([{ bearerAuth: [] }]);
-    expect(bundle.components.securitySchemes?.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(bundle.components.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it("protects every operation but health, readiness, login, refresh and logout with the bearer token", () => {
-    const effective = (security: SecurityRequirement[] | undefined): SecurityRequirement[] =>
-      security ?? bundle.security ?? [];
+  it('protects every operation but health, readiness, login, refresh and logout with the bearer token', () => {
+    const effective = (security: SecurityRequirement[] | undefined): SecurityRequirement[] => security ?? bundle.security ?? [];
     // An operation is public when one of its alternatives needs nothing (no requirement, or `{}`).
     const isPublic = (security: SecurityRequirement[]): boolean =>
       security.length === 0 || security.some((requirement) => Object.keys(requirement).length === 0);
@@ -121,40 +119,36 @@ describe("the bundle's operations (generated/openapi.json)", () => {
 
   const errorResponses = responseCases(bundle).filter((r) => /^[45]/.test(r.status));
 
-  it("declares error responses", () => {
+  it('declares error responses', () => {
     expect(errorResponses.length).toBeGreaterThan(ops.length);
   });
 
-  it.each(errorResponses.map((r) => [r.label, r] as const))("serves %s as application/problem+json only", (_, r) => {
-    expect(Object.keys(r.response.content ?? {})).toEqual(["application/problem+json"]);
+  it.each(errorResponses.map((r) => [r.label, r] as const))('serves %s as application/problem+json only', (_, r) => {
+    expect(Object.keys(r.response.content ?? {})).toEqual(['application/problem+json']);
   });
 
-  const preconditionFailed = exampleCases(bundle).filter((c) => c.status === "412");
+  const preconditionFailed = exampleCases(bundle).filter((c) => c.status === '412');
 
-  it("declares 412 with examples on updatePost, deletePost and restoreRevision", () => {
-    expect([...new Set(preconditionFailed.map((c) => c.operationId))].sort()).toEqual([
-      "deletePost",
-      "restoreRevision",
-      "updatePost",
-    ]);
+  it('declares 412 with examples on updatePost, deletePost and restoreRevision', () => {
+    expect([...new Set(preconditionFailed.map((c) => c.operationId))].sort()).toEqual(['deletePost', 'restoreRevision', 'updatePost']);
   });
 
-  it.each(preconditionFailed.map((c) => [c.label, c] as const))("carries the current post in %s", (_, c) => {
+  it.each(preconditionFailed.map((c) => [c.label, c] as const))('carries the current post in %s', (_, c) => {
     const value = c.example.value as { current?: unknown };
-    expect(value.current).toBeTypeOf("object");
-    expect(validator.errors({ $ref: "#/components/schemas/Post" }, value.current)).toEqual([]);
+    expect(value.current).toBeTypeOf('object');
+    expect(validator.errors({ $ref: '#/components/schemas/Post' }, value.current)).toEqual([]);
   });
 });
 
-describe("every response example (generated/openapi.json)", () => {
+describe('every response example (generated/openapi.json)', () => {
   const media = mediaCases(bundle);
 
-  it("finds response bodies to check", () => {
+  it('finds response bodies to check', () => {
     expect(media.length).toBeGreaterThan(operations(bundle).length);
   });
 
   it.each(media.map((m) => [m.label, m] as const))(
-    "gives %s named examples, each a $ref to the example component of the same name",
+    'gives %s named examples, each a $ref to the example component of the same name',
     (_, m) => {
       const examples = Object.entries(m.media.examples ?? {});
       expect(examples.length).toBeGreaterThan(0);
@@ -164,41 +158,39 @@ describe("every response example (generated/openapi.json)", () => {
     },
   );
 
-  it.each(exampleCases(bundle).map((c) => [c.label, c] as const))("validates %s against its schema", (_, c) => {
-    expect(c.media.schema, "the media type has a schema").toBeDefined();
-    expect(c.example.externalValue, "examples are inline values").toBeUndefined();
-    expect(c.example, "the example has a value").toHaveProperty("value");
+  it.each(exampleCases(bundle).map((c) => [c.label, c] as const))('validates %s against its schema', (_, c) => {
+    expect(c.media.schema, 'the media type has a schema').toBeDefined();
+    expect(c.example.externalValue, 'examples are inline values').toBeUndefined();
+    expect(c.example, 'the example has a value').toHaveProperty('value');
     const errors = validator.errors(c.media.schema, c.example.value);
     expect(errors, formatErrors(errors)).toEqual([]);
   });
 });
 
-describe("the example validation itself", () => {
-  const postSchema = { $ref: "#/components/schemas/Post" };
+describe('the example validation itself', () => {
+  const postSchema = { $ref: '#/components/schemas/Post' };
 
-  it("rejects a post without id", () => {
-    const { id: _id, ...withoutId } = exampleValue(bundle, "PostDraft") as Record<string, unknown>;
+  it('rejects a post without id', () => {
+    const { id: _id, ...withoutId } = exampleValue(bundle, 'PostDraft') as Record<string, unknown>;
     const errors = validator.errors(postSchema, withoutId);
-    expect(errors.map((e) => e.params)).toContainEqual({ missingProperty: "id" });
+    expect(errors.map((e) => e.params)).toContainEqual({ missingProperty: 'id' });
   });
 
-  it("rejects a timestamp without milliseconds and a malformed ULID", () => {
-    const post = { ...(exampleValue(bundle, "PostDraft") as object), createdAt: "2026-11-28T09:14:03Z", id: "not-a-ulid" };
+  it('rejects a timestamp without milliseconds and a malformed ULID', () => {
+    const post = { ...(exampleValue(bundle, 'PostDraft') as object), createdAt: '2026-11-28T09:14:03Z', id: 'not-a-ulid' };
     const paths = validator.errors(postSchema, post).map((e) => e.instancePath);
-    expect(paths).toContain("/createdAt");
-    expect(paths).toContain("/id");
+    expect(paths).toContain('/createdAt');
+    expect(paths).toContain('/id');
   });
 
-  it("rejects a 412 problem whose current is not a full post", () => {
-    const problem = structuredClone(exampleValue(bundle, "PreconditionFailed")) as { current: Record<string, unknown> };
+  it('rejects a 412 problem whose current is not a full post', () => {
+    const problem = structuredClone(exampleValue(bundle, 'PreconditionFailed')) as { current: Record<string, unknown> };
     delete problem.current.version;
-    const errors = validator.errors({ $ref: "#/components/schemas/PreconditionFailedProblem" }, problem);
-    expect(errors.map((e) => `${e.instancePath} ${JSON.stringify(e.params)}`)).toContain(
-      '/current {"missingProperty":"version"}',
-    );
+    const errors = validator.errors({ $ref: '#/components/schemas/PreconditionFailedProblem' }, problem);
+    expect(errors.map((e) => `${e.instancePath} ${JSON.stringify(e.params)}`)).toContain('/current {"missingProperty":"version"}');
   });
 
-  it("flags exactly the responses that use an example broken in a scratch copy of the bundle", () => {
+  it('flags exactly the responses that use an example broken in a scratch copy of the bundle', () => {
     const scratch = structuredClone(bundle) as OpenApiDocument;
     const postDraft = scratch.components.examples?.PostDraft as { value: Record<string, unknown> };
     delete postDraft.value.id;
@@ -207,7 +199,7 @@ describe("the example validation itself", () => {
       .filter((c) => scratchValidator.errors(c.media.schema, c.example.value).length > 0)
       .map((c) => c.label);
     const usingPostDraft = exampleCases(bundle)
-      .filter((c) => c.name === "PostDraft")
+      .filter((c) => c.name === 'PostDraft')
       .map((c) => c.label);
     expect(usingPostDraft.length).toBeGreaterThan(0);
     expect(failing).toEqual(usingPostDraft);

@@ -1,19 +1,19 @@
 // The Prism mock of the bundle behaves as openapi/README.md promises front-end developers:
 // `Prefer: code=` and `Prefer: example=` pick responses and examples, bodies are validated, and the
 // bearer security is enforced.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrism, type PrismMock } from "../support/prism.js";
-import { exampleValue, formatErrors, loadBundle, schemaValidator } from "./bundle.js";
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrism, type PrismMock } from '../support/prism.js';
+import { exampleValue, formatErrors, loadBundle, schemaValidator } from './bundle.js';
 
 const bundle = loadBundle();
 const validator = schemaValidator(bundle);
-const postSchema = { $ref: "#/components/schemas/Post" };
+const postSchema = { $ref: '#/components/schemas/Post' };
 
-const postId = "01JDQ8Z4M6X2V7K9T3N5R8W1YB";
-const auth = { Authorization: "Bearer test" };
-const validCreate = { title: "Hello, margin", body: "# Hello\n", tags: ["markdown"] };
-const validUpdate = { title: "Renamed" };
-const prismNotFound = "https://stoplight.io/prism/errors#NOT_FOUND";
+const postId = '01JDQ8Z4M6X2V7K9T3N5R8W1YB';
+const auth = { Authorization: 'Bearer test' };
+const validCreate = { title: 'Hello, margin', body: '# Hello\n', tags: ['markdown'] };
+const validUpdate = { title: 'Renamed' };
+const prismNotFound = 'https://stoplight.io/prism/errors#NOT_FOUND';
 
 let prism: PrismMock | undefined;
 
@@ -32,44 +32,40 @@ interface Answer {
   body: unknown;
 }
 
-async function call(
-  method: string,
-  path: string,
-  options: { headers?: Record<string, string>; body?: unknown } = {},
-): Promise<Answer> {
-  if (prism === undefined) throw new Error("Prism did not start");
+async function call(method: string, path: string, options: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+  if (prism === undefined) throw new Error('Prism did not start');
   const headers: Record<string, string> = { ...options.headers };
-  if (options.body !== undefined) headers["Content-Type"] = "application/json";
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(`${prism.baseUrl}${path}`, {
     method,
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });
   const text = await response.text();
-  const contentType = response.headers.get("content-type") ?? "";
+  const contentType = response.headers.get('content-type') ?? '';
   return {
     status: response.status,
     contentType,
     headers: response.headers,
-    body: /json/.test(contentType) && text !== "" ? (JSON.parse(text) as unknown) : text,
+    body: /json/.test(contentType) && text !== '' ? (JSON.parse(text) as unknown) : text,
   };
 }
 
 const createPost = (headers: Record<string, string> = {}, body: unknown = validCreate): Promise<Answer> =>
-  call("POST", "/posts", { headers: { ...auth, ...headers }, body });
+  call('POST', '/posts', { headers: { ...auth, ...headers }, body });
 const getPost = (headers: Record<string, string> = {}): Promise<Answer> =>
-  call("GET", `/posts/${postId}`, { headers: { ...auth, ...headers } });
+  call('GET', `/posts/${postId}`, { headers: { ...auth, ...headers } });
 const updatePost = (headers: Record<string, string> = {}, body: unknown = validUpdate): Promise<Answer> =>
-  call("PATCH", `/posts/${postId}`, { headers: { ...auth, ...headers }, body });
+  call('PATCH', `/posts/${postId}`, { headers: { ...auth, ...headers }, body });
 
 /** A readable failure message: the status, content type and body of an answer. */
 function about(answer: Answer): string {
   return `${answer.status} ${answer.contentType}: ${JSON.stringify(answer.body)}`;
 }
 
-describe("the Prism mock, Prefer: code", () => {
-  it("answers updatePost code=412 with the precondition-failed problem carrying the current post", async () => {
-    const answer = await updatePost({ Prefer: "code=412" });
+describe('the Prism mock, Prefer: code', () => {
+  it('answers updatePost code=412 with the precondition-failed problem carrying the current post', async () => {
+    const answer = await updatePost({ Prefer: 'code=412' });
     expect(answer.status, about(answer)).toBe(412);
     expect(answer.contentType).toMatch(/^application\/problem\+json/);
     const body = answer.body as { type: string; status: number; current: unknown };
@@ -77,130 +73,128 @@ describe("the Prism mock, Prefer: code", () => {
     expect(body.status).toBe(412);
     const errors = validator.errors(postSchema, body.current);
     expect(errors, formatErrors(errors)).toEqual([]);
-    expect(body).toEqual(exampleValue(bundle, "PreconditionFailed"));
-    expect(answer.headers.get("etag")).toMatch(/^"\d+"$/);
+    expect(body).toEqual(exampleValue(bundle, 'PreconditionFailed'));
+    expect(answer.headers.get('etag')).toMatch(/^"\d+"$/);
   });
 
   // Prism does not fall back to another response for a code the operation does not declare: it
   // answers its own 404 problem. It must never make up a 412 with `current`.
   it.each([
-    ["getPost", () => getPost({ Prefer: "code=412" })],
-    ["createPost", () => createPost({ Prefer: "code=412" })],
+    ['getPost', () => getPost({ Prefer: 'code=412' })],
+    ['createPost', () => createPost({ Prefer: 'code=412' })],
   ] as const)("answers %s code=412, which it does not declare, with Prism's own 404 problem", async (_, send) => {
     const answer = await send();
     expect(answer.status, about(answer)).toBe(404);
     expect(answer.contentType).toMatch(/^application\/problem\+json/);
     const body = answer.body as Record<string, unknown>;
     expect(body.type).toBe(prismNotFound);
-    expect(body.detail).toBe("Requested status code 412 is not defined in the document.");
-    expect(body).not.toHaveProperty("current");
+    expect(body.detail).toBe('Requested status code 412 is not defined in the document.');
+    expect(body).not.toHaveProperty('current');
   });
 
-  it("answers updatePost code=428 with the IfMatchMissing example", async () => {
-    const answer = await updatePost({ Prefer: "code=428" });
+  it('answers updatePost code=428 with the IfMatchMissing example', async () => {
+    const answer = await updatePost({ Prefer: 'code=428' });
     expect(answer.status, about(answer)).toBe(428);
     expect(answer.contentType).toMatch(/^application\/problem\+json/);
-    expect(answer.body).toEqual(exampleValue(bundle, "IfMatchMissing"));
+    expect(answer.body).toEqual(exampleValue(bundle, 'IfMatchMissing'));
   });
 });
 
-describe("the Prism mock, Prefer: example", () => {
-  it("answers createPost example=PostPublished (its second example) with exactly that example", async () => {
-    const answer = await createPost({ Prefer: "example=PostPublished" });
+describe('the Prism mock, Prefer: example', () => {
+  it('answers createPost example=PostPublished (its second example) with exactly that example', async () => {
+    const answer = await createPost({ Prefer: 'example=PostPublished' });
     expect(answer.status, about(answer)).toBe(201);
-    expect(answer.body).toEqual(exampleValue(bundle, "PostPublished"));
+    expect(answer.body).toEqual(exampleValue(bundle, 'PostPublished'));
   });
 
-  it.each(["PostDraft", "PostPublished"])("answers getPost example=%s with exactly that example", async (name) => {
+  it.each(['PostDraft', 'PostPublished'])('answers getPost example=%s with exactly that example', async (name) => {
     const answer = await getPost({ Prefer: `example=${name}` });
     expect(answer.status, about(answer)).toBe(200);
     expect(answer.body).toEqual(exampleValue(bundle, name));
   });
 
-  it("answers updatePost example=PostPublished with exactly that example", async () => {
-    const answer = await updatePost({ Prefer: "example=PostPublished" });
+  it('answers updatePost example=PostPublished with exactly that example', async () => {
+    const answer = await updatePost({ Prefer: 'example=PostPublished' });
     expect(answer.status, about(answer)).toBe(200);
-    expect(answer.body).toEqual(exampleValue(bundle, "PostPublished"));
+    expect(answer.body).toEqual(exampleValue(bundle, 'PostPublished'));
   });
 
-  it("combines code and example in one Prefer header: updatePost code=409, example=SlugTaken", async () => {
-    const answer = await updatePost({ Prefer: "code=409, example=SlugTaken" });
+  it('combines code and example in one Prefer header: updatePost code=409, example=SlugTaken', async () => {
+    const answer = await updatePost({ Prefer: 'code=409, example=SlugTaken' });
     expect(answer.status, about(answer)).toBe(409);
     expect(answer.contentType).toMatch(/^application\/problem\+json/);
-    expect(answer.body).toEqual(exampleValue(bundle, "SlugTaken"));
+    expect(answer.body).toEqual(exampleValue(bundle, 'SlugTaken'));
   });
 
-  it("picks the named example of the chosen code: createPost code=409, example=IdempotencyKeyInFlight", async () => {
-    const answer = await createPost({ Prefer: "code=409, example=IdempotencyKeyInFlight" });
+  it('picks the named example of the chosen code: createPost code=409, example=IdempotencyKeyInFlight', async () => {
+    const answer = await createPost({ Prefer: 'code=409, example=IdempotencyKeyInFlight' });
     expect(answer.status, about(answer)).toBe(409);
-    expect(answer.body).toEqual(exampleValue(bundle, "IdempotencyKeyInFlight"));
+    expect(answer.body).toEqual(exampleValue(bundle, 'IdempotencyKeyInFlight'));
   });
 
   it("answers an unknown example name with Prism's own 404 problem", async () => {
-    const answer = await getPost({ Prefer: "example=NoSuchExample" });
+    const answer = await getPost({ Prefer: 'example=NoSuchExample' });
     expect(answer.status, about(answer)).toBe(404);
     expect((answer.body as { type?: unknown }).type).toBe(prismNotFound);
   });
 });
 
-describe("the Prism mock, request validation", () => {
+describe('the Prism mock, request validation', () => {
   // Prism answers 422 with the operation's first 422 example (ValidationFailed), whatever the real
   // violations; those are listed in its `sl-violations` header.
-  it("rejects a createPost body that breaks the schema with 422", async () => {
-    const answer = await createPost({}, { title: "", colour: 1 });
+  it('rejects a createPost body that breaks the schema with 422', async () => {
+    const answer = await createPost({}, { title: '', colour: 1 });
     expect(answer.status, about(answer)).toBe(422);
     expect(answer.contentType).toMatch(/^application\/problem\+json/);
     expect((answer.body as { type?: string }).type).toMatch(/validation-failed$/);
-    const violations = answer.headers.get("sl-violations") ?? "";
-    expect(violations).toContain("colour");
-    expect(violations).toContain("minLength");
+    const violations = answer.headers.get('sl-violations') ?? '';
+    expect(violations).toContain('colour');
+    expect(violations).toContain('minLength');
   });
 
-  it("rejects an empty updatePost body (minProperties 1) with 422", async () => {
+  it('rejects an empty updatePost body (minProperties 1) with 422', async () => {
     const answer = await updatePost({}, {});
     expect(answer.status, about(answer)).toBe(422);
     expect(answer.contentType).toMatch(/^application\/problem\+json/);
-    expect(answer.headers.get("sl-violations") ?? "").toContain("minProperties");
+    expect(answer.headers.get('sl-violations') ?? '').toContain('minProperties');
   });
 
-  it("accepts the valid bodies used above", async () => {
+  it('accepts the valid bodies used above', async () => {
     expect((await createPost()).status).toBe(201);
     expect((await updatePost()).status).toBe(200);
   });
 });
 
-describe("the Prism mock, dynamic=true", () => {
+describe('the Prism mock, dynamic=true', () => {
   // Prism's faker honours ids, slugs, lengths and enums, but for a `format: date-time` string it
   // ignores the Timestamp `pattern` (it writes `8843-12-18T23:59:10.0Z`, one fractional digit), so a
   // dynamic Post never fully validates. Everything but the timestamps must.
-  it("answers getPost with a generated post that breaks the Post schema only in its timestamps", async () => {
-    const answer = await getPost({ Prefer: "dynamic=true" });
+  it('answers getPost with a generated post that breaks the Post schema only in its timestamps', async () => {
+    const answer = await getPost({ Prefer: 'dynamic=true' });
     expect(answer.status, about(answer)).toBe(200);
     const post = answer.body as Record<string, unknown>;
-    expect(post).toBeTypeOf("object");
-    const required = [
-      ...(bundle.components.schemas?.Post as { required: string[] }).required,
-    ].sort();
+    expect(post).toBeTypeOf('object');
+    const required = [...(bundle.components.schemas?.Post as { required: string[] }).required].sort();
     expect(Object.keys(post).sort()).toEqual(required);
-    expect(post).not.toEqual(exampleValue(bundle, "PostDraft"));
-    expect(post).not.toEqual(exampleValue(bundle, "PostPublished"));
-    const timestamps = ["/createdAt", "/updatedAt", "/publishedAt"];
+    expect(post).not.toEqual(exampleValue(bundle, 'PostDraft'));
+    expect(post).not.toEqual(exampleValue(bundle, 'PostPublished'));
+    const timestamps = ['/createdAt', '/updatedAt', '/publishedAt'];
     const otherErrors = validator.errors(postSchema, post).filter((e) => !timestamps.includes(e.instancePath));
     expect(otherErrors, formatErrors(otherErrors)).toEqual([]);
   });
 });
 
-describe("the Prism mock, security", () => {
-  it("answers getPost without Authorization with 401 and a Bearer challenge", async () => {
-    const answer = await call("GET", `/posts/${postId}`);
+describe('the Prism mock, security', () => {
+  it('answers getPost without Authorization with 401 and a Bearer challenge', async () => {
+    const answer = await call('GET', `/posts/${postId}`);
     expect(answer.status, about(answer)).toBe(401);
     expect(answer.contentType).toMatch(/^application\/problem\+json/);
-    expect(answer.headers.get("www-authenticate")).toMatch(/^Bearer\b/);
+    expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
   });
 
-  it("answers the public getHealth without Authorization", async () => {
-    const answer = await call("GET", "/healthz");
+  it('answers the public getHealth without Authorization', async () => {
+    const answer = await call('GET', '/healthz');
     expect(answer.status, about(answer)).toBe(200);
-    expect(answer.body).toEqual(exampleValue(bundle, "HealthOk"));
+    expect(answer.body).toEqual(exampleValue(bundle, 'HealthOk'));
   });
 });

@@ -71,7 +71,12 @@ function operationsOf(doc: Json): Operation[] {
       if (typeof op.operationId !== 'string') continue;
       const parameters = ((op.parameters ?? []) as Json[]).map((p) => {
         const parameter = deref(p);
-        return { name: parameter.name, in: parameter.in, required: parameter.required === true, schema: deref(parameter.schema ?? {}) } as Parameter;
+        return {
+          name: parameter.name,
+          in: parameter.in,
+          required: parameter.required === true,
+          schema: deref(parameter.schema ?? {}),
+        } as Parameter;
       });
       const body = op.requestBody ? deref(deref(op.requestBody).content['application/json'].schema) : undefined;
       const security = (op.security ?? doc.security ?? []) as Json[];
@@ -105,11 +110,32 @@ function bodyShape(schema: Json): { properties: Record<string, Json>; required: 
 
 /** Header-safe text: printable ASCII and tab (what a Fetch `Headers` accepts from any client). */
 const headerText = (minLength: number, maxLength: number) =>
-  fc.string({ unit: fc.mapToConstant({ num: 95, build: (v) => String.fromCharCode(0x20 + v) }, { num: 1, build: () => '\t' }), minLength, maxLength });
+  fc.string({
+    unit: fc.mapToConstant({ num: 95, build: (v) => String.fromCharCode(0x20 + v) }, { num: 1, build: () => '\t' }),
+    minLength,
+    maxLength,
+  });
 
 /** Integers as a hostile client writes them. */
 const nonCanonicalInteger = fc.oneof(
-  fc.constantFrom('0x10', '+5', ' 5', '5 ', '0b11', '20\n', '05', '2e1', '1.0', '-0', '１', '', 'NaN', 'Infinity', '99999999999999999999', '-1'),
+  fc.constantFrom(
+    '0x10',
+    '+5',
+    ' 5',
+    '5 ',
+    '0b11',
+    '20\n',
+    '05',
+    '2e1',
+    '1.0',
+    '-0',
+    '１',
+    '',
+    'NaN',
+    'Infinity',
+    '99999999999999999999',
+    '-1',
+  ),
   fc.integer().map((n) => `${n}.5`),
 );
 
@@ -130,7 +156,12 @@ const hostileKey = fc.oneof(
 function queryDamage(op: Operation): fc.Arbitrary<string> {
   const declared = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
   const name = declared.length > 0 ? fc.oneof(fc.constantFrom(...declared), hostileKey) : hostileKey;
-  const value = fc.oneof(nonCanonicalInteger, fc.string({ maxLength: 30 }), fc.string({ minLength: 2000, maxLength: 3000 }), fc.constantFrom('draft', '-title', 'published'));
+  const value = fc.oneof(
+    nonCanonicalInteger,
+    fc.string({ maxLength: 30 }),
+    fc.string({ minLength: 2000, maxLength: 3000 }),
+    fc.constantFrom('draft', '-title', 'published'),
+  );
   const entry = fc.oneof(
     fc.tuple(name, value).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`),
     fc.tuple(name, fc.constantFrom('%E0%A4%A', '%', '%zz', '%00', '%FF')).map(([k, v]) => `${encodeURIComponent(k)}=${v}`),
@@ -139,7 +170,21 @@ function queryDamage(op: Operation): fc.Arbitrary<string> {
   return fc.array(entry, { minLength: 1, maxLength: 4 }).map((entries) => entries.join('&'));
 }
 
-const HEADER_SAMPLES = ['*', '"1"', 'W/"1"', '"1", "2"', '"', '""', '"0"', '"-1"', '"99999999999999999999"', 'Bearer', 'Bearer ', 'Basic YTpi', '"abc"'];
+const HEADER_SAMPLES = [
+  '*',
+  '"1"',
+  'W/"1"',
+  '"1", "2"',
+  '"',
+  '""',
+  '"0"',
+  '"-1"',
+  '"99999999999999999999"',
+  'Bearer',
+  'Bearer ',
+  'Basic YTpi',
+  '"abc"',
+];
 
 function headerDamage(op: Operation): fc.Arbitrary<Record<string, string>> {
   const names = [...new Set(['authorization', ...op.parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase())])];
@@ -164,7 +209,13 @@ function bodyDamage(op: Operation, valid: Json): fc.Arbitrary<Damage['body']> {
   const tooLong = fc.constantFrom(...names).chain((name) => {
     const schema = properties[name]!;
     if (typeof schema.maxLength === 'number') return fc.constant(withProperty(name, 'x'.repeat(schema.maxLength + 1)));
-    if (typeof schema.maxItems === 'number') return fc.constant(withProperty(name, Array.from({ length: schema.maxItems + 1 }, (_, i) => `item-${i}`)));
+    if (typeof schema.maxItems === 'number')
+      return fc.constant(
+        withProperty(
+          name,
+          Array.from({ length: schema.maxItems + 1 }, (_, i) => `item-${i}`),
+        ),
+      );
     return fc.constant(withProperty(name, 'y'.repeat(100_000)));
   });
   const unknownKey = fc.tuple(hostileKey, fc.jsonValue({ maxDepth: 2 })).map(([key, value]) => ({
@@ -174,25 +225,49 @@ function bodyDamage(op: Operation, valid: Json): fc.Arbitrary<Damage['body']> {
   }));
   const enumNames = names.filter((n) => Array.isArray(properties[n]!.enum));
   const badEnum = enumNames.length > 0 ? fc.constantFrom(...enumNames).map((name) => withProperty(name, 'not-a-member')) : undefined;
-  const wrongRoot = fc.jsonValue({ maxDepth: 2 }).filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)).map(asJson);
+  const wrongRoot = fc
+    .jsonValue({ maxDepth: 2 })
+    .filter((v) => typeof v !== 'object' || v === null || Array.isArray(v))
+    .map(asJson);
   const nested = deeplyNested.map((text) => ({ text, contentType: 'application/json' }));
   const nestedInProperty = fc.tuple(fc.constantFrom(...names), deeplyNested).map(([name, nest]) => ({
     text: JSON.stringify({ ...valid, [name]: '__NEST__' }).replace('"__NEST__"', nest),
     contentType: 'application/json',
   }));
-  const malformed = fc.oneof(
-    fc.constantFrom('{', '{"title":', '{"title":"x",}', "{'title':'x'}", 'null x', '\u0000', '{"title":"\\ud800"}', '[1,2', 'NaN', '{"a":1}{"b":2}'),
-    fc.string({ maxLength: 50 }).filter((s) => {
-      try {
-        JSON.parse(s);
-        return false;
-      } catch {
-        return true;
-      }
-    }),
-  ).map((text) => ({ text, contentType: 'application/json' }));
+  const malformed = fc
+    .oneof(
+      fc.constantFrom(
+        '{',
+        '{"title":',
+        '{"title":"x",}',
+        "{'title':'x'}",
+        'null x',
+        '\u0000',
+        '{"title":"\\ud800"}',
+        '[1,2',
+        'NaN',
+        '{"a":1}{"b":2}',
+      ),
+      fc.string({ maxLength: 50 }).filter((s) => {
+        try {
+          JSON.parse(s);
+          return false;
+        } catch {
+          return true;
+        }
+      }),
+    )
+    .map((text) => ({ text, contentType: 'application/json' }));
   const contentType = fc
-    .constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx', 'json', '')
+    .constantFrom(
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/xml',
+      'application/jsonx',
+      'json',
+      '',
+    )
     .map((type) => ({ text: JSON.stringify(valid), contentType: type === '' ? null : type }));
   const kinds = [removed, wrongType, tooLong, unknownKey, wrongRoot, nested, nestedInProperty, malformed, contentType];
   return fc.oneof(...(badEnum ? [badEnum, ...kinds] : kinds));
@@ -209,7 +284,11 @@ interface Baseline {
 
 async function createPost(title = 'Fuzz target'): Promise<string> {
   const response = await server.app.fetch(
-    new Request(url('/posts'), { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ title, tags: ['fuzz'] }) }),
+    new Request(url('/posts'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title, tags: ['fuzz'] }),
+    }),
   );
   if (response.status !== 201) throw new Error(`could not create the fuzz target: ${response.status}`);
   return ((await response.json()) as { id: string }).id;
@@ -310,22 +389,34 @@ describe('fuzzing every operation of the contract', () => {
       if (op.parameters.some((p) => p.in === 'path')) {
         it('survives damaged path parameters', async () => {
           const names = op.parameters.filter((p) => p.in === 'path').map((p) => p.name);
-          await property(find(), fc.dictionary(fc.constantFrom(...names), rawSegment, { minKeys: 1 }).map((path) => ({ path })));
+          await property(
+            find(),
+            fc.dictionary(fc.constantFrom(...names), rawSegment, { minKeys: 1 }).map((path) => ({ path })),
+          );
         });
       }
 
       it('survives hostile query strings', async () => {
-        await property(find(), queryDamage(op).map((query) => ({ query })));
+        await property(
+          find(),
+          queryDamage(op).map((query) => ({ query })),
+        );
       });
 
       it('survives garbage in every header it reads, Authorization included', async () => {
-        await property(find(), headerDamage(op).map((headers) => ({ headers })));
+        await property(
+          find(),
+          headerDamage(op).map((headers) => ({ headers })),
+        );
       });
 
       if (op.body) {
         it('survives bodies that break its schema, malformed JSON and wrong content types', async () => {
           const valid = (await baseline(find())).body!;
-          await property(find(), bodyDamage(op, valid).map((body) => ({ body })));
+          await property(
+            find(),
+            bodyDamage(op, valid).map((body) => ({ body })),
+          );
         });
       }
     });

@@ -142,7 +142,12 @@ async function addUser(server: Server, email: string, name: string, password: st
 describe('the bundle', () => {
   it('leaves only health, readiness, login, refresh and logout without bearer auth', async () => {
     const contract = await testContract();
-    expect(contract.routes.filter((r) => !r.requiresAuth).map((r) => r.operationId).sort()).toEqual(PUBLIC_OPERATIONS);
+    expect(
+      contract.routes
+        .filter((r) => !r.requiresAuth)
+        .map((r) => r.operationId)
+        .sort(),
+    ).toEqual(PUBLIC_OPERATIONS);
   });
 });
 
@@ -223,7 +228,10 @@ describeOnEveryStore('auth', (make) => {
 
     it('answers every protected operation with 401 for a token signed with another secret', async () => {
       const server = await serve(make);
-      await expectEveryProtectedOperationRefuses(server, `Bearer ${await signed(server, { secret: new TextEncoder().encode('x'.repeat(40)) })}`);
+      await expectEveryProtectedOperationRefuses(
+        server,
+        `Bearer ${await signed(server, { secret: new TextEncoder().encode('x'.repeat(40)) })}`,
+      );
     });
 
     it('answers every protected operation with 401 for a valid token whose payload was edited', async () => {
@@ -231,7 +239,10 @@ describeOnEveryStore('auth', (make) => {
       const { accessToken } = await json(await login(server, ADMIN.email, ADMIN.password));
       const [header, payload, signature] = (accessToken as string).split('.') as [string, string, string];
       const edited = { ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: ULID };
-      await expectEveryProtectedOperationRefuses(server, `Bearer ${header}.${Buffer.from(JSON.stringify(edited)).toString('base64url')}.${signature}`);
+      await expectEveryProtectedOperationRefuses(
+        server,
+        `Bearer ${header}.${Buffer.from(JSON.stringify(edited)).toString('base64url')}.${signature}`,
+      );
     });
 
     it('answers every protected operation with 401 for an alg:none token', async () => {
@@ -584,7 +595,10 @@ describeOnEveryStore('auth', (make) => {
       const response = await preflight(server, ORIGIN);
       expect(response.status).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
-      const allowHeaders = response.headers.get('access-control-allow-headers')!.toLowerCase().split(/\s*,\s*/);
+      const allowHeaders = response.headers
+        .get('access-control-allow-headers')!
+        .toLowerCase()
+        .split(/\s*,\s*/);
       for (const header of ['authorization', 'content-type', 'if-match', 'if-none-match', 'idempotency-key', 'prefer']) {
         expect(allowHeaders).toContain(header);
       }
@@ -593,7 +607,12 @@ describeOnEveryStore('auth', (make) => {
       // The preflight is Hono's answer, not ours: it still gets the base headers of the path.
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('cache-control')).toBe('private, no-cache');
-      expect(response.headers.get('vary')?.split(/\s*,\s*/).filter((name) => name.toLowerCase() === 'origin')).toHaveLength(1);
+      expect(
+        response.headers
+          .get('vary')
+          ?.split(/\s*,\s*/)
+          .filter((name) => name.toLowerCase() === 'origin'),
+      ).toHaveLength(1);
     });
 
     it('exposes ETag, Location, Retry-After and Idempotent-Replayed to an allowed origin', async () => {
@@ -602,7 +621,10 @@ describeOnEveryStore('auth', (make) => {
       expect(response.status).toBe(200);
       expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
       expect(response.headers.get('vary')).toMatch(/origin/i);
-      const exposed = response.headers.get('access-control-expose-headers')!.toLowerCase().split(/\s*,\s*/);
+      const exposed = response.headers
+        .get('access-control-expose-headers')!
+        .toLowerCase()
+        .split(/\s*,\s*/);
       for (const header of ['etag', 'location', 'retry-after', 'idempotent-replayed']) expect(exposed).toContain(header);
     });
 

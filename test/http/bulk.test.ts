@@ -88,7 +88,14 @@ describeOnEveryStore('bulkPosts', (make) => {
     const plain = await t.create({ title: 'Plain' });
     const tagged = await t.create({ title: 'Tagged', tags: ['news', 'other'] });
     const added = await bulk(t, { ids: [plain.id, tagged.id], action: 'addTag', tag: '  NEWS ' });
-    expect(added).toEqual({ action: 'addTag', succeeded: [{ id: plain.id, version: 2 }, { id: tagged.id, version: 1 }], failed: [] });
+    expect(added).toEqual({
+      action: 'addTag',
+      succeeded: [
+        { id: plain.id, version: 2 },
+        { id: tagged.id, version: 1 },
+      ],
+      failed: [],
+    });
     expect((await t.getPost(plain.id)).tags).toEqual(['news']);
     expect(await t.revisions(tagged.id)).toHaveLength(1);
     expect((await t.activity(plain.id))[0]).toMatchObject({ type: 'updated', postVersion: 2 });
@@ -129,7 +136,9 @@ describeOnEveryStore('bulkPosts', (make) => {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-    const t = await setup(make, { wrap: (store) => instrumented(store, { repos: (repos) => ({ ...repos, posts: lagging(repos.posts) }) }) });
+    const t = await setup(make, {
+      wrap: (store) => instrumented(store, { repos: (repos) => ({ ...repos, posts: lagging(repos.posts) }) }),
+    });
     const raced = await t.create({ title: 'Raced' });
     const current = await t.patch(raced.id, 1, { title: 'Raced, edited' });
     const calm = await t.create({ title: 'Calm' });
@@ -163,7 +172,10 @@ describeOnEveryStore('bulkPosts', (make) => {
     await expectInvalid(await t.send('POST', '/posts/bulk', { body: { ids: [UNKNOWN_ID], action: 'addTag' } }), '/body/tag');
     await expectInvalid(await t.send('POST', '/posts/bulk', { body: { ids: [UNKNOWN_ID], action: 'explode' } }), '/body/action');
     await expectInvalid(await t.send('POST', '/posts/bulk', { body: { ids: [UNKNOWN_ID], action: 'addTag', tag: '   ' } }), '/body/tag');
-    await expectInvalid(await t.send('POST', '/posts/bulk', { body: { ids: [UNKNOWN_ID], action: 'addTag', tag: 'a\u0000' } }), '/body/tag');
+    await expectInvalid(
+      await t.send('POST', '/posts/bulk', { body: { ids: [UNKNOWN_ID], action: 'addTag', tag: 'a\u0000' } }),
+      '/body/tag',
+    );
   });
 
   it('answers 400 for malformed JSON, 401 without a token and 413 over the body limit', async () => {

@@ -33,7 +33,9 @@ describeOnEveryStore('concurrent writes', (make) => {
     const t = await setup(make);
     const post = await t.create({ title: 'Star' });
     const responses = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => t.send('PATCH', `/posts/${post.id}`, { body: { excerpt: `Writer ${i}` }, headers: { 'if-match': '*' } })),
+      Array.from({ length: 20 }, (_, i) =>
+        t.send('PATCH', `/posts/${post.id}`, { body: { excerpt: `Writer ${i}` }, headers: { 'if-match': '*' } }),
+      ),
     );
     expect(responses.map((r) => r.status)).toEqual(Array<number>(20).fill(200));
     const versions = await Promise.all(responses.map(async (r) => ((await r.json()) as ApiPost).version));

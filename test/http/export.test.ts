@@ -48,7 +48,12 @@ describeOnEveryStore('exportPost', (make) => {
     const clock = new FixedClock(new Date('2026-11-21T10:00:00.000Z'));
     const t = await setup(make, { clock });
     const body = '---\nnot front matter\n---\n\n# Heading\n\nText with `code`: yes\n\n```yaml\nkey: value\n```\n';
-    const post = await t.create({ title: 'Cursor pagination: without tears', excerpt: 'Offsets skip: keysets do not.', body, tags: ['api', 'postgres'] });
+    const post = await t.create({
+      title: 'Cursor pagination: without tears',
+      excerpt: 'Offsets skip: keysets do not.',
+      body,
+      tags: ['api', 'postgres'],
+    });
     const response = await t.send('GET', `/posts/${post.id}/export`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/markdown; charset=utf-8');

@@ -15,7 +15,7 @@ export type ApiProblem = components['schemas']['Problem'] & Record<string, any>;
 
 /** A well-formed ULID that no post has. */
 export const UNKNOWN_ID = '01JDQ8Z4M6X2V7K9T3N5R8W1YB';
-export const PROBLEM_BASE = 'https://margincms.dev/problems/';
+const PROBLEM_BASE = 'https://margincms.dev/problems/';
 
 export interface SendInit {
   /** Sent as JSON with Content-Type: application/json. */

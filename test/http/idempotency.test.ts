@@ -72,7 +72,10 @@ describeOnEveryStore('Idempotency-Key', (make) => {
       const other = await t.send('POST', '/posts', { body: { title: 'Twice' }, headers: { 'idempotency-key': 'key-1' } });
       const problem = await expectProblem(other, 422, 'idempotency-key-reused');
       expect(problem.errors).toEqual([{ pointer: '/headers/idempotency-key', message: expect.any(String) }]);
-      const bulk = await t.send('POST', '/posts/bulk', { body: { ids: [post.id], action: 'publish' }, headers: { 'idempotency-key': 'key-1' } });
+      const bulk = await t.send('POST', '/posts/bulk', {
+        body: { ids: [post.id], action: 'publish' },
+        headers: { 'idempotency-key': 'key-1' },
+      });
       await expectProblem(bulk, 422, 'idempotency-key-reused');
       expect(await t.getPost(post.id)).toEqual(post);
       expect((await t.allPosts()).total).toBe(1);
@@ -88,7 +91,11 @@ describeOnEveryStore('Idempotency-Key', (make) => {
       const second = await t.send('POST', '/posts', { body, headers: { 'idempotency-key': 'slow' } });
       await expectProblem(second, 409, 'idempotency-key-in-flight');
       expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      await expectProblem(await t.send('POST', '/posts', { body: { title: 'Other' }, headers: { 'idempotency-key': 'slow' } }), 422, 'idempotency-key-reused');
+      await expectProblem(
+        await t.send('POST', '/posts', { body: { title: 'Other' }, headers: { 'idempotency-key': 'slow' } }),
+        422,
+        'idempotency-key-reused',
+      );
       release();
       const done = await first;
       expect(done.status, await peek(done)).toBe(201);
@@ -162,7 +169,9 @@ describeOnEveryStore('Idempotency-Key', (make) => {
         createdAt: now,
         updatedAt: now,
       });
-      const { data: tokens } = await t.client.POST('/auth/login', { body: { email: 'grace@example.com', password: 'another good password' } });
+      const { data: tokens } = await t.client.POST('/auth/login', {
+        body: { email: 'grace@example.com', password: 'another good password' },
+      });
       const grace = { authorization: `Bearer ${tokens!.accessToken}` };
       const body = { title: 'Shared key' };
       const ada = await t.create(body, { 'idempotency-key': 'shared' });

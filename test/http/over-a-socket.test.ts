@@ -34,12 +34,15 @@ interface Answer {
 /** One request on its own connection; `chunks` are written one by one (chunked when no length is declared). */
 function send(method: string, path: string, chunks: string[], headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path: `/api/v1${path}`, headers: { connection: 'close', ...headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method, path: `/api/v1${path}`, headers: { connection: 'close', ...headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     for (const chunk of chunks) req.write(chunk);
     req.end();
@@ -51,7 +54,10 @@ const loginBody = (password: string) => JSON.stringify({ email: ADMIN.email, pas
 describe('the app over a socket', () => {
   it('answers a declared Content-Length over the limit with 413 problem+json', async () => {
     const body = loginBody('x'.repeat(LIMIT));
-    const answer = await send('POST', '/auth/login', [body], { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+    const answer = await send('POST', '/auth/login', [body], {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    });
     expect(answer.status).toBe(413);
     expect(answer.headers['content-type']).toBe('application/problem+json');
     expect(JSON.parse(answer.body)).toMatchObject({ status: 413, type: 'https://margincms.dev/problems/payload-too-large' });
@@ -59,15 +65,24 @@ describe('the app over a socket', () => {
 
   it('answers a chunked body that grows over the limit with 413 problem+json', async () => {
     const body = loginBody('x'.repeat(LIMIT));
-    const answer = await send('POST', '/auth/login', [body.slice(0, 100), body.slice(100)], { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    const answer = await send('POST', '/auth/login', [body.slice(0, 100), body.slice(100)], {
+      'content-type': 'application/json',
+      'transfer-encoding': 'chunked',
+    });
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ status: 413 });
   });
 
   it('reads a body within the limit, declared or chunked, and answers from the handler', async () => {
     const body = loginBody('wrong password');
-    const declared = await send('POST', '/auth/login', [body], { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
-    const chunked = await send('POST', '/auth/login', [body.slice(0, 10), body.slice(10)], { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+    const declared = await send('POST', '/auth/login', [body], {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    });
+    const chunked = await send('POST', '/auth/login', [body.slice(0, 10), body.slice(10)], {
+      'content-type': 'application/json',
+      'transfer-encoding': 'chunked',
+    });
     for (const answer of [declared, chunked]) {
       expect(answer.status).toBe(401);
       expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://margincms.dev/problems/invalid-credentials' });
@@ -97,12 +112,15 @@ describe('the app over a socket', () => {
     const viaAgent = (method: string, path: string, body?: string) =>
       new Promise<Answer & { socketErrors: string[] }>((resolve, reject) => {
         const socketErrors: string[] = [];
-        const req = httpRequest({ host: '127.0.0.1', port, method, path: `/api/v1${path}`, agent, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (text += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, socketErrors }));
-        });
+        const req = httpRequest(
+          { host: '127.0.0.1', port, method, path: `/api/v1${path}`, agent, headers: body ? { 'content-type': 'application/json' } : {} },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (text += chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, socketErrors }));
+          },
+        );
         req.on('socket', (socket) => {
           sockets.add(socket);
           socket.on('error', (error: NodeJS.ErrnoException) => socketErrors.push(error.code ?? error.message));
@@ -146,13 +164,19 @@ function sendRaw(raw: Buffer | string): Promise<{ text: string; closed: 'end' | 
 function parseRaw(text: string): { status: number; headers: Record<string, string>; body: string } {
   const [head = '', body = ''] = text.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body };
 }
 
 describe('requests the HTTP parser refuses', () => {
   const cases: [string, Buffer | string, number][] = [
-    ['raw non-ASCII bytes in the target', Buffer.concat([Buffer.from('GET /api/v1/posts/'), Buffer.from([0xe9, 0xff]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]), 400],
+    [
+      'raw non-ASCII bytes in the target',
+      Buffer.concat([Buffer.from('GET /api/v1/posts/'), Buffer.from([0xe9, 0xff]), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]),
+      400,
+    ],
     ['an unknown method token', 'BREW /api/v1/healthz HTTP/1.1\r\nHost: x\r\n\r\n', 400],
     ['a header line without a colon', 'GET /api/v1/healthz HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n', 400],
     ['headers larger than the server reads', `GET /api/v1/healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
@@ -163,9 +187,17 @@ describe('requests the HTTP parser refuses', () => {
       expect(closed).toBe('end');
       const answer = parseRaw(text);
       expect(answer.status).toBe(status);
-      expect(answer.headers).toMatchObject({ 'content-type': 'application/problem+json', connection: 'close', 'x-content-type-options': 'nosniff' });
+      expect(answer.headers).toMatchObject({
+        'content-type': 'application/problem+json',
+        connection: 'close',
+        'x-content-type-options': 'nosniff',
+      });
       expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
-      expect(JSON.parse(answer.body)).toMatchObject({ type: 'https://margincms.dev/problems/malformed-request', status, title: 'Malformed request' });
+      expect(JSON.parse(answer.body)).toMatchObject({
+        type: 'https://margincms.dev/problems/malformed-request',
+        status,
+        title: 'Malformed request',
+      });
     });
   }
 

@@ -64,7 +64,11 @@ describeOnEveryStore('posts: update and delete', (make) => {
       expect(unpublished).toMatchObject({ status: 'draft', publishedAt: '2026-03-02T10:00:00.000Z' });
       clock.advance(DAY);
       const republished = await t.patch(post.id, 3, { status: 'published' });
-      expect(republished).toMatchObject({ status: 'published', publishedAt: '2026-03-02T10:00:00.000Z', updatedAt: '2026-03-04T10:00:00.000Z' });
+      expect(republished).toMatchObject({
+        status: 'published',
+        publishedAt: '2026-03-02T10:00:00.000Z',
+        updatedAt: '2026-03-04T10:00:00.000Z',
+      });
       const archived = await t.patch(post.id, 4, { status: 'archived' });
       expect(archived).toMatchObject({ status: 'archived', publishedAt: '2026-03-02T10:00:00.000Z', version: 5 });
       const events = await t.activity(post.id);
@@ -134,7 +138,11 @@ describeOnEveryStore('posts: update and delete', (make) => {
       const headers = { 'if-match': '"1"' };
       await expectProblem(await t.send('PATCH', `/posts/${post.id}`, { raw: '{"title":', headers }), 400, 'malformed-request');
       await expectUnauthorized(await t.send('PATCH', `/posts/${post.id}`, { body: { title: 'x' }, headers, anonymous: true }));
-      await expectProblem(await t.send('PATCH', `/posts/${post.id}`, { body: { body: 'x'.repeat(4096) }, headers }), 413, 'payload-too-large');
+      await expectProblem(
+        await t.send('PATCH', `/posts/${post.id}`, { body: { body: 'x'.repeat(4096) }, headers }),
+        413,
+        'payload-too-large',
+      );
       expect(await t.getPost(post.id)).toEqual(post);
     });
 

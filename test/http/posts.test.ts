@@ -70,10 +70,22 @@ describeOnEveryStore('posts: create, get, list', (make) => {
       const post = await t.create({ title: 'First', excerpt: 'An excerpt' });
       const revisions = await t.revisions(post.id);
       expect(revisions).toHaveLength(1);
-      expect(revisions[0]).toMatchObject({ version: 1, title: 'First', excerpt: 'An excerpt', status: 'draft', actor: { id: t.admin.id, name: 'Ada Lovelace' } });
+      expect(revisions[0]).toMatchObject({
+        version: 1,
+        title: 'First',
+        excerpt: 'An excerpt',
+        status: 'draft',
+        actor: { id: t.admin.id, name: 'Ada Lovelace' },
+      });
       const events = await t.activity(post.id);
       expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ type: 'created', postId: post.id, postTitle: 'First', postVersion: 1, actor: { id: t.admin.id, name: 'Ada Lovelace' } });
+      expect(events[0]).toMatchObject({
+        type: 'created',
+        postId: post.id,
+        postTitle: 'First',
+        postVersion: 1,
+        actor: { id: t.admin.id, name: 'Ada Lovelace' },
+      });
     });
 
     it('derives the slug from the title and takes the next free -2, -3 when it collides', async () => {
@@ -118,7 +130,9 @@ describeOnEveryStore('posts: create, get, list', (make) => {
     it('answers 401 with a bearer challenge without a token', async () => {
       const t = await setup(make);
       await expectUnauthorized(await t.send('POST', '/posts', { body: { title: 'x' }, anonymous: true }));
-      await expectUnauthorized(await t.send('POST', '/posts', { body: { title: 'x' }, anonymous: true, headers: { authorization: 'Bearer forged.token.here' } }));
+      await expectUnauthorized(
+        await t.send('POST', '/posts', { body: { title: 'x' }, anonymous: true, headers: { authorization: 'Bearer forged.token.here' } }),
+      );
     });
 
     it('answers 413 for a body over the configured limit', async () => {
@@ -130,7 +144,9 @@ describeOnEveryStore('posts: create, get, list', (make) => {
     it('answers 422 listing every field that breaks the schema', async () => {
       const t = await setup(make);
       const problem = await expectInvalid(
-        await t.send('POST', '/posts', { body: { title: '', slug: 'Not A Slug', colour: 'red', tags: ['x'.repeat(41)], status: 'archived' } }),
+        await t.send('POST', '/posts', {
+          body: { title: '', slug: 'Not A Slug', colour: 'red', tags: ['x'.repeat(41)], status: 'archived' },
+        }),
         '/body/title',
         '/body/slug',
         '/body/colour',
@@ -232,7 +248,10 @@ describeOnEveryStore('posts: create, get, list', (make) => {
       const t = await setup(make);
       await expectProblem(await t.send('GET', `/posts/${UNKNOWN_ID}`), 404, 'not-found');
       await expectInvalid(await t.send('GET', '/posts/not-a-ulid'), '/path/id');
-      await expectInvalid(await t.send('GET', `/posts/${UNKNOWN_ID}`, { headers: { 'if-none-match': `"${'1'.repeat(199)}"` } }), '/headers/if-none-match');
+      await expectInvalid(
+        await t.send('GET', `/posts/${UNKNOWN_ID}`, { headers: { 'if-none-match': `"${'1'.repeat(199)}"` } }),
+        '/headers/if-none-match',
+      );
       await expectUnauthorized(await t.send('GET', `/posts/${UNKNOWN_ID}`, { anonymous: true }));
     });
   });

@@ -88,7 +88,14 @@ describeOnEveryStore('revisions', (make) => {
     it('copies title, excerpt, body and tags of the revision into the post as a new version and revision', async () => {
       const t = await setup(make);
       const post = await t.create({ title: 'Original', excerpt: 'first', body: 'one two three', tags: ['a', 'b'] });
-      await t.patch(post.id, 1, { title: 'Rewritten', excerpt: 'second', body: 'four', tags: ['c'], slug: 'new-slug', status: 'published' });
+      await t.patch(post.id, 1, {
+        title: 'Rewritten',
+        excerpt: 'second',
+        body: 'four',
+        tags: ['c'],
+        slug: 'new-slug',
+        status: 'published',
+      });
       const { data, response } = await t.api.POST('/posts/{id}/revisions/{version}/restore', {
         params: { path: { id: post.id, version: 1 }, header: { 'If-Match': '"2"' } },
       });
@@ -112,17 +119,38 @@ describeOnEveryStore('revisions', (make) => {
         [2, 'Rewritten'],
         [1, 'Original'],
       ]);
-      expect((await t.activity(post.id))[0]).toMatchObject({ type: 'restored', postTitle: 'Original', postVersion: 3, actor: { id: t.admin.id } });
+      expect((await t.activity(post.id))[0]).toMatchObject({
+        type: 'restored',
+        postTitle: 'Original',
+        postVersion: 3,
+        actor: { id: t.admin.id },
+      });
     });
 
     it('answers 404 for an unknown revision or post, whatever If-Match says, and leaves the post as it was', async () => {
       const t = await setup(make);
       const post = await t.create({ title: 'Alone' });
-      await expectProblem(await t.send('POST', `/posts/${post.id}/revisions/9/restore`, { headers: { 'if-match': '"1"' } }), 404, 'not-found');
-      await expectProblem(await t.send('POST', `/posts/${UNKNOWN_ID}/revisions/1/restore`, { headers: { 'if-match': '*' } }), 404, 'not-found');
+      await expectProblem(
+        await t.send('POST', `/posts/${post.id}/revisions/9/restore`, { headers: { 'if-match': '"1"' } }),
+        404,
+        'not-found',
+      );
+      await expectProblem(
+        await t.send('POST', `/posts/${UNKNOWN_ID}/revisions/1/restore`, { headers: { 'if-match': '*' } }),
+        404,
+        'not-found',
+      );
       // RFC 9110 §13.2.1: preconditions are ignored when the answer without them is not a 2xx.
-      await expectProblem(await t.send('POST', `/posts/${post.id}/revisions/9/restore`, { headers: { 'if-match': '"7"' } }), 404, 'not-found');
-      await expectProblem(await t.send('POST', `/posts/${UNKNOWN_ID}/revisions/1/restore`, { headers: { 'if-match': '"7"' } }), 404, 'not-found');
+      await expectProblem(
+        await t.send('POST', `/posts/${post.id}/revisions/9/restore`, { headers: { 'if-match': '"7"' } }),
+        404,
+        'not-found',
+      );
+      await expectProblem(
+        await t.send('POST', `/posts/${UNKNOWN_ID}/revisions/1/restore`, { headers: { 'if-match': '"7"' } }),
+        404,
+        'not-found',
+      );
       expect(await t.getPost(post.id)).toEqual(post);
       expect(await t.revisions(post.id)).toHaveLength(1);
     });
@@ -145,7 +173,9 @@ describeOnEveryStore('revisions', (make) => {
       const post = await t.create({ title: 'x' });
       await expectInvalid(await t.send('POST', `/posts/${post.id}/revisions/0/restore`, { headers: { 'if-match': '*' } }), '/path/version');
       await expectInvalid(await t.send('POST', '/posts/nope/revisions/1/restore', { headers: { 'if-match': '*' } }), '/path/id');
-      await expectUnauthorized(await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'if-match': '*' }, anonymous: true }));
+      await expectUnauthorized(
+        await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'if-match': '*' }, anonymous: true }),
+      );
     });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FixedClock } from '../support/http.js';
 import { describeOnEveryStore } from '../support/stores.js';
-import { expectInvalid, expectUnauthorized, setup, UNKNOWN_ID } from './helpers.js';
+import { expectInvalid, setup, UNKNOWN_ID } from './helpers.js';
 
 const DAY = 86_400_000;
 
@@ -141,7 +141,9 @@ describeOnEveryStore('tags, activity and stats', (make) => {
       expect(await t.getPost(old.id)).toMatchObject({ wordCount: 3 });
       const days = data!.editsPerDay;
       expect(days).toHaveLength(30);
-      expect(days.map((d) => d.date)).toEqual(Array.from({ length: 30 }, (_, i) => new Date(today - (29 - i) * DAY).toISOString().slice(0, 10)));
+      expect(days.map((d) => d.date)).toEqual(
+        Array.from({ length: 30 }, (_, i) => new Date(today - (29 - i) * DAY).toISOString().slice(0, 10)),
+      );
       expect(days[0]).toEqual({ date: '2026-06-01', edits: 2 });
       expect(days[28]).toEqual({ date: '2026-06-29', edits: 2 });
       expect(days[29]).toEqual({ date: '2026-06-30', edits: 3 });

@@ -24,7 +24,10 @@ interface Run {
 }
 
 /** Runs the command with `args`, `stdin` on standard input and `env` over a clean environment. */
-function run(args: string[], { stdin = '', env = {}, viaNpm = false }: { stdin?: string; env?: Record<string, string>; viaNpm?: boolean }): Promise<Run> {
+function run(
+  args: string[],
+  { stdin = '', env = {}, viaNpm = false }: { stdin?: string; env?: Record<string, string>; viaNpm?: boolean },
+): Promise<Run> {
   const base: Record<string, string | undefined> = { ...process.env, DATABASE_URL: '', ADMIN_PASSWORD: '', LOG_LEVEL: 'error' };
   const [command, argv] = viaNpm ? ['npm', ['run', '--silent', 'user:create', '--', ...args]] : [TSX, [SCRIPT, ...args]];
   return new Promise((resolve, reject) => {
@@ -63,7 +66,11 @@ describe('user:create', { timeout: 60_000 }, () => {
   it('creates a user from the password on standard input, then resets it from ADMIN_PASSWORD, never printing either', async () => {
     const dir = dataDir();
     const first = 'first password from stdin';
-    const created = await run(['--email', 'Ada@Example.com', '--name', 'Ada Lovelace'], { stdin: `${first}\nignored second line\n`, env: { DATA_DIR: dir }, viaNpm: true });
+    const created = await run(['--email', 'Ada@Example.com', '--name', 'Ada Lovelace'], {
+      stdin: `${first}\nignored second line\n`,
+      env: { DATA_DIR: dir },
+      viaNpm: true,
+    });
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     expect(created.stdout.trim()).toBe('created ada@example.com');
@@ -91,7 +98,10 @@ describe('user:create', { timeout: 60_000 }, () => {
   it('refuses a --password flag with a clear message, without echoing it or touching the database', async () => {
     const dir = dataDir();
     for (const args of [['--password', 'flag-password-1234'], ['--password=flag-password-1234']]) {
-      const refused = await run(['--email', 'ada@example.com', '--name', 'Ada', ...args], { stdin: 'stdin password long\n', env: { DATA_DIR: dir } });
+      const refused = await run(['--email', 'ada@example.com', '--name', 'Ada', ...args], {
+        stdin: 'stdin password long\n',
+        env: { DATA_DIR: dir },
+      });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/refusing --password/);
       expect(refused.stderr).toMatch(/ADMIN_PASSWORD|standard input/);

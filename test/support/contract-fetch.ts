@@ -2,8 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { API_ROOT } from '../../src/adapters/http/contract.js';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 type Json = Record<string, any>;
 const BUNDLE_ID = 'urn:margin:bundle';
@@ -113,7 +112,8 @@ export function createValidatingFetch(
       if (!response.headers.get('allow')) problems.push('OPTIONS 204 without Allow');
       if (text.length > 0) problems.push('OPTIONS 204 with a body');
     } else if (!entry) {
-      if (response.status !== 404 && response.status !== 405) problems.push(`status ${response.status} for a path/method outside the contract`);
+      if (response.status !== 404 && response.status !== 405)
+        problems.push(`status ${response.status} for a path/method outside the contract`);
       if (contentType !== 'application/problem+json') problems.push(`content type ${contentType} is not application/problem+json`);
       else validateBody('problem', problemSchema);
       if (response.status === 405 && !response.headers.get('allow')) problems.push('405 without Allow');
@@ -124,7 +124,9 @@ export function createValidatingFetch(
         if (response.status === 501 && options.allowNotImplemented && contentType === 'application/problem+json') {
           validateBody('problem', problemSchema);
         } else {
-          problems.push(`status ${response.status} is not declared for ${entry.operation.operationId} (declared: ${Object.keys(declared).join(', ')})`);
+          problems.push(
+            `status ${response.status} is not declared for ${entry.operation.operationId} (declared: ${Object.keys(declared).join(', ')})`,
+          );
         }
       } else {
         const resolved = deref(declaredResponse);

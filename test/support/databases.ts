@@ -10,7 +10,7 @@ import type { Database } from '../../src/adapters/drizzle/driver/database.js';
 import { maskUrl } from '../../src/mask-url.js';
 import { ALL_TABLES } from '../../src/adapters/drizzle/schema/schema.js';
 
-export const DEFAULT_TEST_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const DEFAULT_TEST_SERVER_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** The server tests create their databases on: `TEST_DATABASE_URL`, or a local default. */
 export function testServerUrl(env: NodeJS.ProcessEnv = process.env): string {
@@ -18,16 +18,16 @@ export function testServerUrl(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** `url` pointing at database `name` on the same server. */
-export function withDatabase(url: string, name: string): string {
+function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${encodeURIComponent(name)}`;
   return u.toString();
 }
 
-export type Probe = { ok: true } | { ok: false; reason: string };
+type Probe = { ok: true } | { ok: false; reason: string };
 
 /** Whether the server answers `select 1` within `timeoutSeconds`. */
-export async function probePostgres(url: string, timeoutSeconds = 3): Promise<Probe> {
+async function probePostgres(url: string, timeoutSeconds = 3): Promise<Probe> {
   const client = postgres(url, { max: 1, connect_timeout: timeoutSeconds, onnotice: () => undefined });
   try {
     await client`select 1`;
@@ -51,10 +51,7 @@ export async function requirePostgres(url: string, env: NodeJS.ProcessEnv = proc
   if (env.CI === 'true') {
     throw new Error(`${where}; CI=true, so the PostgreSQL tests fail instead of being skipped.`);
   }
-  console.warn(
-    `\n[skipped] ${where}: skipping the PostgreSQL store tests. ` +
-      'Start PostgreSQL or set TEST_DATABASE_URL to run them.\n',
-  );
+  console.warn(`\n[skipped] ${where}: skipping the PostgreSQL store tests. ` + 'Start PostgreSQL or set TEST_DATABASE_URL to run them.\n');
   return false;
 }
 
@@ -66,10 +63,7 @@ export interface TestDatabase {
 }
 
 /** Creates a uniquely named database on the server at `serverUrl` (optionally migrated). */
-export async function createTestDatabase(
-  serverUrl: string,
-  options: { prefix?: string; migrate?: boolean } = {},
-): Promise<TestDatabase> {
+export async function createTestDatabase(serverUrl: string, options: { prefix?: string; migrate?: boolean } = {}): Promise<TestDatabase> {
   const name = `${options.prefix ?? 'margin_test'}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
   try {

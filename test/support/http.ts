@@ -17,11 +17,11 @@ export function testContract(): Promise<Contract> {
   return shared;
 }
 
-export const TEST_TOKEN = 'test-token';
-export const TEST_PRINCIPAL: Principal = { userId: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', name: 'Ada Lovelace', tokenId: 'test' };
+const TEST_TOKEN = 'test-token';
+const TEST_PRINCIPAL: Principal = { userId: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', name: 'Ada Lovelace', tokenId: 'test' };
 
 /** Accepts only `TEST_TOKEN`; for tests of the HTTP layer alone (fake handlers). */
-export async function acceptTestToken(token: string): Promise<Principal> {
+async function acceptTestToken(token: string): Promise<Principal> {
   if (token !== TEST_TOKEN) throw new InvalidTokenError('unknown test token');
   return TEST_PRINCIPAL;
 }

@@ -3,14 +3,14 @@
 // Prism runs in its own process group (detached) so that stop() can kill it together with any
 // child it spawns. Its stdout and stderr are captured, and included in every error message, so a
 // failed start says why.
-import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const prismBin = "node_modules/.bin/prism";
-const bundle = "generated/openapi.json";
-const host = "127.0.0.1";
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const prismBin = 'node_modules/.bin/prism';
+const bundle = 'generated/openapi.json';
+const host = '127.0.0.1';
 
 export interface PrismMock {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
@@ -29,14 +29,14 @@ export interface StartPrismOptions {
 const maxOutput = 64 * 1024;
 
 /** A port that was free a moment ago: listen on port 0, read the port, close. */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
-    server.once("error", reject);
+    server.once('error', reject);
     server.listen(0, host, () => {
       const address = server.address();
-      if (address === null || typeof address === "string") {
+      if (address === null || typeof address === 'string') {
         server.close();
         reject(new Error(`unexpected server address ${String(address)}`));
         return;
@@ -63,47 +63,47 @@ class PortInUseError extends Error {}
 
 async function startOnce(port: number, readyTimeoutMs: number): Promise<PrismMock> {
   const baseUrl = `http://${host}:${port}`;
-  const child = spawn(prismBin, ["mock", bundle, "--host", host, "--port", String(port)], {
+  const child = spawn(prismBin, ['mock', bundle, '--host', host, '--port', String(port)], {
     cwd: root,
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
   });
 
-  let captured = "";
+  let captured = '';
   const capture = (chunk: Buffer): void => {
-    captured += chunk.toString("utf8");
+    captured += chunk.toString('utf8');
     if (captured.length > maxOutput) captured = captured.slice(captured.length - maxOutput);
   };
-  child.stdout?.on("data", capture);
-  child.stderr?.on("data", capture);
+  child.stdout?.on('data', capture);
+  child.stderr?.on('data', capture);
   const output = (): string => captured;
 
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   let spawnError: Error | undefined;
   const exited = new Promise<void>((resolve) => {
-    child.once("exit", (code, signal) => {
+    child.once('exit', (code, signal) => {
       exit = { code, signal };
       resolve();
     });
-    child.once("error", (error) => {
+    child.once('error', (error) => {
       spawnError = error;
       if (child.pid === undefined) resolve();
     });
   });
 
   // If the test process goes away without calling stop(), do not leave Prism running.
-  const killOnExit = (): void => killGroup(child, "SIGKILL");
-  process.once("exit", killOnExit);
+  const killOnExit = (): void => killGroup(child, 'SIGKILL');
+  process.once('exit', killOnExit);
 
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
-    process.removeListener("exit", killOnExit);
+    process.removeListener('exit', killOnExit);
     if (exit === undefined && child.pid !== undefined) {
-      killGroup(child, "SIGTERM");
-      const timer = setTimeout(() => killGroup(child, "SIGKILL"), 5_000);
+      killGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 5_000);
       await exited;
       clearTimeout(timer);
     }
@@ -113,9 +113,9 @@ async function startOnce(port: number, readyTimeoutMs: number): Promise<PrismMoc
 
   const describe = (): string =>
     `Prism (${prismBin} mock ${bundle} on ${baseUrl})` +
-    (exit ? ` exited with code ${exit.code} signal ${exit.signal}` : "") +
-    (spawnError ? ` failed to spawn: ${spawnError.message}` : "") +
-    `\n--- Prism output ---\n${output() || "(none)"}`;
+    (exit ? ` exited with code ${exit.code} signal ${exit.signal}` : '') +
+    (spawnError ? ` failed to spawn: ${spawnError.message}` : '') +
+    `\n--- Prism output ---\n${output() || '(none)'}`;
 
   const started = Date.now();
   while (true) {
@@ -141,7 +141,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     process.kill(-child.pid, signal);
   } catch (error) {
     // ESRCH: the group is already gone.
-    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
 }
 

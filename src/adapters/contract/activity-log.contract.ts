@@ -95,8 +95,17 @@ export function describeActivityLogContract(make: MakeStore): void {
 
     it('list is keyset-paginated: every event once, nextCursor null on the last page', async () => {
       await seed();
-      expect(await walk({ limit: 3 })).toEqual([[8, 6, 7], [4, 3, 2], [1, 5]]);
-      expect(await walk({ limit: 2 })).toEqual([[8, 6], [7, 4], [3, 2], [1, 5]]);
+      expect(await walk({ limit: 3 })).toEqual([
+        [8, 6, 7],
+        [4, 3, 2],
+        [1, 5],
+      ]);
+      expect(await walk({ limit: 2 })).toEqual([
+        [8, 6],
+        [7, 4],
+        [3, 2],
+        [1, 5],
+      ]);
       expect(await walk({ limit: 1 })).toEqual(NEWEST_FIRST.map((n) => [n]));
       expect(await walk({ limit: 8 })).toEqual([NEWEST_FIRST]);
       expect(await walk({ limit: 1, postId: P1 })).toEqual([[8], [4], [2], [1]]);
@@ -121,11 +130,7 @@ export function describeActivityLogContract(make: MakeStore): void {
       await seed();
       const cursor = (await activity().list({ limit: 1, postId: P1 })).nextCursor;
       expect(cursor).not.toBeNull();
-      const others: ActivityQuery[] = [
-        { limit: 1 },
-        { limit: 1, postId: P2 },
-        { limit: 1, postId: P1, type: 'updated' },
-      ];
+      const others: ActivityQuery[] = [{ limit: 1 }, { limit: 1, postId: P2 }, { limit: 1, postId: P1, type: 'updated' }];
       for (const other of others) {
         expect(await rejectionOf(activity().list({ ...other, cursor }))).toBeInstanceOf(InvalidCursorError);
       }
@@ -144,9 +149,7 @@ export function describeActivityLogContract(make: MakeStore): void {
         encodeCursor(activityCursorScope({}), [8]),
         encodeCursor(activityCursorScope({}), ['noon', ulid(1)]),
       ]) {
-        expect(await rejectionOf(activity().list({ limit: 1, cursor })), cursor).toBeInstanceOf(
-          InvalidCursorError,
-        );
+        expect(await rejectionOf(activity().list({ limit: 1, cursor })), cursor).toBeInstanceOf(InvalidCursorError);
       }
     });
 
@@ -190,9 +193,7 @@ export function describeActivityLogContract(make: MakeStore): void {
           { date: '2026-03-03', count: 0 },
           { date: '2026-03-04', count: 1 },
         ]);
-        expect(await activity().countPerDay(new Date('2026-02-28T23:59:59.999Z'), 1)).toStrictEqual([
-          { date: '2026-02-28', count: 1 },
-        ]);
+        expect(await activity().countPerDay(new Date('2026-02-28T23:59:59.999Z'), 1)).toStrictEqual([{ date: '2026-02-28', count: 1 }]);
         expect(await activity().countPerDay(new Date('2026-03-05T00:00:00.000Z'), 2)).toStrictEqual([
           { date: '2026-03-05', count: 1 },
           { date: '2026-03-06', count: 0 },

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type {
-  IdempotencyClaim,
-  IdempotencyStore,
-  StoredResponse,
-} from '../../domain/ports/idempotency-store.js';
+import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../../domain/ports/idempotency-store.js';
 import { type MakeStore, newPost, rejectionOf, times, ulid, useStore } from './fixtures.js';
 
 const T0 = new Date('2026-03-04T05:06:07.891Z');
@@ -100,7 +96,10 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
       await idem().claim(claimOf());
       await idem().complete(USER, 'key-1', T0, RESPONSE);
       const expired = new Date(claimOf().expiresAt.getTime() + 1);
-      expect(await idem().claim(claimOf({ fingerprint: 'POST /posts {"title":"b"}', now: expired }))).toStrictEqual({ outcome: 'claimed', progress: null });
+      expect(await idem().claim(claimOf({ fingerprint: 'POST /posts {"title":"b"}', now: expired }))).toStrictEqual({
+        outcome: 'claimed',
+        progress: null,
+      });
       expect(await idem().read(USER, 'key-1')).toBeNull();
     });
 
@@ -148,9 +147,7 @@ export function describeIdempotencyStoreContract(make: MakeStore): void {
     it('claim on a completed key with another fingerprint: mismatch', async () => {
       await idem().claim(claimOf());
       await idem().complete(USER, 'key-1', T0, RESPONSE);
-      expect(
-        await idem().claim(claimOf({ fingerprint: 'other', now: later(LEASE_MS * 10) })),
-      ).toStrictEqual({ outcome: 'mismatch' });
+      expect(await idem().claim(claimOf({ fingerprint: 'other', now: later(LEASE_MS * 10) }))).toStrictEqual({ outcome: 'mismatch' });
       expect(await idem().read(USER, 'key-1')).toStrictEqual(RESPONSE);
     });
 

@@ -1,30 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCursor, postCursorScope } from '../../domain/cursor.js';
-import {
-  DuplicateIdError,
-  InvalidCursorError,
-  NotFoundError,
-  SlugTakenError,
-  VersionConflictError,
-} from '../../domain/errors.js';
+import { DuplicateIdError, InvalidCursorError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import type { Post, PostStatus } from '../../domain/post.js';
 import { POST_TOTAL_CAP } from '../../domain/ports/post-repository.js';
-import type {
-  PostQuery,
-  PostRepository,
-  PostSort,
-  PostSortKey,
-} from '../../domain/ports/post-repository.js';
-import {
-  type MakeStore,
-  minute,
-  newPost,
-  rejectionOf,
-  revisionOf,
-  times,
-  ulid,
-  useStore,
-} from './fixtures.js';
+import type { PostQuery, PostRepository, PostSort, PostSortKey } from '../../domain/ports/post-repository.js';
+import { type MakeStore, minute, newPost, rejectionOf, revisionOf, times, ulid, useStore } from './fixtures.js';
 
 /**
  * The ordering fixture: ten posts whose titles disagree between UTF-8 byte order, UTF-16 order
@@ -67,8 +47,8 @@ const EXPECTED: Record<`${PostSortKey}:${'asc' | 'desc'}`, number[]> = {
   'publishedAt:desc': [10, 6, 5, 9, 7, 3, 2, 8, 4, 1],
 };
 
-const SORTS: PostSort[] = (['updatedAt', 'createdAt', 'publishedAt', 'title'] as const).flatMap(
-  (key) => (['asc', 'desc'] as const).map((direction) => ({ key, direction })),
+const SORTS: PostSort[] = (['updatedAt', 'createdAt', 'publishedAt', 'title'] as const).flatMap((key) =>
+  (['asc', 'desc'] as const).map((direction) => ({ key, direction })),
 );
 
 function expectedIds(sort: PostSort): string[] {
@@ -184,9 +164,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
         await posts().create(newPost(1, { slug: 'first', status: 'archived' }));
         await posts().create(newPost(2, { slug: 'second', title: 'Second' }));
         const before = await posts().get(ulid(2));
-        const error = await rejectionOf(
-          posts().update(ulid(2), 1, { slug: 'first', title: 'Changed' }, minute(30)),
-        );
+        const error = await rejectionOf(posts().update(ulid(2), 1, { slug: 'first', title: 'Changed' }, minute(30)));
         expect(error).toBeInstanceOf(SlugTakenError);
         expect(await posts().get(ulid(2))).toStrictEqual(before);
         expect((await posts().getBySlug('first'))?.id).toBe(ulid(1));
@@ -276,12 +254,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
       it('tags come back in the order they were stored', async () => {
         await posts().create(newPost(1, { tags: ['zeta', 'alpha', 'été', 'mid'] }));
         expect((await posts().get(ulid(1)))?.tags).toEqual(['zeta', 'alpha', 'été', 'mid']);
-        expect((await posts().list({ sort: SORT, limit: 1 })).items[0]?.tags).toEqual([
-          'zeta',
-          'alpha',
-          'été',
-          'mid',
-        ]);
+        expect((await posts().list({ sort: SORT, limit: 1 })).items[0]?.tags).toEqual(['zeta', 'alpha', 'été', 'mid']);
         const updated = await posts().update(ulid(1), 1, { tags: ['mid', 'zeta', 'b'] }, minute(30));
         expect(updated.tags).toEqual(['mid', 'zeta', 'b']);
         expect((await posts().getBySlug('post-1'))?.tags).toEqual(['mid', 'zeta', 'b']);
@@ -368,15 +341,8 @@ export function describePostRepositoryContract(make: MakeStore): void {
       });
 
       it('update: absent fields keep their value (a field set to undefined is absent)', async () => {
-        const created = await posts().create(
-          newPost(1, { excerpt: 'ex', body: 'b', tags: ['k'], status: 'published', wordCount: 7 }),
-        );
-        const updated = await posts().update(
-          ulid(1),
-          1,
-          { title: 'New', body: undefined, publishedAt: undefined },
-          minute(30),
-        );
+        const created = await posts().create(newPost(1, { excerpt: 'ex', body: 'b', tags: ['k'], status: 'published', wordCount: 7 }));
+        const updated = await posts().update(ulid(1), 1, { title: 'New', body: undefined, publishedAt: undefined }, minute(30));
         expect(updated).toStrictEqual({ ...created, title: 'New', version: 2, updatedAt: minute(30) });
       });
 
@@ -398,9 +364,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
         await posts().update(ulid(1), 1, { title: 'v2' }, minute(30));
         const before = await posts().get(ulid(1));
         for (const stale of [1, 3, 0]) {
-          const error = await rejectionOf(
-            posts().update(ulid(1), stale, { title: 'lost', slug: 'lost' }, minute(31)),
-          );
+          const error = await rejectionOf(posts().update(ulid(1), stale, { title: 'lost', slug: 'lost' }, minute(31)));
           expect(error).toBeInstanceOf(VersionConflictError);
           expect((error as VersionConflictError).expected).toBe(stale);
           expect((error as VersionConflictError).actual).toBe(2);
@@ -411,9 +375,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
 
       it('of N concurrent updates with the same expected version exactly one succeeds (N = 20)', async () => {
         await posts().create(newPost(1));
-        const results = await Promise.allSettled(
-          times(20, (i) => posts().update(ulid(1), 1, { title: `writer ${i}` }, minute(30))),
-        );
+        const results = await Promise.allSettled(times(20, (i) => posts().update(ulid(1), 1, { title: `writer ${i}` }, minute(30))));
         const fulfilled = results.filter((r) => r.status === 'fulfilled');
         const rejected = results.filter((r) => r.status === 'rejected');
         expect(fulfilled).toHaveLength(1);
@@ -466,9 +428,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
         for (const r of results) {
           if (r.status === 'rejected') {
-            expect(
-              r.reason instanceof NotFoundError || r.reason instanceof VersionConflictError,
-            ).toBe(true);
+            expect(r.reason instanceof NotFoundError || r.reason instanceof VersionConflictError).toBe(true);
           }
         }
         expect(await posts().get(ulid(1))).toBeNull();
@@ -608,9 +568,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
         await seedOrdering(posts());
         expect(await posts().list({ sort: SORT, limit: 10, q: 'no such text' })).toStrictEqual(empty);
         expect(await posts().list({ sort: SORT, limit: 10, tag: 'none' })).toStrictEqual(empty);
-        expect(await posts().list({ sort: SORT, limit: 10, status: ['archived'], q: 'apple' })).toStrictEqual(
-          empty,
-        );
+        expect(await posts().list({ sort: SORT, limit: 10, status: ['archived'], q: 'apple' })).toStrictEqual(empty);
       });
 
       it('total counts every match across all pages, on every page', async () => {
@@ -635,7 +593,10 @@ export function describePostRepositoryContract(make: MakeStore): void {
           expect(await posts().list({ sort: SORT, limit: 3, countUpTo })).toMatchObject({ total: 10, totalExact: true });
         }
         expect(await posts().list({ sort: SORT, limit: 1, status: ['draft'], countUpTo: 4 })).toMatchObject({ total: 4, totalExact: true });
-        expect(await posts().list({ sort: SORT, limit: 1, status: ['draft'], countUpTo: 3 })).toMatchObject({ total: 3, totalExact: false });
+        expect(await posts().list({ sort: SORT, limit: 1, status: ['draft'], countUpTo: 3 })).toMatchObject({
+          total: 3,
+          totalExact: false,
+        });
       });
 
       it('the total of a tag filter, alone or with statuses, follows creates, retagging, status changes and deletes', async () => {

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type {
-  RefreshToken,
-  RefreshTokenRepository,
-} from '../../domain/ports/refresh-token-repository.js';
+import type { RefreshToken, RefreshTokenRepository } from '../../domain/ports/refresh-token-repository.js';
 import { type MakeStore, times, ulid, useStore } from './fixtures.js';
 
 const CREATED = new Date('2026-03-04T05:06:07.891Z');
@@ -34,8 +31,7 @@ export function describeRefreshTokenRepositoryContract(make: MakeStore): void {
   describe('RefreshTokenRepository', () => {
     const store = useStore(make);
     const tokens = (): RefreshTokenRepository => store().refreshTokens;
-    const rotate = (hash: string, n = 1, at = USE, familyId = FAMILY) =>
-      tokens().rotate(hash, at, successor(n, familyId), `replay-${n}`);
+    const rotate = (hash: string, n = 1, at = USE, familyId = FAMILY) => tokens().rotate(hash, at, successor(n, familyId), `replay-${n}`);
 
     it('rotate consumes an unconsumed, unrevoked, unexpired token at `at`, stores the replay and inserts the successor in the family', async () => {
       await tokens().insert(token(1));

@@ -50,9 +50,7 @@ export function describeRevisionRepositoryContract(make: MakeStore): void {
     it('a second revision with the same post and version throws VersionConflictError; history is never rewritten', async () => {
       const post = await postWithHistory(1, [1, 2]);
       const original = await revisions().get(post.id, 2);
-      const error = await rejectionOf(
-        revisions().append(revisionOf(post, { version: 2, title: 'rewritten', body: 'rewritten' })),
-      );
+      const error = await rejectionOf(revisions().append(revisionOf(post, { version: 2, title: 'rewritten', body: 'rewritten' })));
       expect(error).toBeInstanceOf(VersionConflictError);
       expect(await revisions().get(post.id, 2)).toStrictEqual(original);
       expect((await revisions().list(post.id, { limit: 10 })).items.map((r) => r.version)).toEqual([2, 1]);
@@ -76,7 +74,10 @@ export function describeRevisionRepositoryContract(make: MakeStore): void {
       expect(await walkVersions(post.id, 2)).toEqual([[5, 4], [3, 2], [1]]);
       expect(await walkVersions(post.id, 1)).toEqual([[5], [4], [3], [2], [1]]);
       expect(await walkVersions(post.id, 5)).toEqual([[5, 4, 3, 2, 1]]);
-      expect(await walkVersions(ulid(2), 2)).toEqual([[6, 3], [2, 1]]);
+      expect(await walkVersions(ulid(2), 2)).toEqual([
+        [6, 3],
+        [2, 1],
+      ]);
     });
 
     it('a page resumes strictly after its cursor when newer revisions are appended between fetches', async () => {
@@ -94,9 +95,7 @@ export function describeRevisionRepositoryContract(make: MakeStore): void {
       const foreign = (await revisions().list(ulid(2), { limit: 1 })).nextCursor!;
       await store().posts.create(newPost(3));
       await store().posts.create(newPost(4));
-      const postCursor = (
-        await store().posts.list({ sort: { key: 'createdAt', direction: 'asc' }, limit: 1 })
-      ).nextCursor!;
+      const postCursor = (await store().posts.list({ sort: { key: 'createdAt', direction: 'asc' }, limit: 1 })).nextCursor!;
       const own = (await revisions().list(post.id, { limit: 1 })).nextCursor!;
       for (const cursor of [
         foreign,

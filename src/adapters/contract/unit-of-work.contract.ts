@@ -3,18 +3,7 @@ import { SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import type { StoredResponse } from '../../domain/ports/idempotency-store.js';
 import type { Store } from '../../domain/ports/store.js';
 import type { TransactionalRepositories } from '../../domain/ports/unit-of-work.js';
-import {
-  ADA,
-  type MakeStore,
-  minute,
-  newPost,
-  rejectionOf,
-  revisionOf,
-  settle,
-  times,
-  ulid,
-  useStore,
-} from './fixtures.js';
+import { ADA, type MakeStore, minute, newPost, rejectionOf, revisionOf, settle, times, ulid, useStore } from './fixtures.js';
 
 const USER = ulid(5000);
 const RESPONSE: StoredResponse = { status: 201, headers: { etag: 'W/"1"' }, body: '{"ok":true}' };
@@ -161,7 +150,15 @@ export function describeUnitOfWorkContract(make: MakeStore): void {
         const post = await repos.posts.create(newPost(1, { tags: ['uow'] }));
         await Promise.all([
           repos.revisions.append(revisionOf(post)),
-          repos.activity.append({ id: ulid(101), type: 'created', postId: post.id, postTitle: post.title, postVersion: 1, actor: { ...ADA }, occurredAt: minute(1) }),
+          repos.activity.append({
+            id: ulid(101),
+            type: 'created',
+            postId: post.id,
+            postTitle: post.title,
+            postVersion: 1,
+            actor: { ...ADA },
+            occurredAt: minute(1),
+          }),
           repos.idempotency.complete(USER, 'key-1', CLAIMED_AT, RESPONSE),
           repos.posts.create(newPost(2)),
         ]);
@@ -175,7 +172,11 @@ export function describeUnitOfWorkContract(make: MakeStore): void {
       const error = await rejectionOf(
         store().unitOfWork.run(async (repos) => {
           const post = await repos.posts.create(newPost(2));
-          await Promise.all([repos.revisions.append(revisionOf(post)), repos.revisions.append(revisionOf(post)), repos.posts.create(newPost(3))]);
+          await Promise.all([
+            repos.revisions.append(revisionOf(post)),
+            repos.revisions.append(revisionOf(post)),
+            repos.posts.create(newPost(3)),
+          ]);
         }),
       );
       // The second append of the same revision is the failure (history is never rewritten).

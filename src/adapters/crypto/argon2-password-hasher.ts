@@ -8,7 +8,9 @@ import type { PasswordHasher } from '../../domain/index.js';
 export const ARGON2ID_PARAMS = { algorithm: ARGON2ID, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 /** argon2id through @node-rs/argon2, whose hash and verify run on the libuv thread pool. */
-export function createArgon2PasswordHasher(params: { memoryCost: number; timeCost: number; parallelism: number } = ARGON2ID_PARAMS): PasswordHasher {
+export function createArgon2PasswordHasher(
+  params: { memoryCost: number; timeCost: number; parallelism: number } = ARGON2ID_PARAMS,
+): PasswordHasher {
   const options = { ...params, algorithm: ARGON2ID };
   return {
     hash: (password) => hash(password, options),

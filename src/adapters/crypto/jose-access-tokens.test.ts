@@ -10,7 +10,10 @@ const now = new Date('2026-12-01T10:00:00.000Z');
 const subject = { userId: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', name: 'Ada' };
 
 async function rejection(promise: Promise<unknown>): Promise<InvalidTokenError> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(InvalidTokenError);
   return error as InvalidTokenError;
 }
@@ -18,9 +21,19 @@ async function rejection(promise: Promise<unknown>): Promise<InvalidTokenError> 
 describe('jose access tokens', () => {
   it('issues an HS256 token with sub, iat, exp, jti, iss and aud that verifies', async () => {
     const { token, tokenId } = await tokens.issue(subject, now);
-    const [header, payload] = token.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
+    const [header, payload] = token
+      .split('.')
+      .slice(0, 2)
+      .map((p) => JSON.parse(Buffer.from(p, 'base64url').toString()));
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
-    expect(payload).toMatchObject({ sub: subject.userId, iss: 'margin-cms', aud: 'margin-cms-api', jti: tokenId, iat: now.getTime() / 1000, exp: now.getTime() / 1000 + 900 });
+    expect(payload).toMatchObject({
+      sub: subject.userId,
+      iss: 'margin-cms',
+      aud: 'margin-cms-api',
+      jti: tokenId,
+      iat: now.getTime() / 1000,
+      exp: now.getTime() / 1000 + 900,
+    });
     expect(await tokens.verify(token, now)).toEqual({ userId: subject.userId, name: 'Ada', tokenId });
   });
 
@@ -31,25 +44,48 @@ describe('jose access tokens', () => {
   });
 
   it('rejects a token signed with another secret', async () => {
-    const other = createJoseAccessTokens({ secret: new TextEncoder().encode('x'.repeat(32)), issuer: 'margin-cms', audience: 'margin-cms-api', ttlSeconds: 900 });
+    const other = createJoseAccessTokens({
+      secret: new TextEncoder().encode('x'.repeat(32)),
+      issuer: 'margin-cms',
+      audience: 'margin-cms-api',
+      ttlSeconds: 900,
+    });
     const { token } = await other.issue(subject, now);
     await rejection(tokens.verify(token, now));
   });
 
   it('rejects alg none', async () => {
     const iat = Math.floor(now.getTime() / 1000);
-    const unsecured = new UnsecuredJWT({}).setSubject(subject.userId).setIssuer('margin-cms').setAudience('margin-cms-api').setIssuedAt(iat).setExpirationTime(iat + 60).setJti('x').encode();
+    const unsecured = new UnsecuredJWT({})
+      .setSubject(subject.userId)
+      .setIssuer('margin-cms')
+      .setAudience('margin-cms-api')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .setJti('x')
+      .encode();
     await rejection(tokens.verify(unsecured, now));
   });
 
   it('rejects another HMAC algorithm even with the right secret', async () => {
     const iat = Math.floor(now.getTime() / 1000);
-    const hs512 = await new SignJWT({}).setProtectedHeader({ alg: 'HS512' }).setSubject('u').setIssuer('margin-cms').setAudience('margin-cms-api').setIssuedAt(iat).setExpirationTime(iat + 60).setJti('x').sign(secret);
+    const hs512 = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS512' })
+      .setSubject('u')
+      .setIssuer('margin-cms')
+      .setAudience('margin-cms-api')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 60)
+      .setJti('x')
+      .sign(secret);
     await rejection(tokens.verify(hs512, now));
   });
 
   it('rejects a wrong issuer or audience', async () => {
-    for (const [issuer, audience] of [['someone-else', 'margin-cms-api'], ['margin-cms', 'another-api']] as const) {
+    for (const [issuer, audience] of [
+      ['someone-else', 'margin-cms-api'],
+      ['margin-cms', 'another-api'],
+    ] as const) {
       const foreign = createJoseAccessTokens({ secret, issuer, audience, ttlSeconds: 900 });
       await rejection(tokens.verify((await foreign.issue(subject, now)).token, now));
     }

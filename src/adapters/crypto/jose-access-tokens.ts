@@ -70,7 +70,11 @@ export function createJoseAccessTokens(options: JoseAccessTokenOptions): AccessT
         if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
           throw new InvalidTokenError('malformed');
         }
-        const claims = Object.freeze({ userId: payload.sub, name: typeof payload.name === 'string' ? payload.name : '', tokenId: payload.jti });
+        const claims = Object.freeze({
+          userId: payload.sub,
+          name: typeof payload.name === 'string' ? payload.name : '',
+          tokenId: payload.jti,
+        });
         verified.set(token, { claims, exp: payload.exp });
         return claims;
       } catch (error) {

@@ -24,7 +24,15 @@ describe.skipIf(!available)('refresh tokens on PostgreSQL under concurrency', ()
     await truncateAll(pg.db);
     const store = createDrizzleStore(pg.db, 'postgres', { close: async () => undefined, gate: pg.gate });
     const at = new Date('2026-03-05T10:00:00.000Z');
-    const base = { familyId: 'F', userId: 'U', createdAt: at, expiresAt: new Date('2026-04-01T00:00:00.000Z'), consumedAt: null, revokedAt: null, replay: null };
+    const base = {
+      familyId: 'F',
+      userId: 'U',
+      createdAt: at,
+      expiresAt: new Date('2026-04-01T00:00:00.000Z'),
+      consumedAt: null,
+      revokedAt: null,
+      replay: null,
+    };
     await store.refreshTokens.insert({ ...base, id: 'T1', tokenHash: 'h1' });
 
     let revoking: Promise<void> | undefined;
@@ -36,7 +44,8 @@ describe.skipIf(!available)('refresh tokens on PostgreSQL under concurrency', ()
       revoking = store.refreshTokens.revokeFamily('F', new Date(at.getTime() + 1));
       // Let the UPDATE reach the server and block on T1's lock before this transaction commits.
       for (let i = 0; i < 50; i++) {
-        const waiting = await pg.sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`;
+        const waiting =
+          await pg.sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`;
         if ((waiting[0]?.n ?? 0) > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 20));
       }

@@ -163,9 +163,7 @@ export function describeDrizzleStoreCases(name: string, make: () => Promise<Stor
       const published = [5, 3, 9, 3, 7];
       for (let i = 1; i <= 10; i += 1) {
         const p = published[i - 1];
-        await store.posts.create(
-          newPost(i, p === undefined ? {} : { status: 'published', publishedAt: at(p * 1000) }),
-        );
+        await store.posts.create(newPost(i, p === undefined ? {} : { status: 'published', publishedAt: at(p * 1000) }));
       }
       for (const direction of ['asc', 'desc'] as const) {
         for (const limit of [1, 2, 3, 4, 10]) {
@@ -178,7 +176,9 @@ export function describeDrizzleStoreCases(name: string, make: () => Promise<Stor
           const sorted = [...nonNull].sort((a, b) => (direction === 'asc' ? a - b : b - a));
           expect(nonNull).toEqual(sorted);
           const nullIds = all.slice(5).map((p) => p.id);
-          expect(nullIds).toEqual(direction === 'asc' ? ['P0006', 'P0007', 'P0008', 'P0009', 'P0010'] : ['P0010', 'P0009', 'P0008', 'P0007', 'P0006']);
+          expect(nullIds).toEqual(
+            direction === 'asc' ? ['P0006', 'P0007', 'P0008', 'P0009', 'P0010'] : ['P0010', 'P0009', 'P0008', 'P0007', 'P0006'],
+          );
         }
       }
     });
@@ -187,9 +187,7 @@ export function describeDrizzleStoreCases(name: string, make: () => Promise<Stor
       await open();
       const statuses: PostStatus[] = ['draft', 'published', 'archived'];
       for (let i = 1; i <= 12; i += 1) {
-        await store.posts.create(
-          newPost(i, { status: statuses[i % 3]!, tags: i % 2 === 0 ? ['even', 'all'] : ['all'] }),
-        );
+        await store.posts.create(newPost(i, { status: statuses[i % 3]!, tags: i % 2 === 0 ? ['even', 'all'] : ['all'] }));
       }
       const page = await store.posts.list({
         status: ['draft', 'archived'],
@@ -203,9 +201,9 @@ export function describeDrizzleStoreCases(name: string, make: () => Promise<Stor
       await expect(
         store.posts.list({ tag: 'all', sort: { key: 'createdAt', direction: 'asc' }, limit: 2, cursor: page.nextCursor }),
       ).rejects.toBeInstanceOf(InvalidCursorError);
-      await expect(
-        store.posts.list({ sort: { key: 'createdAt', direction: 'asc' }, limit: 2, cursor: 'garbage' }),
-      ).rejects.toBeInstanceOf(InvalidCursorError);
+      await expect(store.posts.list({ sort: { key: 'createdAt', direction: 'asc' }, limit: 2, cursor: 'garbage' })).rejects.toBeInstanceOf(
+        InvalidCursorError,
+      );
       const none = await store.posts.list({ tag: 'nope', sort: { key: 'updatedAt', direction: 'desc' }, limit: 5 });
       expect(none).toEqual({ items: [], nextCursor: null, total: 0, totalExact: true });
     });
@@ -216,12 +214,14 @@ export function describeDrizzleStoreCases(name: string, make: () => Promise<Stor
       await store.posts.create(newPost(2, { slug: 'hello-2', tags: ['b', 'B'], status: 'published', wordCount: 7 }));
       await store.posts.create(newPost(3, { slug: 'hello-world', tags: ['a'] }));
       await store.posts.create(newPost(4, { slug: 'hello-10', tags: ['c'] }));
-      expect(await store.posts.tagCounts()).toEqual([
-        { name: 'a', count: 2 },
-        { name: 'b', count: 2 },
-        { name: 'B', count: 1 },
-        { name: 'c', count: 1 },
-      ].sort((x, y) => y.count - x.count || (x.name < y.name ? -1 : 1)));
+      expect(await store.posts.tagCounts()).toEqual(
+        [
+          { name: 'a', count: 2 },
+          { name: 'b', count: 2 },
+          { name: 'B', count: 1 },
+          { name: 'c', count: 1 },
+        ].sort((x, y) => y.count - x.count || (x.name < y.name ? -1 : 1)),
+      );
       expect(await store.posts.countByStatus()).toEqual({ draft: 2, published: 2, archived: 0 });
       expect(await store.posts.wordsPublished()).toBe(12);
       expect(await store.posts.slugsLike('hello')).toEqual(['hello', 'hello-10', 'hello-2']);

@@ -35,8 +35,12 @@ describe('openPglite', () => {
       const first = await openPglite({ dataDir: dir });
       const store = createDrizzleStore(first.db, 'pglite');
       await store.users.upsert({
-        id: 'U1', email: 'Ada@Example.com', name: 'Ada', passwordHash: 'h',
-        createdAt: new Date(0), updatedAt: new Date(0),
+        id: 'U1',
+        email: 'Ada@Example.com',
+        name: 'Ada',
+        passwordHash: 'h',
+        createdAt: new Date(0),
+        updatedAt: new Date(0),
       });
       await store.close(); // closes the PGlite too
       const second = await openPglite({ dataDir: dir });

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../domain/errors.js';
-import {
-  createTestDatabase,
-  requirePostgres,
-  testServerUrl,
-  truncateAll,
-  type TestDatabase,
-} from '../../../test/support/databases.js';
+import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from '../../../test/support/databases.js';
 import { describeStoreContract } from '../contract/index.js';
 import { openPostgres, type PostgresConnection, type PostgresOptions } from './driver/connect-postgres.js';
 import { SchemaBehindError } from './schema/migrations.js';
@@ -75,8 +69,16 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       const store = createDrizzleStore(conn.db, 'postgres');
       try {
         const post = await store.posts.create({
-          id: 'P1', title: 't', slug: 's', excerpt: '', body: '', tags: [], status: 'draft',
-          wordCount: 0, createdAt: new Date(0), publishedAt: null,
+          id: 'P1',
+          title: 't',
+          slug: 's',
+          excerpt: '',
+          body: '',
+          tags: [],
+          status: 'draft',
+          wordCount: 0,
+          createdAt: new Date(0),
+          publishedAt: null,
         });
         // Another transaction holds the row lock, so the update waits past the timeout.
         await pg.sql.begin(async (tx) => {

@@ -18,8 +18,7 @@ export interface DrizzleStoreOptions {
 }
 
 async function closeClient(db: Database): Promise<void> {
-  const client = (db as { $client?: { end?: () => Promise<void>; close?: () => Promise<void> } })
-    .$client;
+  const client = (db as { $client?: { end?: () => Promise<void>; close?: () => Promise<void> } }).$client;
   if (typeof client?.end === 'function') await client.end();
   else if (typeof client?.close === 'function') await client.close();
 }

@@ -19,7 +19,9 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
   beforeAll(async () => {
     database = await createTestDatabase(serverUrl);
     pools = await Promise.all(
-      [1, 2].map(() => openPostgres({ ...postgresSettings(database.url), poolSize: 4, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 })),
+      [1, 2].map(() =>
+        openPostgres({ ...postgresSettings(database.url), poolSize: 4, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 }),
+      ),
     );
     stores = pools.map((pg) => createDrizzleStore(pg.db, 'postgres', { close: async () => undefined, gate: pg.gate }));
   });
@@ -43,7 +45,13 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
       const t0 = performance.now();
       expect(await b.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => 'b')).toEqual({ ran: false });
       expect(performance.now() - t0).toBeLessThan(1000);
-      const report = await new Housekeeping({ unitOfWork: b.unitOfWork, clock: new FixedClock(new Date()), batchSize: 10, loginWindowSeconds: 900, refreshGraceSeconds: 10 }).runOnce();
+      const report = await new Housekeeping({
+        unitOfWork: b.unitOfWork,
+        clock: new FixedClock(new Date()),
+        batchSize: 10,
+        loginWindowSeconds: 900,
+        refreshGraceSeconds: 10,
+      }).runOnce();
       expect(report.ran).toBe(false);
       // Another job name is not affected.
       expect(await b.unitOfWork.runExclusive('another-job', async () => 'b')).toEqual({ ran: true, value: 'b' });
@@ -54,7 +62,9 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
 
     it('a holder that fails releases the lock with its rollback', async () => {
       const [a, b] = stores as [Store, Store];
-      await expect(a.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => Promise.reject(new Error('job failed')))).rejects.toThrow('job failed');
+      await expect(a.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => Promise.reject(new Error('job failed')))).rejects.toThrow(
+        'job failed',
+      );
       expect(await b.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => 'b')).toEqual({ ran: true, value: 'b' });
     });
   });
@@ -68,7 +78,10 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
         const outcomes = await Promise.all(
           Array.from({ length: 24 }, (_, i) => stores[i % 2]!.loginAttempts.admit(key, new Date(at.getTime() + i), since, 5)),
         );
-        expect(outcomes.filter((o) => o.admitted), `round ${round}`).toHaveLength(5);
+        expect(
+          outcomes.filter((o) => o.admitted),
+          `round ${round}`,
+        ).toHaveLength(5);
         expect((await stores[0]!.loginAttempts.failuresSince(key, since)).count).toBe(5);
       }
     });

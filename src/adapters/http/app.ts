@@ -75,7 +75,13 @@ export function createApp(options: AppOptions): Hono<Env> {
   // The body is not read, so the connection is closed after the answer (said with
   // `Connection: close`) rather than kept alive with unread bytes in it.
   const tooLarge = () => {
-    throw new HttpProblem(413, 'payload-too-large', `The request body is larger than ${options.bodyLimitBytes} bytes.`, {}, { connection: 'close' });
+    throw new HttpProblem(
+      413,
+      'payload-too-large',
+      `The request body is larger than ${options.bodyLimitBytes} bytes.`,
+      {},
+      { connection: 'close' },
+    );
   };
   const limitBody = bodyLimit({ maxSize: options.bodyLimitBytes, onError: tooLarge });
   // Only operations that take a body can answer 413; others never read one. A declared
@@ -131,10 +137,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       // A domain error that only a bug can cause (e.g. a duplicate generated id): a logged bare 500.
     }
     logger.error('unhandled error', { requestId, method: c.req.method, path: instance, error });
-    return problemResponse(
-      new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it was logged.', { requestId }),
-      instance,
-    );
+    return problemResponse(new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it was logged.', { requestId }), instance);
   });
 
   function clientAddress(c: Context<Env>): string {
@@ -169,7 +172,12 @@ export function createApp(options: AppOptions): Hono<Env> {
     }
 
     const body = route.hasBody ? await readJsonBody(request) : undefined;
-    const result = contract.validateRequest(route, { params: c.req.param() as Record<string, string>, query: parseQuery(queryOf(request.url)), headers, body });
+    const result = contract.validateRequest(route, {
+      params: c.req.param() as Record<string, string>,
+      query: parseQuery(queryOf(request.url)),
+      headers,
+      body,
+    });
     if (!result.valid) throw validationProblem(result.errors);
 
     const declaredHeaders: Record<string, string> = {};
@@ -178,7 +186,17 @@ export function createApp(options: AppOptions): Hono<Env> {
       if (value !== undefined) declaredHeaders[name] = value;
     }
 
-    const input = new ValidatedRequest(route.operationId, result.params, result.query, declaredHeaders, body, principal, path, c, clientAddress);
+    const input = new ValidatedRequest(
+      route.operationId,
+      result.params,
+      result.query,
+      declaredHeaders,
+      body,
+      principal,
+      path,
+      c,
+      clientAddress,
+    );
     const handler = handlers[route.operationId] as unknown as (request: ValidatedRequest) => Promise<{
       status: number;
       body?: unknown;
@@ -244,7 +262,11 @@ function groupByPath(routes: Route[]): [string, Route[]][] {
   const groups = new Map<string, Route[]>();
   for (const route of routes) groups.set(route.honoPath, [...(groups.get(route.honoPath) ?? []), route]);
   // Static segments before parameters, so `/posts/bulk` is matched before `/posts/:id`.
-  const rank = (path: string) => path.split('/').map((segment) => (segment.startsWith(':') ? '1' : '0')).join('');
+  const rank = (path: string) =>
+    path
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '1' : '0'))
+      .join('');
   return [...groups.entries()].sort(([a], [b]) => rank(a).localeCompare(rank(b)) || a.localeCompare(b));
 }
 
@@ -280,16 +302,14 @@ async function readJsonBody(request: Request): Promise<unknown> {
 }
 
 /** Every failing field, as JSON pointers into the request (`/body/title`, `/query/limit`, …). */
-export function validationProblem(errors: ErrorObject[]): HttpProblem {
+function validationProblem(errors: ErrorObject[]): HttpProblem {
   const seen = new Set<string>();
   const fieldErrors: { pointer: string; message: string }[] = [];
   const meaningful = errors.some((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
     ? errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
     : errors;
   for (const error of meaningful) {
-    let pointer = error.instancePath
-      .replace(/^\/requestBody/, '/body')
-      .replace(/^\/header(?=\/|$)/, '/headers');
+    let pointer = error.instancePath.replace(/^\/requestBody/, '/body').replace(/^\/header(?=\/|$)/, '/headers');
     if (pointer === '') pointer = '/body';
     let message = error.message ?? 'is invalid';
     const params = error.params as Record<string, unknown>;

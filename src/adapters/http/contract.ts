@@ -6,12 +6,11 @@ import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { BUNDLE_FILE } from '../../paths.js';
 import type { OperationId } from './registry.js';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 export const API_ROOT = '/api/v1';
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** One operation of the bundle, resolved once at start-up. */
 export interface Route {
@@ -57,7 +56,7 @@ export interface Contract {
 }
 
 /** A request taken apart by the HTTP adapter: every value as received, decoded. */
-export interface RequestParts {
+interface RequestParts {
   params: Record<string, string>;
   /** A null-prototype object: a query key such as `__proto__` is just a key. */
   query: Record<string, string | string[]>;
@@ -67,9 +66,8 @@ export interface RequestParts {
   body: unknown;
 }
 
-export type RequestValidation =
-  | { valid: true; params: Record<string, unknown>; query: Record<string, unknown> }
-  | { valid: false; errors: ErrorObject[] };
+type RequestValidation =
+  { valid: true; params: Record<string, unknown>; query: Record<string, unknown> } | { valid: false; errors: ErrorObject[] };
 
 /** An integer as the spec accepts it in a path or query: decimal digits, no `+`, spaces or leading zeros. */
 const CANONICAL_INTEGER = /^(?:0|-?[1-9][0-9]*)$/;
@@ -130,7 +128,9 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       declaredHeaderNames,
       headerNames: ['authorization', ...declaredHeaderNames],
       arrayQueryNames: new Set(
-        parameters.filter((parameter) => parameter.in === 'query' && parameter.schema?.type === 'array').map((parameter) => parameter.name!),
+        parameters
+          .filter((parameter) => parameter.in === 'query' && parameter.schema?.type === 'array')
+          .map((parameter) => parameter.name!),
       ),
       takesQuery: parameters.some((parameter) => parameter.in === 'query'),
       integerParams: parameters

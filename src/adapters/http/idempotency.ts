@@ -14,7 +14,7 @@ export function idempotencyKeyOf(header: string | undefined): string | undefined
 }
 
 /** JSON with object keys sorted at every level, so equal bodies give equal text. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
@@ -27,7 +27,9 @@ export function canonicalJson(value: unknown): string {
 
 /** What identifies an idempotent request: method, path and canonical body, hashed. */
 export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${method.toUpperCase()} ${path}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 /** A replay rebuilt from the stored first answer, marked `Idempotent-Replayed`. */

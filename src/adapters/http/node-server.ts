@@ -13,7 +13,11 @@ export interface ServeOptions {
  * Serves `fetch` (the Hono app) with @hono/node-server, answering requests that Node's HTTP parser
  * refuses before any route sees them with a problem+json body too (see `answerClientError`).
  */
-export function serveApp(fetch: (request: Request) => Response | Promise<Response>, options: ServeOptions, onListening?: () => void): ServerType {
+export function serveApp(
+  fetch: (request: Request) => Response | Promise<Response>,
+  options: ServeOptions,
+  onListening?: () => void,
+): ServerType {
   const server = serve({ fetch, hostname: options.hostname, port: options.port }, onListening);
   server.on('clientError', answerClientError);
   return server;
@@ -34,7 +38,7 @@ function problemOf(error: NodeJS.ErrnoException): HttpProblem {
 
 function parserReason(error: NodeJS.ErrnoException): string {
   const reason = (error as { reason?: unknown }).reason;
-  const text = typeof reason === 'string' && reason !== '' ? reason : error.code ?? 'unreadable';
+  const text = typeof reason === 'string' && reason !== '' ? reason : (error.code ?? 'unreadable');
   return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 120);
 }
 
@@ -46,7 +50,7 @@ function parserReason(error: NodeJS.ErrnoException): string {
  * find where a next request would start). A socket that is gone or has an answer under way is
  * destroyed, as Node does.
  */
-export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const answering = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (error.code === 'ECONNRESET' || !socket.writable || answering) {
     socket.destroy();
@@ -60,6 +64,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     'content-length': String(Buffer.byteLength(body)),
     connection: 'close',
   };
-  const head = [`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Error'}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const head = [
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Error'}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }

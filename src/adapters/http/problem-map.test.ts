@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  InvalidTokenError,
-  PreconditionFailedError,
-  ValidationError,
-  VersionConflictError,
-  type Post,
-} from '../../domain/index.js';
+import { InvalidTokenError, PreconditionFailedError, ValidationError, VersionConflictError, type Post } from '../../domain/index.js';
 import { toApiPost } from './mappers.js';
 import { BEARER_CHALLENGE, problemFromDomainError } from './problem-map.js';
 

@@ -15,10 +15,8 @@ type Mapper = (error: never) => HttpProblem;
  * `tsc`, so a new error cannot reach a client as a bare 500.
  */
 const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C }>) => HttpProblem } = {
-  not_found: (e) =>
-    new HttpProblem(404, 'not-found', e.message),
-  slug_taken: (e) =>
-    new HttpProblem(409, 'slug-taken', e.message, e.suggestedSlug ? { suggestedSlug: e.suggestedSlug } : {}),
+  not_found: (e) => new HttpProblem(404, 'not-found', e.message),
+  slug_taken: (e) => new HttpProblem(409, 'slug-taken', e.message, e.suggestedSlug ? { suggestedSlug: e.suggestedSlug } : {}),
   duplicate_id: (e) => new HttpProblem(500, 'internal-error', e.message),
   // A write that lost a race is retried or turned into precondition_failed by its use case; one
   // that reaches the transport is a bug.
@@ -44,13 +42,10 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
       errors: [{ pointer: '/headers/idempotency-key', message: 'was used with a different request body' }],
     }),
   invalid_credentials: (e) => new HttpProblem(401, 'invalid-credentials', e.message),
-  invalid_token: (e) =>
-    new HttpProblem(401, 'unauthorized', e.message, {}, { 'www-authenticate': BEARER_CHALLENGE }),
+  invalid_token: (e) => new HttpProblem(401, 'unauthorized', e.message, {}, { 'www-authenticate': BEARER_CHALLENGE }),
   invalid_refresh_token: (e) => new HttpProblem(401, 'invalid-refresh-token', e.message),
-  too_many_attempts: (e) =>
-    new HttpProblem(429, 'too-many-attempts', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
-  unavailable: (e) =>
-    new HttpProblem(503, 'service-unavailable', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
+  too_many_attempts: (e) => new HttpProblem(429, 'too-many-attempts', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
+  unavailable: (e) => new HttpProblem(503, 'service-unavailable', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
 };
 
 export function problemFromDomainError(error: DomainError): HttpProblem {

@@ -1,7 +1,7 @@
 import { baseHeaders, respond } from './response-headers.js';
 
 /** The problem kinds of the contract (`ProblemType` in the spec), by their stable slug. */
-export const PROBLEM_TYPES = {
+const PROBLEM_TYPES = {
   'malformed-request': 'Malformed request',
   'validation-failed': 'Validation failed',
   unauthorized: 'Unauthorized',
@@ -22,7 +22,7 @@ export const PROBLEM_TYPES = {
 } as const;
 
 export type ProblemKind = keyof typeof PROBLEM_TYPES;
-export const PROBLEM_BASE = 'https://margincms.dev/problems/';
+const PROBLEM_BASE = 'https://margincms.dev/problems/';
 
 export interface ProblemBody {
   type: string;

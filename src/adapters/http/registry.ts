@@ -8,10 +8,10 @@ type Op<K extends OperationId> = operations[K];
 type Defined<T> = [T] extends [never] ? Record<never, never> : T;
 type WithoutIndex<T> = { [P in keyof T as string extends P ? never : P]: T[P] };
 
-export type PathParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['path']>>;
-export type QueryParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['query']>>;
-export type HeaderParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['header']>>;
-export type RequestBody<K extends OperationId> =
+type PathParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['path']>>;
+type QueryParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['query']>>;
+type HeaderParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['header']>>;
+type RequestBody<K extends OperationId> =
   Op<K> extends { requestBody: { content: { 'application/json': infer B } } }
     ? B
     : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
@@ -36,7 +36,7 @@ type Responses<K extends OperationId> = Op<K>['responses'];
  * response and its declared headers. Anything else fails `tsc`. Errors are thrown (domain errors,
  * or `HttpProblem`) and mapped to problem+json in one place.
  */
-export type Reply<K extends OperationId> = {
+type Reply<K extends OperationId> = {
   [S in keyof Responses<K> & number]: ReplyFor<S, Responses<K>[S]>;
 }[keyof Responses<K> & number];
 
@@ -48,7 +48,7 @@ export interface Principal {
 }
 
 /** A validated request: parameters coerced to their schema types, defaults applied. */
-export interface RequestOf<K extends OperationId> {
+interface RequestOf<K extends OperationId> {
   operationId: K;
   params: PathParams<K>;
   query: WithDefaults<QueryParams<K>, RequestDefaults[K]['query']>;
@@ -63,7 +63,7 @@ export interface RequestOf<K extends OperationId> {
   path: string;
 }
 
-export type Handler<K extends OperationId> = (request: RequestOf<K>) => Promise<Reply<K>>;
+type Handler<K extends OperationId> = (request: RequestOf<K>) => Promise<Reply<K>>;
 
 /** One handler per operationId: a missing one, or one that drifts from the contract, fails `tsc`. */
 export type HandlerRegistry = { [K in OperationId]: Handler<K> };

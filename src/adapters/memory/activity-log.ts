@@ -1,17 +1,7 @@
 import { checkedPageLimit, compareUtf8, hasCursor, pageOf } from '../../domain/index.js';
-import {
-  ACTIVITY_POSITION,
-  activityCursorScope,
-  decodeCursor,
-  encodeCursor,
-} from '../../domain/cursor.js';
+import { ACTIVITY_POSITION, activityCursorScope, decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { DuplicateIdError } from '../../domain/errors.js';
-import type {
-  ActivityEvent,
-  ActivityLog,
-  ActivityQuery,
-  DailyCount,
-} from '../../domain/ports/activity-log.js';
+import type { ActivityEvent, ActivityLog, ActivityQuery, DailyCount } from '../../domain/ports/activity-log.js';
 import { copyDate, type Session } from './state.js';
 
 const DAY_MS = 86_400_000;
@@ -57,11 +47,7 @@ export class MemoryActivityLog implements ActivityLog {
         after = { at: Date.parse(iso), id };
       }
       const rest = [...data.activity.values()]
-        .filter(
-          (e) =>
-            (query.postId === undefined || e.postId === query.postId) &&
-            (query.type === undefined || e.type === query.type),
-        )
+        .filter((e) => (query.postId === undefined || e.postId === query.postId) && (query.type === undefined || e.type === query.type))
         .map((event) => ({ event, at: event.occurredAt.getTime(), id: event.id }))
         .sort(newestFirst)
         .filter((k) => after === null || newestFirst(k, after) > 0);

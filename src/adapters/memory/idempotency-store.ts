@@ -1,10 +1,5 @@
 import { checkedBatchLimit } from '../../domain/index.js';
-import type {
-  ClaimOutcome,
-  IdempotencyClaim,
-  IdempotencyStore,
-  StoredResponse,
-} from '../../domain/ports/idempotency-store.js';
+import type { ClaimOutcome, IdempotencyClaim, IdempotencyStore, StoredResponse } from '../../domain/ports/idempotency-store.js';
 import { IdempotencyKeyInFlightError } from '../../domain/errors.js';
 import { type Session } from './state.js';
 
@@ -103,9 +98,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   read(userId: string, key: string): Promise<StoredResponse | null> {
     return this.#session.exec((data) => {
       const record = data.idempotency.get(recordKey(userId, key));
-      return record?.state === 'completed' && record.response !== null
-        ? copyResponse(record.response)
-        : null;
+      return record?.state === 'completed' && record.response !== null ? copyResponse(record.response) : null;
     });
   }
 }

@@ -1,16 +1,6 @@
 import { checkedPageLimit, compareUtf8, hasCursor, pageOf, postPosition } from '../../domain/index.js';
-import {
-  decodeCursor,
-  encodeCursor,
-  postCursorScope,
-  postPositionShape,
-} from '../../domain/cursor.js';
-import {
-  DuplicateIdError,
-  NotFoundError,
-  SlugTakenError,
-  VersionConflictError,
-} from '../../domain/errors.js';
+import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../domain/cursor.js';
+import { DuplicateIdError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import { countedTotal, countLimitOf } from '../../domain/paging.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import type {
@@ -86,9 +76,7 @@ function compareSortKeys(a: SortKey, b: SortKey, direction: 'asc' | 'desc'): num
     if (b.value !== null) return 1;
   } else {
     const c =
-      typeof a.value === 'number' && typeof b.value === 'number'
-        ? a.value - b.value
-        : compareUtf8(String(a.value), String(b.value));
+      typeof a.value === 'number' && typeof b.value === 'number' ? a.value - b.value : compareUtf8(String(a.value), String(b.value));
     if (c !== 0) return sign * c;
   }
   return sign * compareUtf8(a.id, b.id);
@@ -104,10 +92,7 @@ function matcher(query: PostQuery): (post: Post) => boolean {
   return (post) =>
     (statuses === null || statuses.includes(post.status)) &&
     (query.tag === undefined || post.tags.includes(query.tag)) &&
-    (needle === null ||
-      fold(post.title).includes(needle) ||
-      fold(post.excerpt).includes(needle) ||
-      fold(post.body).includes(needle));
+    (needle === null || fold(post.title).includes(needle) || fold(post.excerpt).includes(needle) || fold(post.body).includes(needle));
 }
 
 const SUFFIX = /^[0-9]+$/;
@@ -149,15 +134,12 @@ export class MemoryPostRepository implements PostRepository {
       countLimitOf(query);
       const { key, direction } = query.sort;
       const scope = postCursorScope(query);
-      const after = hasCursor(query.cursor)
-        ? sortKeyFromPosition(decodeCursor(query.cursor, scope, postPositionShape(key)), key)
-        : null;
+      const after = hasCursor(query.cursor) ? sortKeyFromPosition(decodeCursor(query.cursor, scope, postPositionShape(key)), key) : null;
       const matches = [...data.posts.values()]
         .filter(matcher(query))
         .map((post) => ({ post, key: sortKeyOf(post, key) }))
         .sort((a, b) => compareSortKeys(a.key, b.key, direction));
-      const rest =
-        after === null ? matches : matches.filter((m) => compareSortKeys(m.key, after, direction) > 0);
+      const rest = after === null ? matches : matches.filter((m) => compareSortKeys(m.key, after, direction) > 0);
       const page = pageOf(rest, query.limit, (last) => encodeCursor(scope, postPosition(last.post, key)));
       return { items: page.items.map((m) => summarize(m.post)), nextCursor: page.nextCursor, ...countedTotal(matches.length, query) };
     });
@@ -208,11 +190,7 @@ export class MemoryPostRepository implements PostRepository {
     return this.#session.exec((data) =>
       [...data.posts.values()]
         .map((post) => post.slug)
-        .filter(
-          (slug) =>
-            slug === base ||
-            (slug.startsWith(`${base}-`) && SUFFIX.test(slug.slice(base.length + 1))),
-        )
+        .filter((slug) => slug === base || (slug.startsWith(`${base}-`) && SUFFIX.test(slug.slice(base.length + 1))))
         .sort(compareUtf8),
     );
   }
@@ -223,18 +201,13 @@ export class MemoryPostRepository implements PostRepository {
       for (const post of data.posts.values()) {
         for (const tag of new Set(post.tags)) counts.set(tag, (counts.get(tag) ?? 0) + 1);
       }
-      return [...counts]
-        .map(([name, count]) => ({ name, count }))
-        .sort((a, b) => b.count - a.count || compareUtf8(a.name, b.name));
+      return [...counts].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || compareUtf8(a.name, b.name));
     });
   }
 
   countByStatus(): Promise<Record<PostStatus, number>> {
     return this.#session.exec((data) => {
-      const counts = Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<
-        PostStatus,
-        number
-      >;
+      const counts = Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<PostStatus, number>;
       for (const post of data.posts.values()) counts[post.status] += 1;
       return counts;
     });

@@ -1,10 +1,6 @@
 import { checkedBatchLimit } from '../../domain/index.js';
 import { DuplicateIdError } from '../../domain/errors.js';
-import type {
-  ConsumeOutcome,
-  RefreshToken,
-  RefreshTokenRepository,
-} from '../../domain/ports/refresh-token-repository.js';
+import type { ConsumeOutcome, RefreshToken, RefreshTokenRepository } from '../../domain/ports/refresh-token-repository.js';
 import { copyDate, copyNullableDate, type Session } from './state.js';
 
 function copyToken(t: RefreshToken): RefreshToken {

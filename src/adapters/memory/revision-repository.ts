@@ -1,17 +1,7 @@
 import { checkedPageLimit, hasCursor, pageOf } from '../../domain/index.js';
-import {
-  decodeCursor,
-  encodeCursor,
-  REVISION_POSITION,
-  revisionCursorScope,
-} from '../../domain/cursor.js';
+import { decodeCursor, encodeCursor, REVISION_POSITION, revisionCursorScope } from '../../domain/cursor.js';
 import { VersionConflictError } from '../../domain/errors.js';
-import type {
-  Revision,
-  RevisionPage,
-  RevisionRepository,
-  RevisionSummary,
-} from '../../domain/ports/revision-repository.js';
+import type { Revision, RevisionPage, RevisionRepository, RevisionSummary } from '../../domain/ports/revision-repository.js';
 import { copyDate, type Session } from './state.js';
 
 function copyRevision(r: Revision): Revision {
@@ -60,9 +50,7 @@ export class MemoryRevisionRepository implements RevisionRepository {
     return this.#session.exec((data) => {
       checkedPageLimit(page.limit);
       const scope = revisionCursorScope(postId);
-      const before = hasCursor(page.cursor)
-        ? (decodeCursor(page.cursor, scope, REVISION_POSITION)[0] as number)
-        : null;
+      const before = hasCursor(page.cursor) ? (decodeCursor(page.cursor, scope, REVISION_POSITION)[0] as number) : null;
       const rest = [...(data.revisions.get(postId)?.values() ?? [])]
         .filter((r) => before === null || r.version < before)
         .sort((a, b) => b.version - a.version);

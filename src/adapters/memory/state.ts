@@ -6,7 +6,7 @@ import type { RefreshToken } from '../../domain/ports/refresh-token-repository.j
 import type { Revision } from '../../domain/ports/revision-repository.js';
 import type { User } from '../../domain/ports/user-repository.js';
 
-export interface IdempotencyRecord {
+interface IdempotencyRecord {
   fingerprint: string;
   state: 'held' | 'completed';
   /** Epoch ms of the claim that holds (or completed) the key: its fence. */
@@ -36,7 +36,7 @@ export interface MemoryData {
   loginFailureSeq: number;
 }
 
-export function emptyData(): MemoryData {
+function emptyData(): MemoryData {
   return {
     posts: new Map(),
     revisions: new Map(),
@@ -56,7 +56,7 @@ export interface Session {
 }
 
 /** A FIFO lock made of a promise chain. */
-export class Mutex {
+class Mutex {
   #tail: Promise<unknown> = Promise.resolve();
 
   lock<T>(fn: () => T | Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 /** The shortest password an account may have, in code points. */
-export const PASSWORD_MIN_LENGTH = 12;
+const PASSWORD_MIN_LENGTH = 12;
 
 /** Why `password` cannot be an account's ("must be at least 12 characters"), or null when it can. */
 export function passwordProblem(password: string): string | null {

@@ -64,17 +64,17 @@ export interface PostgresConnection {
   close(): Promise<void>;
 }
 
-export const DEFAULT_PIPELINE_DEPTH = 4;
+const DEFAULT_PIPELINE_DEPTH = 4;
 /** How much longer than the statement timeout a connection may stay silent while a query waits. */
-export const ANSWER_GRACE_MS = 2000;
+const ANSWER_GRACE_MS = 2000;
 
 /** Reconnect delay in seconds after the `attempt`-th failure: doubles from 50 ms, capped at 1 s, jittered. */
-export function reconnectBackoff(attempt: number): number {
+function reconnectBackoff(attempt: number): number {
   return Math.min(1, 0.05 * 2 ** attempt) * (0.5 + Math.random() / 2);
 }
 
 /** The answer timeout in seconds, as the patched postgres.js takes it; null for none. */
-export function answerTimeoutSeconds(options: Pick<PostgresOptions, 'answerTimeoutMs' | 'statementTimeoutMs'>): number | null {
+function answerTimeoutSeconds(options: Pick<PostgresOptions, 'answerTimeoutMs' | 'statementTimeoutMs'>): number | null {
   const ms = options.answerTimeoutMs ?? (options.statementTimeoutMs > 0 ? options.statementTimeoutMs + ANSWER_GRACE_MS : 0);
   return ms > 0 ? ms / 1000 : null;
 }
@@ -109,11 +109,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresCo
     kind: 'postgres',
     db,
     sql,
-    gate: new ConnectionGate(
-      options.poolSize,
-      options.acquireTimeoutMs,
-      options.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH,
-    ),
+    gate: new ConnectionGate(options.poolSize, options.acquireTimeoutMs, options.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH),
     checkSchema: () => checkSchema(sql, migrationsFolder),
     close: () => sql.end({ timeout: 5 }),
   };

@@ -20,7 +20,7 @@ export interface StoreState {
   readonly gate?: ConnectionGate;
 }
 
-export function assertOpen(state: StoreState): void {
+function assertOpen(state: StoreState): void {
   if (state.closed) {
     throw new UnavailableError(UNAVAILABLE_RETRY_AFTER_SECONDS, 'The store is closed.');
   }

@@ -1,11 +1,6 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import {
-  DuplicateIdError,
-  SlugTakenError,
-  UnavailableError,
-  VersionConflictError,
-} from '../../../domain/errors.js';
+import { DuplicateIdError, SlugTakenError, UnavailableError, VersionConflictError } from '../../../domain/errors.js';
 import { domainErrorFor, mapPgErrors, pgErrorInfo, toDomainError } from './pg-errors.js';
 
 /** A postgres.js `PostgresError`: the constraint is in `constraint_name`. */
@@ -57,14 +52,9 @@ describe.each(shapes)('domainErrorFor (%s error shape)', (_name, make) => {
     expect((e as VersionConflictError).expected).toBe(3);
   });
 
-  it.each(['activity_events_pkey', 'users_pkey', 'refresh_tokens_pkey'])(
-    'maps 23505 on %s to DuplicateIdError',
-    (constraint) => {
-      expect(domainErrorFor(wrapped(make('23505', constraint)), { id: 'X' })).toBeInstanceOf(
-        DuplicateIdError,
-      );
-    },
-  );
+  it.each(['activity_events_pkey', 'users_pkey', 'refresh_tokens_pkey'])('maps 23505 on %s to DuplicateIdError', (constraint) => {
+    expect(domainErrorFor(wrapped(make('23505', constraint)), { id: 'X' })).toBeInstanceOf(DuplicateIdError);
+  });
 
   it('finds the driver error unwrapped too', () => {
     expect(domainErrorFor(make('23505', 'posts_slug_key'))).toBeInstanceOf(SlugTakenError);
@@ -105,9 +95,7 @@ describe('domainErrorFor (connection failures)', () => {
 
   it('looks inside an AggregateError (Node tries every address)', () => {
     const inner = Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' });
-    expect(domainErrorFor(new AggregateError([inner], 'connect failed'))).toBeInstanceOf(
-      UnavailableError,
-    );
+    expect(domainErrorFor(new AggregateError([inner], 'connect failed'))).toBeInstanceOf(UnavailableError);
   });
 
   it('leaves plain errors and non-errors unmapped', () => {

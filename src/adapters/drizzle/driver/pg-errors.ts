@@ -6,13 +6,7 @@
  * names the violated constraint `constraint_name`, PGlite names it `constraint`. Connection
  * failures carry a Node or postgres.js code (`ECONNREFUSED`, `CONNECT_TIMEOUT`) instead.
  */
-import {
-  DuplicateIdError,
-  SlugTakenError,
-  UnavailableError,
-  VersionConflictError,
-  type DomainError,
-} from '../../../domain/errors.js';
+import { DuplicateIdError, SlugTakenError, UnavailableError, VersionConflictError, type DomainError } from '../../../domain/errors.js';
 
 /** What the failing call was about, so that the domain error can name it. */
 export interface PgErrorContext {

@@ -43,13 +43,11 @@ function postgresRoot(): string {
 const root = postgresRoot();
 
 const variants: Array<[string, () => Promise<QueueFactory>]> = [
-  ['src/queue.js (ESM, used by `import postgres`)', async () =>
-    (await import(pathToFileURL(join(root, 'src/queue.js')).href)).default],
+  ['src/queue.js (ESM, used by `import postgres`)', async () => (await import(pathToFileURL(join(root, 'src/queue.js')).href)).default],
   ['cjs/src/queue.js (require)', async () => require(join(root, 'cjs/src/queue.js'))],
 ];
 if (existsSync(join(root, 'cf/src/queue.js'))) {
-  variants.push(['cf/src/queue.js (workerd)', async () =>
-    (await import(pathToFileURL(join(root, 'cf/src/queue.js')).href)).default]);
+  variants.push(['cf/src/queue.js (workerd)', async () => (await import(pathToFileURL(join(root, 'cf/src/queue.js')).href)).default]);
 }
 
 /**
@@ -60,6 +58,8 @@ function pushCapturingBackingArray<T>(q: PgQueue<T>, x: T): unknown[] {
   const originalPush = Array.prototype.push;
   let captured: unknown[] | undefined;
   Array.prototype.push = function (this: unknown[], ...items: unknown[]) {
+    // The array the queue pushes into is what this test inspects.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     captured ??= this;
     return originalPush.apply(this, items);
   };
@@ -133,7 +133,7 @@ describe.each(variants)('postgres.js Queue: %s', (_name, load) => {
     const q = Queue<number>();
     const model: number[] = [];
     let seed = 747;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let next = 0;
     const mismatches: string[] = [];
     for (let i = 0; i < 50_000 && mismatches.length === 0; i++) {

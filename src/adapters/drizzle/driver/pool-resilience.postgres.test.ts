@@ -8,12 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../../domain/errors.js';
 import type { NewPost } from '../../../domain/ports/post-repository.js';
 import type { Store } from '../../../domain/ports/store.js';
-import {
-  createTestDatabase,
-  requirePostgres,
-  testServerUrl,
-  type TestDatabase,
-} from '../../../../test/support/databases.js';
+import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../../../../test/support/databases.js';
 import { openPostgres, type PostgresConnection, type PostgresOptions } from './connect-postgres.js';
 import { createDrizzleStore } from '../store.js';
 
@@ -110,8 +105,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 function post(id: string): NewPost {
   return {
-    id, title: id, slug: id.toLowerCase(), excerpt: '', body: '', tags: [], status: 'draft',
-    wordCount: 0, createdAt: new Date(0), publishedAt: null,
+    id,
+    title: id,
+    slug: id.toLowerCase(),
+    excerpt: '',
+    body: '',
+    tags: [],
+    status: 'draft',
+    wordCount: 0,
+    createdAt: new Date(0),
+    publishedAt: null,
   };
 }
 

@@ -1,18 +1,8 @@
 import { checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
-import {
-  ACTIVITY_POSITION,
-  activityCursorScope,
-  decodeCursor,
-  encodeCursor,
-} from '../../../domain/cursor.js';
+import { ACTIVITY_POSITION, activityCursorScope, decodeCursor, encodeCursor } from '../../../domain/cursor.js';
 import type { ActivityType } from '../../../domain/post-rules.js';
-import type {
-  ActivityEvent,
-  ActivityLog,
-  ActivityQuery,
-  DailyCount,
-} from '../../../domain/ports/activity-log.js';
+import type { ActivityEvent, ActivityLog, ActivityQuery, DailyCount } from '../../../domain/ports/activity-log.js';
 import { type DbSession } from '../driver/database.js';
 import { activityEvents } from '../schema/schema.js';
 
@@ -86,12 +76,7 @@ export class DrizzleActivityLog implements ActivityLog {
             db
               .select({ day: day.mapWith(Number), count: sql<number>`count(*)::int`.mapWith(Number) })
               .from(activityEvents)
-              .where(
-                and(
-                  gte(activityEvents.occurredAt, new Date(first)),
-                  lt(activityEvents.occurredAt, new Date(end)),
-                ),
-              )
+              .where(and(gte(activityEvents.occurredAt, new Date(first)), lt(activityEvents.occurredAt, new Date(end))))
               .groupBy(sql`1`),
           );
     const counts = Array.from({ length: days }, () => 0);

@@ -19,7 +19,7 @@ function resolvingTo(rows: unknown[]): unknown {
 describe('DrizzleIdempotencyStore.claim', () => {
   it('answers in_flight (retry in 1 s), never an error, when the key changes hands on every attempt', async () => {
     let statements = 0;
-    const db = new Proxy({}, { get: () => () => (statements += 1, resolvingTo([])) });
+    const db = new Proxy({}, { get: () => () => ((statements += 1), resolvingTo([])) });
     const session = { run: (fn: (db: unknown) => Promise<unknown>) => fn(db) } as unknown as DbSession;
     const outcome = await new DrizzleIdempotencyStore(session).claim({
       userId: 'u',

@@ -1,11 +1,6 @@
 import { checkedBatchLimit } from '../../../domain/paging.js';
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
-import type {
-  ClaimOutcome,
-  IdempotencyClaim,
-  IdempotencyStore,
-  StoredResponse,
-} from '../../../domain/ports/idempotency-store.js';
+import type { ClaimOutcome, IdempotencyClaim, IdempotencyStore, StoredResponse } from '../../../domain/ports/idempotency-store.js';
 import { IdempotencyKeyInFlightError } from '../../../domain/errors.js';
 import { type DbSession } from '../driver/database.js';
 import { idempotencyKeys } from '../schema/schema.js';
@@ -131,7 +126,10 @@ export class DrizzleIdempotencyStore implements IdempotencyStore {
     const held = and(eq(t.userId, userId), eq(t.key, key), eq(t.state, 'in_flight'), eq(t.claimedAt, claimedAt));
     await this.session.run(async (db) => {
       await db.delete(t).where(and(held, isNull(t.progress)));
-      await db.update(t).set({ leaseUntil: claimedAt }).where(and(held, isNotNull(t.progress)));
+      await db
+        .update(t)
+        .set({ leaseUntil: claimedAt })
+        .where(and(held, isNotNull(t.progress)));
     });
   }
 

@@ -1,10 +1,5 @@
 import { and, count as count_, eq, inArray, sql, type SQL } from 'drizzle-orm';
-import {
-  decodeCursor,
-  encodeCursor,
-  postCursorScope,
-  postPositionShape,
-} from '../../../domain/cursor.js';
+import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../../domain/paging.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../../domain/post.js';
@@ -65,7 +60,7 @@ export function searchTextOf(p: { title: string; excerpt: string; body: string }
 }
 
 /** `s` as a LIKE pattern matching itself literally (`\` is LIKE's default escape). */
-export function escapeLike(s: string): string {
+function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
@@ -278,10 +273,7 @@ export class DrizzlePostRepository implements PostRepository {
     };
 
     const ctx = { id, ...(changes.slug !== undefined ? { slug: changes.slug } : {}) };
-    const row =
-      changes.slug !== undefined
-        ? await this.session.inSavepoint(write, ctx)
-        : await this.session.run(write, ctx);
+    const row = changes.slug !== undefined ? await this.session.inSavepoint(write, ctx) : await this.session.run(write, ctx);
     return toPost(row!);
   }
 
@@ -335,9 +327,7 @@ export class DrizzlePostRepository implements PostRepository {
   }
 
   async countByStatus(): Promise<Record<PostStatus, number>> {
-    const rows = await this.session.run((db) =>
-      db.select({ status: posts.status, n: count_() }).from(posts).groupBy(posts.status),
-    );
+    const rows = await this.session.run((db) => db.select({ status: posts.status, n: count_() }).from(posts).groupBy(posts.status));
     const counts = Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<PostStatus, number>;
     for (const r of rows) counts[r.status as PostStatus] = r.n;
     return counts;
@@ -393,7 +383,14 @@ function listStatements(db: Database, shape: ListShape) {
   const placeholder = sql.placeholder;
   const filters: SQL[] = [];
   const statusIn = (column: typeof posts.status | typeof postTags.status) =>
-    shape.statuses > 0 ? [inArray(column, Array.from({ length: shape.statuses }, (_, i) => placeholder(`status${i}`)))] : [];
+    shape.statuses > 0
+      ? [
+          inArray(
+            column,
+            Array.from({ length: shape.statuses }, (_, i) => placeholder(`status${i}`)),
+          ),
+        ]
+      : [];
   filters.push(...statusIn(posts.status));
   if (shape.tag) filters.push(sql`${posts.tags} @> ARRAY[${placeholder('tag')}]::text[]`);
   if (shape.q) filters.push(sql`${posts.searchText} LIKE ${placeholder('pattern')}`);
@@ -415,8 +412,14 @@ function listStatements(db: Database, shape: ListShape) {
   // others count the posts themselves.
   const matches = (
     shape.tag && !shape.q
-      ? db.select({ one: sql`1` }).from(postTags).where(and(eq(postTags.tag, placeholder('tag')), ...statusIn(postTags.status)))
-      : db.select({ one: sql`1` }).from(posts).where(and(...filters))
+      ? db
+          .select({ one: sql`1` })
+          .from(postTags)
+          .where(and(eq(postTags.tag, placeholder('tag')), ...statusIn(postTags.status)))
+      : db
+          .select({ one: sql`1` })
+          .from(posts)
+          .where(and(...filters))
   )
     .limit(placeholder('countFetch'))
     .as('matches');

@@ -1,10 +1,6 @@
 import { checkedBatchLimit } from '../../../domain/paging.js';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
-import type {
-  ConsumeOutcome,
-  RefreshToken,
-  RefreshTokenRepository,
-} from '../../../domain/ports/refresh-token-repository.js';
+import type { ConsumeOutcome, RefreshToken, RefreshTokenRepository } from '../../../domain/ports/refresh-token-repository.js';
 import { type DbSession } from '../driver/database.js';
 import { refreshTokens } from '../schema/schema.js';
 
@@ -54,22 +50,22 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
     const t = refreshTokens;
     return this.session.transaction(
       async (tx): Promise<ConsumeOutcome> => {
-          const consumed = await tx
-            .update(t)
-            .set({ consumedAt: at, replay })
-            .where(and(eq(t.tokenHash, tokenHash), isNull(t.consumedAt), isNull(t.revokedAt), gt(t.expiresAt, at)))
-            .returning();
-          if (consumed[0] !== undefined) {
-            await tx.insert(t).values({ ...successor });
-            return { outcome: 'consumed', token: toToken(consumed[0]) };
-          }
-          const rows = await tx.select().from(t).where(eq(t.tokenHash, tokenHash));
-          const row = rows[0];
-          if (row === undefined) return { outcome: 'unknown' };
-          const token = toToken(row);
-          if (token.revokedAt !== null) return { outcome: 'revoked', token };
-          if (token.consumedAt !== null) return { outcome: 'already_consumed', token };
-          return { outcome: 'expired', token };
+        const consumed = await tx
+          .update(t)
+          .set({ consumedAt: at, replay })
+          .where(and(eq(t.tokenHash, tokenHash), isNull(t.consumedAt), isNull(t.revokedAt), gt(t.expiresAt, at)))
+          .returning();
+        if (consumed[0] !== undefined) {
+          await tx.insert(t).values({ ...successor });
+          return { outcome: 'consumed', token: toToken(consumed[0]) };
+        }
+        const rows = await tx.select().from(t).where(eq(t.tokenHash, tokenHash));
+        const row = rows[0];
+        if (row === undefined) return { outcome: 'unknown' };
+        const token = toToken(row);
+        if (token.revokedAt !== null) return { outcome: 'revoked', token };
+        if (token.consumedAt !== null) return { outcome: 'already_consumed', token };
+        return { outcome: 'expired', token };
       },
       { id: successor.id },
     );

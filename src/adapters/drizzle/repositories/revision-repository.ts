@@ -2,12 +2,7 @@ import { checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import { decodeCursor, encodeCursor, REVISION_POSITION, revisionCursorScope } from '../../../domain/cursor.js';
 import type { PostStatus } from '../../../domain/post.js';
-import type {
-  Revision,
-  RevisionPage,
-  RevisionRepository,
-  RevisionSummary,
-} from '../../../domain/ports/revision-repository.js';
+import type { Revision, RevisionPage, RevisionRepository, RevisionSummary } from '../../../domain/ports/revision-repository.js';
 import { type Database, type DbSession } from '../driver/database.js';
 import { revisions } from '../schema/schema.js';
 
@@ -60,12 +55,7 @@ function prepareStatements(db: Database) {
     get: db
       .select(revisionColumns)
       .from(revisions)
-      .where(
-        and(
-          eq(revisions.postId, sql.placeholder('postId')),
-          eq(revisions.version, sql.placeholder('version')),
-        ),
-      )
+      .where(and(eq(revisions.postId, sql.placeholder('postId')), eq(revisions.version, sql.placeholder('version'))))
       .prepare('revisions_get'),
   };
 }

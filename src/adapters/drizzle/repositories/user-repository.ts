@@ -5,7 +5,11 @@ import { users } from '../schema/schema.js';
 
 function prepareStatements(db: Database) {
   return {
-    byId: db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare('users_by_id'),
+    byId: db
+      .select()
+      .from(users)
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare('users_by_id'),
     byEmail: db
       .select()
       .from(users)
@@ -70,9 +74,7 @@ export class DrizzleUserRepository implements UserRepository {
   }
 
   async getByEmail(email: string): Promise<User | null> {
-    const rows = await this.session.run(() =>
-      this.#stmt.byEmail.execute({ email: email.toLowerCase() }),
-    );
+    const rows = await this.session.run(() => this.#stmt.byEmail.execute({ email: email.toLowerCase() }));
     return rows[0] ? toUser(rows[0]) : null;
   }
 

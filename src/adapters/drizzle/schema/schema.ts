@@ -6,18 +6,7 @@
  * Kept free of imports from the rest of the code base so that drizzle-kit can load it on its own.
  */
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  check,
-  customType,
-  index,
-  integer,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  unique,
-} from 'drizzle-orm/pg-core';
+import { bigint, check, customType, index, integer, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 /** `text COLLATE "C"`: compares and sorts by UTF-8 bytes whatever the database locale. */
 const textC = customType<{ data: string; driverData: string }>({
@@ -30,18 +19,9 @@ const instant = (name: string) => timestamp(name, { precision: 3, withTimezone: 
 /** Kept in step with `POST_STATUSES` (a test checks it). */
 export const STATUS_SQL_VALUES = ['draft', 'published', 'archived'] as const;
 /** Kept in step with `ACTIVITY_TYPES` (a test checks it). */
-export const ACTIVITY_TYPE_SQL_VALUES = [
-  'created',
-  'updated',
-  'published',
-  'unpublished',
-  'archived',
-  'deleted',
-  'restored',
-] as const;
+export const ACTIVITY_TYPE_SQL_VALUES = ['created', 'updated', 'published', 'unpublished', 'archived', 'deleted', 'restored'] as const;
 
-const inList = (values: readonly string[]) =>
-  sql.raw(values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', '));
+const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', '));
 
 export const posts = pgTable(
   'posts',
@@ -96,10 +76,7 @@ export const postTags = pgTable(
     status: text('status').notNull(),
     postId: textC('post_id').notNull(),
   },
-  (t) => [
-    primaryKey({ name: 'post_tags_pkey', columns: [t.tag, t.status, t.postId] }),
-    index('post_tags_post_id_idx').on(t.postId),
-  ],
+  (t) => [primaryKey({ name: 'post_tags_pkey', columns: [t.tag, t.status, t.postId] }), index('post_tags_post_id_idx').on(t.postId)],
 );
 
 export const revisions = pgTable(
@@ -190,10 +167,7 @@ export const users = pgTable(
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
   },
-  (t) => [
-    primaryKey({ name: 'users_pkey', columns: [t.id] }),
-    unique('users_email_key').on(t.email),
-  ],
+  (t) => [primaryKey({ name: 'users_pkey', columns: [t.id] }), unique('users_email_key').on(t.email)],
 );
 
 export const refreshTokens = pgTable(
@@ -217,8 +191,12 @@ export const refreshTokens = pgTable(
     index('refresh_tokens_user_id_idx').on(t.userId),
     // For housekeeping: expired tokens, revoked ones, and used ones still holding a replay.
     index('refresh_tokens_expires_at_idx').on(t.expiresAt),
-    index('refresh_tokens_revoked_at_idx').on(t.revokedAt).where(sql`${t.revokedAt} IS NOT NULL`),
-    index('refresh_tokens_consumed_at_replay_idx').on(t.consumedAt).where(sql`${t.replay} IS NOT NULL`),
+    index('refresh_tokens_revoked_at_idx')
+      .on(t.revokedAt)
+      .where(sql`${t.revokedAt} IS NOT NULL`),
+    index('refresh_tokens_consumed_at_replay_idx')
+      .on(t.consumedAt)
+      .where(sql`${t.replay} IS NOT NULL`),
   ],
 );
 

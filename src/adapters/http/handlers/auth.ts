@@ -1,5 +1,5 @@
 import type { AuthService, TokenPair } from '../../../app/auth-service.js';
-import { InvalidRefreshTokenError, InvalidTokenError } from '../../../domain/index.js';
+import { InvalidTokenError } from '../../../domain/index.js';
 import type { HandlerRegistry } from '../registry.js';
 
 function tokenBody(pair: TokenPair) {
@@ -23,12 +23,8 @@ export function authHandlers(auth: AuthService): Pick<HandlerRegistry, 'login' |
       return { status: 200, body: tokenBody(pair), headers: replayed ? { 'Idempotent-Replayed': 'true' } : {} };
     },
     async logout({ body }) {
-      try {
-        await auth.logout(body.refreshToken);
-      } catch (error) {
-        // Always 204: an unusable token is simply nothing to revoke.
-        if (!(error instanceof InvalidRefreshTokenError)) throw error;
-      }
+      // Always 204: an unusable token is simply nothing to revoke (the use case ignores it).
+      await auth.logout(body.refreshToken);
       return { status: 204 };
     },
     async getMe({ principal }) {

@@ -45,7 +45,10 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
         limit: query.limit,
         cursor: query.cursor ?? null,
       });
-      return { status: 200, body: { items: page.items.map(toApiPostSummary), nextCursor: page.nextCursor, total: page.total, totalExact: page.totalExact } };
+      return {
+        status: 200,
+        body: { items: page.items.map(toApiPostSummary), nextCursor: page.nextCursor, total: page.total, totalExact: page.totalExact },
+      };
     },
 
     async createPost(request) {
@@ -59,7 +62,8 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
         tags: body.tags,
         status: body.status,
       };
-      const idempotency = key === undefined ? undefined : { key, fingerprint: requestFingerprint('POST', request.path, body), render: createdAnswer };
+      const idempotency =
+        key === undefined ? undefined : { key, fingerprint: requestFingerprint('POST', request.path, body), render: createdAnswer };
       const outcome = await posts.writes.create(input, actorOf(request), idempotency);
       if (!outcome.replayed) {
         const post = outcome.result;
@@ -73,7 +77,11 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
       const { body } = request;
       const key = idempotencyKeyOf(request.headers['idempotency-key']);
       const answer = (outcome: Omit<Schemas['BulkResult'], 'action'>): Schemas['BulkResult'] => ({ action: body.action, ...outcome });
-      const render = (outcome: Omit<Schemas['BulkResult'], 'action'>) => ({ status: 200, headers: {}, body: JSON.stringify(answer(outcome)) });
+      const render = (outcome: Omit<Schemas['BulkResult'], 'action'>) => ({
+        status: 200,
+        headers: {},
+        body: JSON.stringify(answer(outcome)),
+      });
       const tag = 'tag' in body ? body.tag : undefined;
       const idempotency = key === undefined ? undefined : { key, fingerprint: requestFingerprint('POST', request.path, body), render };
       const outcome = await posts.bulk.run(body.ids, body.action, tag, actorOf(request), idempotency);

@@ -1,0 +1,74 @@
+// ESLint (typescript-eslint) for src/, test/, scripts/ and bench/, with the dependency rule of
+// docs/ARCHITECTURE.md: domain ← app ← adapters ← composition/main. Run by `make lint`.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Imports a layer may not make, as `no-restricted-imports` patterns over relative specifiers. */
+const layer = (files, forbidden, message) => ({
+  files,
+  ignores: ['**/*.test.ts'],
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }],
+  },
+});
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'generated/', 'coverage/', '.data/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      'no-undef': 'off', // TypeScript checks names
+    },
+  },
+  {
+    // Tests assert on JSON bodies whose shape the test itself checks.
+    files: ['**/*.test.ts', 'test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  layer(
+    ['src/domain/**/*.ts'],
+    [
+      '**/app/**',
+      '**/adapters/**',
+      '**/composition*',
+      '**/main*',
+      '**/config*',
+      '**/client/**',
+      'node:*',
+      'hono*',
+      'drizzle-orm*',
+      'postgres',
+      'jose',
+      'yaml',
+    ],
+    'The domain depends on nothing: no use case, adapter, framework or Node module (docs/ARCHITECTURE.md).',
+  ),
+  layer(
+    ['src/app/**/*.ts'],
+    [
+      '**/adapters/**',
+      '**/composition*',
+      '**/main*',
+      '**/config*',
+      '**/client/**',
+      'node:*',
+      'hono*',
+      'drizzle-orm*',
+      'postgres',
+      'jose',
+      'yaml',
+    ],
+    'Use cases depend on domain ports only; adapters implement them (docs/ARCHITECTURE.md).',
+  ),
+  layer(
+    ['src/adapters/**/*.ts'],
+    ['**/composition*', '**/main*', '**/bootstrap*'],
+    'Adapters do not reach the composition root (docs/ARCHITECTURE.md).',
+  ),
+);

@@ -1,4 +1,5 @@
-import { openPostgres } from './adapters/drizzle/driver/connect-postgres.js';
+import type { PgliteConnection } from './adapters/drizzle/driver/connect-pglite.js';
+import { openPostgres, type PostgresConnection } from './adapters/drizzle/driver/connect-postgres.js';
 import { createDrizzleStore } from './adapters/drizzle/store.js';
 import type { Config } from './config.js';
 import type { Store } from './domain/index.js';
@@ -11,8 +12,7 @@ export async function openStore(database: Config['database'], logger: Logger): P
     logger.info('opening embedded PGlite', { dataDir: database.dataDir });
     // Loaded only here: a server on PostgreSQL never loads PGlite.
     const { openPglite } = await import('./adapters/drizzle/driver/connect-pglite.js');
-    const connection = await openPglite({ dataDir: database.dataDir });
-    return createDrizzleStore(connection.db, 'pglite', { close: () => connection.close() });
+    return storeOver(await openPglite({ dataDir: database.dataDir }));
   }
   logger.info('connecting to PostgreSQL', { url: maskUrl(database.url), poolSize: database.poolSize });
   const connection = await openPostgres(database);
@@ -22,5 +22,16 @@ export async function openStore(database: Config['database'], logger: Logger): P
     await connection.close();
     throw error;
   }
-  return createDrizzleStore(connection.db, 'postgres', { close: () => connection.close(), gate: connection.gate });
+  return storeOver(connection);
+}
+
+/**
+ * The store over an open connection, wired as the server runs it: a PostgreSQL store takes its
+ * calls through the pool's gate. Closing the store closes the connection, unless a caller that
+ * shares the connection (tests) passes its own `close`.
+ */
+export function storeOver(connection: PgliteConnection | PostgresConnection, close: () => Promise<void> = () => connection.close()): Store {
+  return connection.kind === 'postgres'
+    ? createDrizzleStore(connection.db, 'postgres', { close, gate: connection.gate })
+    : createDrizzleStore(connection.db, 'pglite', { close });
 }

@@ -8,6 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT, UnsecuredJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createArgon2PasswordHasher } from '../../src/adapters/crypto/argon2-password-hasher.js';
+import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import type { Contract } from '../../src/adapters/http/contract.js';
 import { UnavailableError, type PasswordHasher, type Store, type UserRepository } from '../../src/domain/index.js';
 import { createLogger } from '../../src/log.js';
@@ -573,127 +574,130 @@ describeOnEveryStore('auth', (make) => {
       expect((await login(two, ADMIN.email, ADMIN.password, HOME)).status).toBe(429);
     });
   });
+});
 
-  describe('transport', () => {
-    const ORIGIN = 'https://blog.example.com';
+describe('transport', () => {
+  // What the HTTP layer does whatever the store: run once, on the memory store.
+  const make: MakeStore = async () => createMemoryStore();
 
-    async function preflight(server: Server, origin: string): Promise<Response> {
-      return server.app.fetch(
-        new Request(url('/posts/01JDQ8Z4M6X2V7K9T3N5R8W1YB'), {
-          method: 'OPTIONS',
-          headers: {
-            origin,
-            'access-control-request-method': 'PATCH',
-            'access-control-request-headers': 'authorization, content-type, if-match',
-          },
-        }),
-      );
-    }
+  const ORIGIN = 'https://blog.example.com';
 
-    it('answers a CORS preflight from an allowed origin with the allowed methods and headers', async () => {
-      const server = await serve(make, { corsOrigins: [ORIGIN, 'http://localhost:5173'] });
-      const response = await preflight(server, ORIGIN);
-      expect(response.status).toBe(204);
-      expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
-      const allowHeaders = response.headers
-        .get('access-control-allow-headers')!
-        .toLowerCase()
-        .split(/\s*,\s*/);
-      for (const header of ['authorization', 'content-type', 'if-match', 'if-none-match', 'idempotency-key', 'prefer']) {
-        expect(allowHeaders).toContain(header);
-      }
-      const allowMethods = response.headers.get('access-control-allow-methods')!.split(/\s*,\s*/);
-      for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) expect(allowMethods).toContain(method);
-      // The preflight is Hono's answer, not ours: it still gets the base headers of the path.
-      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(response.headers.get('cache-control')).toBe('private, no-cache');
-      expect(
-        response.headers
-          .get('vary')
-          ?.split(/\s*,\s*/)
-          .filter((name) => name.toLowerCase() === 'origin'),
-      ).toHaveLength(1);
-    });
-
-    it('exposes ETag, Location, Retry-After and Idempotent-Replayed to an allowed origin', async () => {
-      const server = await serve(make, { corsOrigins: [ORIGIN] });
-      const response = await server.fetch(url('/healthz'), { headers: { origin: ORIGIN } });
-      expect(response.status).toBe(200);
-      expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
-      expect(response.headers.get('vary')).toMatch(/origin/i);
-      const exposed = response.headers
-        .get('access-control-expose-headers')!
-        .toLowerCase()
-        .split(/\s*,\s*/);
-      for (const header of ['etag', 'location', 'retry-after', 'idempotent-replayed']) expect(exposed).toContain(header);
-    });
-
-    it('gives a disallowed origin no Access-Control-Allow-Origin', async () => {
-      const server = await serve(make, { corsOrigins: [ORIGIN] });
-      const response = await preflight(server, 'https://evil.example.com');
-      expect(response.headers.get('access-control-allow-origin')).toBeNull();
-      const simple = await server.fetch(url('/healthz'), { headers: { origin: 'https://evil.example.com' } });
-      expect(simple.headers.get('access-control-allow-origin')).toBeNull();
-    });
-
-    it('answers a body over the configured limit with 413', async () => {
-      const server = await serve(make, { bodyLimitBytes: 2048 });
-      const small = await login(server, ADMIN.email, 'x'.repeat(1000));
-      expect(small.status).toBe(401);
-      const large = await postJson(server, '/auth/login', { email: ADMIN.email, password: 'x'.repeat(3000) });
-      expect(large.status).toBe(413);
-      expect(await json(large)).toMatchObject({ type: `${PROBLEMS}payload-too-large`, status: 413 });
-    });
-
-    it('answers a body over the default 1 MiB with 413', async () => {
-      const server = await serve(make);
-      const large = await postJson(server, '/auth/refresh', { refreshToken: 'x'.repeat(1024 * 1024) });
-      expect(large.status).toBe(413);
-      expect((await json(large)).type).toBe(`${PROBLEMS}payload-too-large`);
-    });
-
-    it('sends security headers that suit a JSON API, and no-store on auth answers', async () => {
-      const server = await serve(make);
-      const responses = [
-        await login(server, ADMIN.email, ADMIN.password),
-        await login(server, ADMIN.email, 'wrong'),
-        await server.fetch(url('/healthz')),
-        await server.fetch(url('/posts')),
-      ];
-      for (const response of responses) {
-        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-        expect(response.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
-        expect(response.headers.get('x-frame-options')).toBe('DENY');
-        expect(response.headers.get('referrer-policy')).toBe('no-referrer');
-        expect(response.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
-        expect(response.headers.get('x-powered-by')).toBeNull();
-      }
-      expect(responses[0]!.headers.get('cache-control')).toBe('no-store');
-      expect(responses[1]!.headers.get('cache-control')).toBe('no-store');
-    });
-
-    it('answers an unexpected error with a bare 500 problem carrying the request id it was logged under', async () => {
-      const inner = await make();
-      const users: UserRepository = {
-        upsert: (user) => inner.users.upsert(user),
-        get: (id) => inner.users.get(id),
-        getByEmail: async () => {
-          throw new Error('relation "users" does not exist');
+  async function preflight(server: Server, origin: string): Promise<Response> {
+    return server.app.fetch(
+      new Request(url('/posts/01JDQ8Z4M6X2V7K9T3N5R8W1YB'), {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'PATCH',
+          'access-control-request-headers': 'authorization, content-type, if-match',
         },
-        count: () => inner.users.count(),
-      };
-      const lines: string[] = [];
-      const server = await serve(make, { store: { ...inner, users }, logger: createLogger('error', (line) => lines.push(line)) });
-      const response = await login(server, ADMIN.email, ADMIN.password);
-      expect(response.status).toBe(500);
-      const text = await response.text();
-      const body = JSON.parse(text);
-      expect(Object.keys(body).sort()).toEqual(['detail', 'instance', 'requestId', 'status', 'title', 'type']);
-      expect(body).toMatchObject({ type: `${PROBLEMS}internal-error`, status: 500, instance: '/api/v1/auth/login' });
-      expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
-      for (const leak of ['relation', 'does not exist', 'users', 'Error', '.ts', ' at ']) expect(text).not.toContain(leak);
-      const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.requestId === body.requestId);
-      expect(logged).toMatchObject({ level: 'error', error: { message: 'relation "users" does not exist' } });
-    });
+      }),
+    );
+  }
+
+  it('answers a CORS preflight from an allowed origin with the allowed methods and headers', async () => {
+    const server = await serve(make, { corsOrigins: [ORIGIN, 'http://localhost:5173'] });
+    const response = await preflight(server, ORIGIN);
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    const allowHeaders = response.headers
+      .get('access-control-allow-headers')!
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    for (const header of ['authorization', 'content-type', 'if-match', 'if-none-match', 'idempotency-key', 'prefer']) {
+      expect(allowHeaders).toContain(header);
+    }
+    const allowMethods = response.headers.get('access-control-allow-methods')!.split(/\s*,\s*/);
+    for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) expect(allowMethods).toContain(method);
+    // The preflight is Hono's answer, not ours: it still gets the base headers of the path.
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('cache-control')).toBe('private, no-cache');
+    expect(
+      response.headers
+        .get('vary')
+        ?.split(/\s*,\s*/)
+        .filter((name) => name.toLowerCase() === 'origin'),
+    ).toHaveLength(1);
+  });
+
+  it('exposes ETag, Location, Retry-After and Idempotent-Replayed to an allowed origin', async () => {
+    const server = await serve(make, { corsOrigins: [ORIGIN] });
+    const response = await server.fetch(url('/healthz'), { headers: { origin: ORIGIN } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(response.headers.get('vary')).toMatch(/origin/i);
+    const exposed = response.headers
+      .get('access-control-expose-headers')!
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    for (const header of ['etag', 'location', 'retry-after', 'idempotent-replayed']) expect(exposed).toContain(header);
+  });
+
+  it('gives a disallowed origin no Access-Control-Allow-Origin', async () => {
+    const server = await serve(make, { corsOrigins: [ORIGIN] });
+    const response = await preflight(server, 'https://evil.example.com');
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    const simple = await server.fetch(url('/healthz'), { headers: { origin: 'https://evil.example.com' } });
+    expect(simple.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers a body over the configured limit with 413', async () => {
+    const server = await serve(make, { bodyLimitBytes: 2048 });
+    const small = await login(server, ADMIN.email, 'x'.repeat(1000));
+    expect(small.status).toBe(401);
+    const large = await postJson(server, '/auth/login', { email: ADMIN.email, password: 'x'.repeat(3000) });
+    expect(large.status).toBe(413);
+    expect(await json(large)).toMatchObject({ type: `${PROBLEMS}payload-too-large`, status: 413 });
+  });
+
+  it('answers a body over the default 1 MiB with 413', async () => {
+    const server = await serve(make);
+    const large = await postJson(server, '/auth/refresh', { refreshToken: 'x'.repeat(1024 * 1024) });
+    expect(large.status).toBe(413);
+    expect((await json(large)).type).toBe(`${PROBLEMS}payload-too-large`);
+  });
+
+  it('sends security headers that suit a JSON API, and no-store on auth answers', async () => {
+    const server = await serve(make);
+    const responses = [
+      await login(server, ADMIN.email, ADMIN.password),
+      await login(server, ADMIN.email, 'wrong'),
+      await server.fetch(url('/healthz')),
+      await server.fetch(url('/posts')),
+    ];
+    for (const response of responses) {
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(response.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
+      expect(response.headers.get('x-powered-by')).toBeNull();
+    }
+    expect(responses[0]!.headers.get('cache-control')).toBe('no-store');
+    expect(responses[1]!.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('answers an unexpected error with a bare 500 problem carrying the request id it was logged under', async () => {
+    const inner = await make();
+    const users: UserRepository = {
+      upsert: (user) => inner.users.upsert(user),
+      get: (id) => inner.users.get(id),
+      getByEmail: async () => {
+        throw new Error('relation "users" does not exist');
+      },
+      count: () => inner.users.count(),
+    };
+    const lines: string[] = [];
+    const server = await serve(make, { store: { ...inner, users }, logger: createLogger('error', (line) => lines.push(line)) });
+    const response = await login(server, ADMIN.email, ADMIN.password);
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    const body = JSON.parse(text);
+    expect(Object.keys(body).sort()).toEqual(['detail', 'instance', 'requestId', 'status', 'title', 'type']);
+    expect(body).toMatchObject({ type: `${PROBLEMS}internal-error`, status: 500, instance: '/api/v1/auth/login' });
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    for (const leak of ['relation', 'does not exist', 'users', 'Error', '.ts', ' at ']) expect(text).not.toContain(leak);
+    const logged = lines.map((line) => JSON.parse(line)).find((entry) => entry.requestId === body.requestId);
+    expect(logged).toMatchObject({ level: 'error', error: { message: 'relation "users" does not exist' } });
   });
 });

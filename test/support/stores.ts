@@ -1,58 +1,99 @@
 /**
- * Runs a block of tests on every store adapter: memory, embedded PGlite and PostgreSQL. Each test
- * gets an empty store; PGlite is opened once per file and PostgreSQL gets one database per file
- * (dropped at the end), both truncated between tests. Without a reachable PostgreSQL the
- * PostgreSQL block is skipped locally and fails under CI=true.
+ * The stores tests run on: memory, embedded PGlite and PostgreSQL, each wired as `main.ts` wires
+ * it (`storeOver`: a PostgreSQL store goes through its pool's gate). PGlite is opened once per
+ * file and PostgreSQL gets one database per file (dropped at the end); each `make()` empties it.
+ * Without a reachable PostgreSQL the PostgreSQL block is skipped locally and fails under CI=true.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { openPglite, type PgliteConnection } from '../../src/adapters/drizzle/driver/connect-pglite.js';
 import { openPostgres, type PostgresConnection } from '../../src/adapters/drizzle/driver/connect-postgres.js';
-import { createDrizzleStore } from '../../src/adapters/drizzle/store.js';
+import type { MakeStore } from '../../src/adapters/contract/index.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
-import type { Store } from '../../src/domain/index.js';
-import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from './databases.js';
 import { postgresSettings } from '../../src/config.js';
+import { storeOver } from '../../src/open-store.js';
+import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from './databases.js';
 
+export type { MakeStore };
 export type StoreKind = 'memory' | 'pglite' | 'postgres';
-/** Returns an empty store; closing it is the test's business (shared databases ignore close). */
-export type MakeStore = () => Promise<Store>;
 
 const serverUrl = testServerUrl();
+/** Whether PostgreSQL tests run here (under CI=true an unreachable server fails instead). */
 const postgresAvailable = await requirePostgres(serverUrl);
+
+/** A shared connection closes in afterAll, not when a test closes its store. */
+const keepOpen = async () => undefined;
+
+export interface StoreFactory<C> {
+  /** An empty store over the shared connection. */
+  make: MakeStore;
+  /** The shared connection, for tests of the adapter itself. */
+  connection(): C;
+}
+
+/** Opens one in-memory PGlite for the enclosing block (beforeAll), closed after it. */
+export function usePglite(): StoreFactory<PgliteConnection> {
+  let pglite: PgliteConnection | undefined;
+  beforeAll(async () => {
+    pglite = await openPglite({ dataDir: undefined });
+  });
+  afterAll(async () => {
+    await pglite?.close();
+  });
+  const connection = () => {
+    if (!pglite) throw new Error('PGlite is only open inside the block that called usePglite()');
+    return pglite;
+  };
+  return {
+    connection,
+    make: async () => {
+      await truncateAll(connection().db);
+      return storeOver(connection(), keepOpen);
+    },
+  };
+}
+
+/** Creates a database for the enclosing block and a pool on it (beforeAll); both go after it. */
+export function usePostgres(pool: { poolSize?: number } = {}): StoreFactory<PostgresConnection> & { databaseUrl(): string } {
+  let database: TestDatabase | undefined;
+  let pg: PostgresConnection | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(serverUrl);
+    pg = await openPostgres({
+      ...postgresSettings(database.url),
+      poolSize: pool.poolSize ?? 20,
+      idleTimeoutSeconds: 10,
+      statementTimeoutMs: 10_000,
+    });
+  });
+  afterAll(async () => {
+    await pg?.close();
+    await database?.drop();
+  });
+  const connection = () => {
+    if (!pg) throw new Error('PostgreSQL is only open inside the block that called usePostgres()');
+    return pg;
+  };
+  return {
+    connection,
+    databaseUrl: () => {
+      if (!database) throw new Error('The database only exists inside the block that called usePostgres()');
+      return database.url;
+    },
+    make: async () => {
+      await truncateAll(connection().db);
+      return storeOver(connection(), keepOpen);
+    },
+  };
+}
 
 export function describeOnEveryStore(title: string, body: (make: MakeStore, kind: StoreKind) => void): void {
   describe(`${title} [memory]`, () => {
     body(async () => createMemoryStore(), 'memory');
   });
-
   describe(`${title} [pglite]`, () => {
-    let pglite: PgliteConnection;
-    beforeAll(async () => {
-      pglite = await openPglite({ dataDir: undefined });
-    });
-    afterAll(async () => {
-      await pglite?.close();
-    });
-    body(async () => {
-      await truncateAll(pglite.db);
-      return createDrizzleStore(pglite.db, 'pglite', { close: async () => undefined });
-    }, 'pglite');
+    body(usePglite().make, 'pglite');
   });
-
   describe.skipIf(!postgresAvailable)(`${title} [postgres]`, () => {
-    let database: TestDatabase;
-    let pg: PostgresConnection;
-    beforeAll(async () => {
-      database = await createTestDatabase(serverUrl);
-      pg = await openPostgres({ ...postgresSettings(database.url), poolSize: 20, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 });
-    });
-    afterAll(async () => {
-      await pg?.close();
-      await database?.drop();
-    });
-    body(async () => {
-      await truncateAll(pg.db);
-      return createDrizzleStore(pg.db, 'postgres', { close: async () => undefined });
-    }, 'postgres');
+    body(usePostgres().make, 'postgres');
   });
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from '../../../test/support/databases.js';
 import { openPostgres, type PostgresConnection } from './driver/connect-postgres.js';
-import { createDrizzleStore } from './store.js';
 import { postgresSettings } from '../../config.js';
+import { storeOver } from '../../open-store.js';
 
 // Interleavings that only a server with real concurrency (not PGlite, not memory) can produce.
 const serverUrl = testServerUrl();
@@ -22,7 +22,7 @@ describe.skipIf(!available)('refresh tokens on PostgreSQL under concurrency', ()
 
   it('revokeFamily also revokes a successor that a concurrent rotation commits while it waits', async () => {
     await truncateAll(pg.db);
-    const store = createDrizzleStore(pg.db, 'postgres', { close: async () => undefined, gate: pg.gate });
+    const store = storeOver(pg, async () => undefined);
     const at = new Date('2026-03-05T10:00:00.000Z');
     const base = {
       familyId: 'F',

@@ -1,29 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { truncateAll } from '../../../test/support/databases.js';
+import { describe, expect, it } from 'vitest';
+import { usePglite } from '../../../test/support/stores.js';
 import { describeStoreContract } from '../contract/index.js';
-import { openPglite, type PgliteConnection } from './driver/connect-pglite.js';
+import { openPglite } from './driver/connect-pglite.js';
 import { readJournal } from './schema/migrations.js';
 import { MAPPED_UNIQUE_CONSTRAINTS } from './driver/pg-errors.js';
 import { createDrizzleStore } from './store.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
 
 // One in-memory PGlite for the whole file, migrated once; every test starts from empty tables.
-let pglite: PgliteConnection;
-beforeAll(async () => {
-  pglite = await openPglite({ dataDir: undefined });
-});
-afterAll(async () => {
-  await pglite?.close();
-});
-
-async function make() {
-  await truncateAll(pglite.db);
-  // The contract suite closes each store; the shared PGlite stays open until afterAll.
-  return createDrizzleStore(pglite.db, 'pglite', { close: async () => undefined });
-}
+const { make, connection } = usePglite();
 
 describeStoreContract('pglite', make);
 describeDrizzleStoreCases('pglite', make);
@@ -57,9 +45,9 @@ describe('openPglite', () => {
   });
 
   it('loads pg_trgm and uses the trigram index for q', async () => {
-    const ext = await pglite.client.query<{ extname: string }>(`select extname from pg_extension where extname = 'pg_trgm'`);
+    const ext = await connection().client.query<{ extname: string }>(`select extname from pg_extension where extname = 'pg_trgm'`);
     expect(ext.rows).toEqual([{ extname: 'pg_trgm' }]);
-    const idx = await pglite.client.query<{ indexdef: string }>(
+    const idx = await connection().client.query<{ indexdef: string }>(
       `select indexdef from pg_indexes where indexname = 'posts_search_text_trgm_idx'`,
     );
     expect(idx.rows[0]?.indexdef).toContain('gin_trgm_ops');
@@ -68,7 +56,7 @@ describe('openPglite', () => {
 
 describe('migrated schema', () => {
   it('holds every unique constraint that pg-errors maps, as a unique constraint', async () => {
-    const rows = await pglite.client.query<{ conname: string }>(
+    const rows = await connection().client.query<{ conname: string }>(
       `select conname from pg_constraint where contype in ('p', 'u') order by conname`,
     );
     const names = rows.rows.map((r) => r.conname);
@@ -76,7 +64,7 @@ describe('migrated schema', () => {
   });
 
   it('sorts titles, ids and slugs with COLLATE "C"', async () => {
-    const rows = await pglite.client.query<{ attname: string; collname: string }>(
+    const rows = await connection().client.query<{ attname: string; collname: string }>(
       `select a.attname, c.collname from pg_attribute a join pg_collation c on c.oid = a.attcollation
         where a.attrelid = 'posts'::regclass and a.attname in ('id', 'title', 'slug') order by a.attname`,
     );

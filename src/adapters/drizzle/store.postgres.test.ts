@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../domain/errors.js';
-import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from '../../../test/support/databases.js';
+import { createTestDatabase, requirePostgres, testServerUrl, truncateAll } from '../../../test/support/databases.js';
+import { usePostgres } from '../../../test/support/stores.js';
 import { describeStoreContract } from '../contract/index.js';
-import { openPostgres, type PostgresConnection, type PostgresOptions } from './driver/connect-postgres.js';
+import { openPostgres, type PostgresOptions } from './driver/connect-postgres.js';
 import { SchemaBehindError } from './schema/migrations.js';
 import { createDrizzleStore } from './store.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
@@ -17,37 +18,22 @@ const { url: _url, ...serverPool } = postgresSettings(serverUrl);
 const poolDefaults: Omit<PostgresOptions, 'url'> = { ...serverPool, poolSize: 10, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 };
 
 describe.skipIf(!available)('PostgreSQL store', () => {
-  // One database per run, migrated once; every test starts from empty tables.
-  let database: TestDatabase;
-  let pg: PostgresConnection;
-  beforeAll(async () => {
-    database = await createTestDatabase(serverUrl);
-    pg = await openPostgres({ url: database.url, ...poolDefaults });
-  });
-  afterAll(async () => {
-    await pg?.close();
-    await database?.drop();
-  });
-
-  async function make() {
-    await truncateAll(pg.db);
-    // The contract suite closes each store; the shared pool is ended in afterAll. The gate is
-    // wired as in main.ts.
-    return createDrizzleStore(pg.db, 'postgres', { close: async () => undefined, gate: pg.gate });
-  }
+  // One database per run, migrated once; every test starts from empty tables. The store is wired
+  // as main.ts wires it (through the pool's gate).
+  const { make, connection, databaseUrl } = usePostgres({ poolSize: 10 });
 
   describeStoreContract('postgres', make);
   describeDrizzleStoreCases('postgres', make);
 
   describe('openPostgres', () => {
     it('sets the session time zone to UTC and the statement timeout', async () => {
-      const rows = await pg.sql<{ tz: string; st: string }[]>`
+      const rows = await connection().sql<{ tz: string; st: string }[]>`
         select current_setting('TimeZone') as tz, current_setting('statement_timeout') as st`;
       expect(rows[0]).toEqual({ tz: 'UTC', st: '10s' });
     });
 
     it('checkSchema passes on a migrated database', async () => {
-      await expect(pg.checkSchema()).resolves.toBeUndefined();
+      await expect(connection().checkSchema()).resolves.toBeUndefined();
     });
 
     it('checkSchema throws "database schema is behind" on a database never migrated', async () => {
@@ -64,8 +50,8 @@ describe.skipIf(!available)('PostgreSQL store', () => {
     });
 
     it('maps a statement timeout (57014) to UnavailableError', async () => {
-      await truncateAll(pg.db);
-      const conn = await openPostgres({ url: database.url, ...poolDefaults, statementTimeoutMs: 100 });
+      await truncateAll(connection().db);
+      const conn = await openPostgres({ url: databaseUrl(), ...poolDefaults, statementTimeoutMs: 100 });
       const store = createDrizzleStore(conn.db, 'postgres');
       try {
         const post = await store.posts.create({
@@ -81,7 +67,7 @@ describe.skipIf(!available)('PostgreSQL store', () => {
           publishedAt: null,
         });
         // Another transaction holds the row lock, so the update waits past the timeout.
-        await pg.sql.begin(async (tx) => {
+        await connection().sql.begin(async (tx) => {
           await tx`select id from posts where id = ${post.id} for update`;
           const error = await store.posts.update(post.id, 1, { title: 'x' }, new Date(1)).catch((e: unknown) => e);
           expect(error).toBeInstanceOf(UnavailableError);

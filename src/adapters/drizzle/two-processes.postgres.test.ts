@@ -4,8 +4,8 @@ import { Housekeeping, HOUSEKEEPING_JOB } from '../../app/housekeeping.js';
 import { FixedClock } from '../../domain/clock.js';
 import type { Store } from '../../domain/ports/store.js';
 import { openPostgres, type PostgresConnection } from './driver/connect-postgres.js';
-import { createDrizzleStore } from './store.js';
 import { postgresSettings } from '../../config.js';
+import { storeOver } from '../../open-store.js';
 
 // Two pools on one database stand for two server processes: PostgreSQL advisory locks belong to
 // sessions, and the pools share none.
@@ -23,7 +23,7 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
         openPostgres({ ...postgresSettings(database.url), poolSize: 4, idleTimeoutSeconds: 10, statementTimeoutMs: 10_000 }),
       ),
     );
-    stores = pools.map((pg) => createDrizzleStore(pg.db, 'postgres', { close: async () => undefined, gate: pg.gate }));
+    stores = pools.map((pg) => storeOver(pg, async () => undefined));
   });
   afterAll(async () => {
     await Promise.all(pools.map((pg) => pg.close()));

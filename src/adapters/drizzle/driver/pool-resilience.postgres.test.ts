@@ -10,7 +10,7 @@ import type { NewPost } from '../../../domain/ports/post-repository.js';
 import type { Store } from '../../../domain/ports/store.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../../../../test/support/databases.js';
 import { openPostgres, type PostgresConnection, type PostgresOptions } from './connect-postgres.js';
-import { createDrizzleStore } from '../store.js';
+import { storeOver } from '../../../open-store.js';
 
 // Fails under CI=true when the server is down; skipped with a message elsewhere.
 const serverUrl = testServerUrl();
@@ -165,7 +165,7 @@ describe.skipIf(!available)('postgres.js pool resilience', () => {
       statementTimeoutMs: 10_000,
       ...options,
     });
-    const store = createDrizzleStore(conn.db, 'postgres', { close: () => conn.close(), gate: conn.gate });
+    const store = storeOver(conn);
     opened.push({ conn, store });
     return { conn, store };
   }

@@ -3,6 +3,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** What only adapters and the composition root may import: the outer layers, and libraries. */
+const OUTER_LAYERS = ['**/adapters/**', '**/composition*', '**/main*', '**/config*', '**/client/**'];
+const LIBRARIES = ['node:*', 'hono*', 'drizzle-orm*', 'postgres', 'jose', 'yaml'];
+
 /** Imports a layer may not make, as `no-restricted-imports` patterns over relative specifiers. */
 const layer = (files, forbidden, message) => ({
   files,
@@ -33,37 +37,12 @@ export default tseslint.config(
   },
   layer(
     ['src/domain/**/*.ts'],
-    [
-      '**/app/**',
-      '**/adapters/**',
-      '**/composition*',
-      '**/main*',
-      '**/config*',
-      '**/client/**',
-      'node:*',
-      'hono*',
-      'drizzle-orm*',
-      'postgres',
-      'jose',
-      'yaml',
-    ],
+    ['**/app/**', ...OUTER_LAYERS, ...LIBRARIES],
     'The domain depends on nothing: no use case, adapter, framework or Node module (docs/ARCHITECTURE.md).',
   ),
   layer(
     ['src/app/**/*.ts'],
-    [
-      '**/adapters/**',
-      '**/composition*',
-      '**/main*',
-      '**/config*',
-      '**/client/**',
-      'node:*',
-      'hono*',
-      'drizzle-orm*',
-      'postgres',
-      'jose',
-      'yaml',
-    ],
+    [...OUTER_LAYERS, ...LIBRARIES],
     'Use cases depend on domain ports only; adapters implement them (docs/ARCHITECTURE.md).',
   ),
   layer(

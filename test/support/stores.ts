@@ -30,6 +30,17 @@ export interface StoreFactory<C> {
   connection(): C;
 }
 
+/** Empty stores over one connection that the block's hooks open and close. */
+function sharedConnection<C extends PgliteConnection | PostgresConnection>(connection: () => C): StoreFactory<C> {
+  return {
+    connection,
+    make: async () => {
+      await truncateAll(connection().db);
+      return storeOver(connection(), keepOpen);
+    },
+  };
+}
+
 /** Opens one in-memory PGlite for the enclosing block (beforeAll), closed after it. */
 export function usePglite(): StoreFactory<PgliteConnection> {
   let pglite: PgliteConnection | undefined;
@@ -39,17 +50,10 @@ export function usePglite(): StoreFactory<PgliteConnection> {
   afterAll(async () => {
     await pglite?.close();
   });
-  const connection = () => {
+  return sharedConnection(() => {
     if (!pglite) throw new Error('PGlite is only open inside the block that called usePglite()');
     return pglite;
-  };
-  return {
-    connection,
-    make: async () => {
-      await truncateAll(connection().db);
-      return storeOver(connection(), keepOpen);
-    },
-  };
+  });
 }
 
 /** Creates a database for the enclosing block and a pool on it (beforeAll); both go after it. */
@@ -69,19 +73,14 @@ export function usePostgres(pool: { poolSize?: number } = {}): StoreFactory<Post
     await pg?.close();
     await database?.drop();
   });
-  const connection = () => {
-    if (!pg) throw new Error('PostgreSQL is only open inside the block that called usePostgres()');
-    return pg;
-  };
   return {
-    connection,
+    ...sharedConnection(() => {
+      if (!pg) throw new Error('PostgreSQL is only open inside the block that called usePostgres()');
+      return pg;
+    }),
     databaseUrl: () => {
       if (!database) throw new Error('The database only exists inside the block that called usePostgres()');
       return database.url;
-    },
-    make: async () => {
-      await truncateAll(connection().db);
-      return storeOver(connection(), keepOpen);
     },
   };
 }

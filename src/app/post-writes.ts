@@ -9,7 +9,6 @@ import {
   type IdGenerator,
   type Post,
   type PostChanges,
-  type PostStatus,
   type Store,
 } from '../domain/index.js';
 import { existingPost, postIfMatches, requireExpectedVersion, writeIfMatches, type ExpectedVersion } from './conditional-write.js';
@@ -26,14 +25,8 @@ export interface NewPostInput {
   status: 'draft' | 'published';
 }
 
-export interface PostEdit {
-  title?: string;
-  slug?: string;
-  excerpt?: string;
-  body?: string;
-  tags?: string[];
-  status?: PostStatus;
-}
+/** What a client may edit: the changes a write may make, less the fields the use case derives. */
+export type PostEdit = Omit<PostChanges, 'wordCount' | 'publishedAt'>;
 
 export interface PostWritesDeps {
   store: Store;

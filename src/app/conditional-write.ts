@@ -62,7 +62,10 @@ export async function writeIfMatches<T>(
       if (!(error instanceof VersionConflictError)) throw error;
       const current = await store.posts.get(id);
       if (!current) throw new NotFoundError('post', id);
-      if (!satisfies(current, expected) || attempt >= RACE_ATTEMPTS) {
+      // Out of attempts while the post still matches: it kept changing (no version to blame).
+      if (satisfies(current, expected)) {
+        if (attempt >= RACE_ATTEMPTS) throw new PreconditionFailedError([], current);
+      } else {
         throw new PreconditionFailedError(expected === '*' ? [] : expected, current);
       }
     }

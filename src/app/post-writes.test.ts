@@ -115,6 +115,19 @@ describe('post writes', () => {
     expect(store.units).toBe(2);
   });
 
+  it('retries a lost race while the post as it is now is still one of the versions If-Match lists', async () => {
+    const inner = createMemoryStore();
+    const post = await created(useCases(inner));
+    const store = racingStore(inner, async () => {
+      await useCases(inner).writes.update(post.id, [1], { excerpt: 'By the winner' }, actor);
+    });
+
+    const after = await useCases(store).writes.update(post.id, [1, 2], { title: 'Either' }, actor);
+
+    expect(after).toMatchObject({ title: 'Either', excerpt: 'By the winner', version: 3 });
+    expect(store.units).toBe(2);
+  });
+
   it('answers NotFoundError when the race was lost to a delete', async () => {
     const inner = createMemoryStore();
     const posts = useCases(inner);

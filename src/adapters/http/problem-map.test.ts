@@ -25,6 +25,7 @@ describe('the problem table', () => {
     expect(problem.kind).toBe('precondition-failed');
     expect(problem.extensions).toEqual({ current: toApiPost(post) });
     expect(problem.headers).toEqual({ etag: '"4"' });
+    expect(problem.detail).toBe('If-Match "2" does not match the current version 4.');
   });
 
   it('treats a lost race that reached the transport as a bug, never as a 412 without the current post', () => {

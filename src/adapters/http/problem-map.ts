@@ -22,7 +22,15 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
   // that reaches the transport is a bug.
   version_conflict: (e) => new HttpProblem(500, 'internal-error', e.message),
   precondition_failed: (e) =>
-    new HttpProblem(412, 'precondition-failed', e.message, { current: toApiPost(e.current) }, { etag: etagOf(e.current.version) }),
+    new HttpProblem(
+      412,
+      'precondition-failed',
+      e.expected.length === 0
+        ? e.message
+        : `If-Match ${e.expected.map(etagOf).join(', ')} does not match the current version ${e.current.version}.`,
+      { current: toApiPost(e.current) },
+      { etag: etagOf(e.current.version) },
+    ),
   invalid_cursor: (e) =>
     new HttpProblem(422, 'validation-failed', e.message, {
       errors: [{ pointer: '/query/cursor', message: e.message }],

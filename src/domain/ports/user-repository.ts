@@ -1,9 +1,9 @@
-/** The shortest password an account may have, in code points. */
+/** The shortest password an account may have, in UTF-16 code units (JavaScript's `length`). */
 const PASSWORD_MIN_LENGTH = 12;
 
 /** Why `password` cannot be an account's ("must be at least 12 characters"), or null when it can. */
 export function passwordProblem(password: string): string | null {
-  return [...password].length < PASSWORD_MIN_LENGTH ? `must be at least ${PASSWORD_MIN_LENGTH} characters` : null;
+  return password.length < PASSWORD_MIN_LENGTH ? `must be at least ${PASSWORD_MIN_LENGTH} characters` : null;
 }
 
 export interface User {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, requirePostgres, testServerUrl, truncateAll, type TestDatabase } from '../../../test/support/databases.js';
 import { openPostgres, type PostgresConnection } from './driver/connect-postgres.js';
 import { postgresSettings } from '../../config.js';
+import type { Store } from '../../domain/index.js';
 import { storeOver } from '../../open-store.js';
 
 // Interleavings that only a server with real concurrency (not PGlite, not memory) can produce.
@@ -20,7 +21,14 @@ describe.skipIf(!available)('refresh tokens on PostgreSQL under concurrency', ()
     await database?.drop();
   });
 
-  it('revokeFamily also revokes a successor that a concurrent rotation commits while it waits', async () => {
+  const revokeAlone = (store: Store, at: Date) => store.refreshTokens.revokeFamily('F', at);
+  // As AuthService.refresh runs it on a reuse: inside the unit of work of the rotation attempt.
+  const revokeInUnit = (store: Store, at: Date) => store.unitOfWork.run((repos) => repos.refreshTokens.revokeFamily('F', at));
+
+  it.each([
+    ['alone', revokeAlone],
+    ['inside a unit of work, as a refresh that detects reuse runs it', revokeInUnit],
+  ])('revokeFamily (%s) also revokes a successor that a concurrent rotation commits while it waits', async (_label, revoke) => {
     await truncateAll(pg.db);
     const store = storeOver(pg, async () => undefined);
     const at = new Date('2026-03-05T10:00:00.000Z');
@@ -41,7 +49,7 @@ describe.skipIf(!available)('refresh tokens on PostgreSQL under concurrency', ()
       await tx`update refresh_tokens set consumed_at = ${at.toISOString()}, replay = 'sealed' where id = 'T1'`;
       await tx`insert into refresh_tokens (id, family_id, user_id, token_hash, created_at, expires_at)
                values ('T2', 'F', 'U', 'h2', ${at.toISOString()}, ${base.expiresAt.toISOString()})`;
-      revoking = store.refreshTokens.revokeFamily('F', new Date(at.getTime() + 1));
+      revoking = revoke(store, new Date(at.getTime() + 1));
       // Let the UPDATE reach the server and block on T1's lock before this transaction commits.
       for (let i = 0; i < 50; i++) {
         const waiting =

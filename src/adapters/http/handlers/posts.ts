@@ -24,13 +24,14 @@ export function requireIfMatch(header: string | undefined) {
   return parseIfMatch(header);
 }
 
-/** The answer to a create, as it is sent the first time and stored for replays. */
+/** The headers of a create's answer. */
+function createdHeaders(post: Post) {
+  return { ETag: etagOf(post.version), Location: `${API_ROOT}/posts/${post.id}` };
+}
+
+/** The answer to a create as it is stored for replays. */
 function createdAnswer(post: Post) {
-  return {
-    status: 201,
-    headers: { ETag: etagOf(post.version), Location: `${API_ROOT}/posts/${post.id}` },
-    body: JSON.stringify(toApiPost(post)),
-  };
+  return { status: 201, headers: createdHeaders(post), body: JSON.stringify(toApiPost(post)) };
 }
 
 export function postHandlers(posts: PostUseCases): PostHandlers {
@@ -67,7 +68,7 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
       const outcome = await posts.writes.create(input, actorOf(request), idempotency);
       if (!outcome.replayed) {
         const post = outcome.result;
-        return { status: 201, body: toApiPost(post), headers: { ETag: etagOf(post.version), Location: `${API_ROOT}/posts/${post.id}` } };
+        return { status: 201, body: toApiPost(post), headers: createdHeaders(post) };
       }
       const stored = fromStored(outcome.response);
       return { status: 201, body: stored.body as Schemas['Post'], headers: stored.headers as { ETag: string; Location: string } };

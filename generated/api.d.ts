@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Answers 200 when the database answers a query, 503 otherwise.
+         * @description Whether a load balancer should send this process traffic. 200 when the database answers a query, its schema is current (every migration of this server applied) and the server is not shutting down; otherwise 503 with the reason in `detail`. A process whose database schema is behind starts anyway and stays not ready until `make migrate` has run; on SIGTERM it answers 503 here at once while it finishes the requests in flight.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -777,6 +777,16 @@ export interface components {
             };
             content?: never;
         };
+        /** @description The server should not be sent traffic now: the database does not answer, its schema is behind the server's migrations (run `make migrate`), or the server is shutting down and draining the requests it has. `detail` says which; retry after Retry-After seconds. */
+        NotReadyResponse: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The request body is larger than the configured limit (1 MiB by default). */
         PayloadTooLargeResponse: {
             headers: {
@@ -863,7 +873,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The database answered a query. */
+        /** @description The database answered a query, its schema is current and the server is not shutting down. */
         ReadyResponse: {
             headers: {
                 [name: string]: unknown;
@@ -1123,7 +1133,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ReadyResponse"];
             500: components["responses"]["InternalErrorResponse"];
-            503: components["responses"]["ServiceUnavailableResponse"];
+            503: components["responses"]["NotReadyResponse"];
         };
     };
     login: {

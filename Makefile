@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak clean
+.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -24,6 +24,12 @@ start: ## Start the built server (node dist/main.js); run `make build` first
 
 run: build ## Build, then start the server (embedded PGlite under .data/ unless DATABASE_URL is set) on http://localhost:8080
 	node dist/main.js
+
+dev: generate ## Server in watch mode, generated/ rebuilt when openapi/ changes (after lint), and the mock on $(MOCK_PORT); Ctrl-C stops all
+	node scripts/dev.mjs
+
+docs: generate ## Write the static, self-contained API reference (Redocly, no CDN) to build/api-reference.html for publishing
+	$(BIN)/redocly build-docs generated/openapi.json --inlineBundle --title "MarginCMS API reference" --output build/api-reference.html
 
 generate: install ## Bundle openapi/ into generated/openapi.json and generated/api.d.ts
 	node scripts/generate.mjs

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.js';
 import { createJoseAccessTokens } from './adapters/crypto/jose-access-tokens.js';
 import { createRefreshTokenSecrets } from './adapters/crypto/refresh-token-secrets.js';
-import { createApp } from './adapters/http/app.js';
+import { createApp, type RequestObserver } from './adapters/http/app.js';
 import type { Contract } from './adapters/http/contract.js';
 import { createHandlers } from './adapters/http/handlers/index.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
 import { AuthService } from './app/auth-service.js';
 import { Housekeeping } from './app/housekeeping.js';
 import { createPostUseCases } from './app/post-use-cases.js';
+import { Readiness } from './app/readiness.js';
 import type { Config } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
 import type { Logger } from './log.js';
+import { BUNDLE_FILE } from './paths.js';
 
 export interface CompositionOptions {
   store: Store;
@@ -31,6 +34,12 @@ export interface CompositionOptions {
   hasher?: PasswordHasher;
   /** Rows per table a housekeeping round deletes (HOUSEKEEPING_BATCH_SIZE). */
   housekeepingBatchSize: number;
+  /** Told of every answered request (the access log, metrics). */
+  observers?: RequestObserver[];
+  /** Defaults to one that pings the store (schema assumed current). */
+  readiness?: Readiness;
+  /** Serve the API reference at /api/v1/docs (default true). */
+  docs?: boolean;
 }
 
 function dummyHash(hasher: PasswordHasher): Promise<string> {
@@ -75,9 +84,13 @@ export async function compose(options: CompositionOptions) {
     ids,
     idempotency: { leaseMs: options.idempotency.leaseSeconds * 1000, ttlMs: options.idempotency.ttlSeconds * 1000 },
   });
+  const readiness = options.readiness ?? new Readiness({ store, clock });
   const app = createApp({
     contract: options.contract,
-    handlers: createHandlers({ store, auth, posts }),
+    handlers: createHandlers({ store, auth, posts, readiness }),
+    observers: options.observers ?? [],
+    ...(options.docs === false ? {} : { docsBundle: readFileSync(BUNDLE_FILE, 'utf8') }),
+    admit: () => readiness.admit(),
     authenticate: async (token) => {
       const claims = await auth.authenticate(token);
       return { userId: claims.userId, name: claims.name, tokenId: claims.tokenId };
@@ -94,5 +107,5 @@ export async function compose(options: CompositionOptions) {
     loginWindowSeconds: options.auth.loginThrottle.windowSeconds,
     refreshGraceSeconds: options.auth.refreshGraceSeconds,
   });
-  return { app, auth, posts, hasher, ids, housekeeping };
+  return { app, auth, posts, hasher, ids, housekeeping, readiness };
 }

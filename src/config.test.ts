@@ -3,11 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, ENV_VARIABLES, loadConfig, loadDatabaseConfig } from './config.js';
 
 describe('loadConfig', () => {
-  it('defaults to embedded PGlite under .data on 127.0.0.1:8080 with a 1 MiB body limit', () => {
+  it('defaults to embedded PGlite under .data on 127.0.0.1:8080 with a 1 MiB body limit, the access log on and metrics off', () => {
     expect(loadConfig({})).toEqual({
       host: '127.0.0.1',
       port: 8080,
       logLevel: 'info',
+      accessLog: true,
+      metrics: null,
+      shutdown: { delaySeconds: 0, timeoutSeconds: 10 },
       bodyLimitBytes: 1048576,
       corsOrigins: [],
       trustProxy: false,

@@ -6,6 +6,16 @@ export interface Config {
   host: string;
   port: number;
   logLevel: LogLevel;
+  /** One JSON line per request at `info` (ACCESS_LOG). */
+  accessLog: boolean;
+  /** Prometheus `/metrics` on a listener of its own; null: off. */
+  metrics: { host: string; port: number } | null;
+  shutdown: {
+    /** After SIGTERM, seconds of answering not ready (while still serving) before the listener closes. */
+    delaySeconds: number;
+    /** Longest wait for requests in flight once the listener is closed; then they are cut and the process exits 1. */
+    timeoutSeconds: number;
+  };
   /** Request bodies over this many bytes are answered 413. */
   bodyLimitBytes: number;
   /** Origins allowed by CORS; empty allows none. */
@@ -74,6 +84,20 @@ export const ENV_VARIABLES = {
   HOST: { default: '127.0.0.1', doc: 'Interface to listen on.' },
   PORT: { default: '8080', doc: 'Port to listen on.' },
   LOG_LEVEL: { default: 'info', doc: 'debug | info | warn | error | silent.' },
+  ACCESS_LOG: {
+    default: 'true',
+    doc: 'true: one JSON line per request at info (request id, method, route, operationId, status, duration, user id).',
+  },
+  METRICS_PORT: { default: '', doc: 'Port of a separate listener serving Prometheus GET /metrics; empty: no metrics.' },
+  METRICS_HOST: { default: '127.0.0.1', doc: 'Interface of the metrics listener (keep it private).' },
+  SHUTDOWN_DELAY_SECONDS: {
+    default: '0',
+    doc: 'After SIGTERM, answer /readyz 503 for this long while still serving, so load balancers stop sending first.',
+  },
+  SHUTDOWN_TIMEOUT_SECONDS: {
+    default: '10',
+    doc: 'Longest wait for requests in flight at shutdown; then they are cut and the exit code is 1.',
+  },
   BODY_LIMIT_BYTES: { default: '1048576', doc: 'Largest accepted request body; larger is a 413.' },
   DATABASE_URL: { default: '', doc: 'postgres://… to use PostgreSQL; empty for embedded PGlite.' },
   DATA_DIR: { default: '.data', doc: 'Where embedded PGlite keeps its files (no DATABASE_URL).' },
@@ -116,7 +140,7 @@ type Env = Record<string, string | undefined>;
  */
 export function loadConfig(env: Env): Config {
   const problems: string[] = [];
-  const { read, integer } = readers(env, problems);
+  const { read, integer, boolean } = readers(env, problems);
 
   const logLevel = read('LOG_LEVEL');
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
@@ -125,6 +149,18 @@ export function loadConfig(env: Env): Config {
   const host = read('HOST');
   const port = integer('PORT', 0, 65535);
   const bodyLimitBytes = integer('BODY_LIMIT_BYTES', 1024, 100 * 1024 * 1024);
+  const accessLog = boolean('ACCESS_LOG');
+  const metricsPort = read('METRICS_PORT');
+  let metrics: Config['metrics'] = null;
+  if (metricsPort !== '') {
+    const port = integer('METRICS_PORT', 1, 65535);
+    metrics = { host: read('METRICS_HOST'), port };
+    if (metricsPort === read('PORT') && metrics.host === host) problems.push('METRICS_PORT must differ from PORT');
+  }
+  const shutdown = {
+    delaySeconds: integer('SHUTDOWN_DELAY_SECONDS', 0, 300),
+    timeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS', 1, 3600),
+  };
 
   const accessTokenTtlSeconds = integer('ACCESS_TOKEN_TTL_SECONDS', 60, 86400);
   const refreshTokenTtlSeconds = integer('REFRESH_TOKEN_TTL_SECONDS', 300, 365 * 86400);
@@ -135,8 +171,7 @@ export function loadConfig(env: Env): Config {
   };
   const loginThrottle = readLoginThrottle(integer);
   const housekeeping = readHousekeeping(integer);
-  const trustProxy = read('TRUST_PROXY');
-  if (trustProxy !== 'true' && trustProxy !== 'false') problems.push(`TRUST_PROXY must be true or false (got "${trustProxy}")`);
+  const trustProxy = boolean('TRUST_PROXY');
   const corsOrigins = read('CORS_ORIGINS')
     .split(',')
     .map((o) => o.trim())
@@ -165,9 +200,12 @@ export function loadConfig(env: Env): Config {
     host,
     port,
     logLevel: logLevel as LogLevel,
+    accessLog,
+    metrics,
+    shutdown,
     bodyLimitBytes,
     corsOrigins,
-    trustProxy: trustProxy === 'true',
+    trustProxy,
     auth: {
       jwtSecret: jwtSecret === '' ? null : jwtSecret,
       issuer: read('JWT_ISSUER'),
@@ -219,8 +257,9 @@ export function loadHousekeepingConfig(env: Env): {
 
 type Read = (name: keyof typeof ENV_VARIABLES) => string;
 type Integer = (name: keyof typeof ENV_VARIABLES, min: number, max: number) => number;
+type Bool = (name: keyof typeof ENV_VARIABLES) => boolean;
 
-function readers(env: Env, problems: string[]): { read: Read; integer: Integer } {
+function readers(env: Env, problems: string[]): { read: Read; integer: Integer; boolean: Bool } {
   const read: Read = (name) => {
     const value = env[name];
     return value === undefined || value.trim() === '' ? ENV_VARIABLES[name].default : value.trim();
@@ -234,7 +273,12 @@ function readers(env: Env, problems: string[]): { read: Read; integer: Integer }
     }
     return value;
   };
-  return { read, integer };
+  const boolean: Bool = (name) => {
+    const raw = read(name);
+    if (raw !== 'true' && raw !== 'false') problems.push(`${name} must be true or false (got "${raw}")`);
+    return raw === 'true';
+  };
+  return { read, integer, boolean };
 }
 
 function readDatabase(read: Read, integer: Integer, problems: string[]): Config['database'] {

@@ -1,29 +1,59 @@
+import { pino, stdSerializers, stdTimeFunctions, type DestinationStream } from 'pino';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 };
 
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Writes out what is buffered (before the process exits). */
+  flush(): void;
 }
 
-function serialise(value: unknown): unknown {
-  if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack, cause: serialise(value.cause) };
-  }
-  return value;
-}
+/**
+ * Field names whose values are never written, wherever a caller puts them: defence in depth
+ * behind the rule that callers mask URLs and never pass tokens, passwords or bodies.
+ */
+const REDACTED = ['authorization', 'password', 'accessToken', 'refreshToken', 'token', 'cookie', 'body'].flatMap((name) => [
+  name,
+  `*.${name}`,
+]);
 
-/** One JSON object per line. Never give it secrets: callers mask URLs and drop tokens. */
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l + '\n')): Logger {
+/**
+ * One JSON object per line through pino: `{"level":"info","time":"2026-…Z","message":…, …fields}`.
+ * Without `write` it goes to standard output through pino's asynchronous destination (buffered,
+ * flushed on exit); with it, each line is handed to `write` as it is made (tests).
+ */
+export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
+  const destination: DestinationStream = write
+    ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
+    : pino.destination({ dest: 1, sync: false });
+  const log = pino(
+    {
+      level,
+      base: undefined,
+      messageKey: 'message',
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      serializers: { error: stdSerializers.errWithCause },
+      redact: { paths: REDACTED, censor: '[redacted]' },
+    },
+    destination,
+  );
   const at =
     (name: Exclude<LogLevel, 'silent'>) =>
-    (message: string, fields: Record<string, unknown> = {}) => {
-      if (ORDER[name] < ORDER[level]) return;
-      const entry: Record<string, unknown> = { time: new Date().toISOString(), level: name, message };
-      for (const [key, value] of Object.entries(fields)) entry[key] = serialise(value);
-      write(JSON.stringify(entry));
+    (message: string, fields?: Record<string, unknown>): void => {
+      if (fields === undefined) log[name](message);
+      else log[name](fields, message);
     };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    flush: () => {
+      if (!write) log.flush();
+    },
+  };
 }

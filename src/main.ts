@@ -1,22 +1,33 @@
 // First: V8 flags that must be set before anything allocates.
 import './v8-tuning.js';
+import type { Server } from 'node:http';
+import { accessLog } from './adapters/http/access-log.js';
+import type { RequestObserver } from './adapters/http/app.js';
 import { loadContract } from './adapters/http/contract.js';
 import { serveApp } from './adapters/http/node-server.js';
+import { Metrics, serveMetrics } from './adapters/metrics/prometheus.js';
 import { scheduleHousekeeping } from './app/housekeeping.js';
+import { Readiness } from './app/readiness.js';
 import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
 import { compose } from './composition.js';
 import { ConfigError, loadConfig } from './config.js';
 import { systemClock } from './domain/index.js';
 import { createLogger } from './log.js';
-import { openStore } from './open-store.js';
+import { openServerStore } from './open-store.js';
 
 /** The composition root: config → store → services and app → server. */
 export async function start(env: Record<string, string | undefined> = process.env) {
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel);
   const jwtSecret = jwtSecretFor(config);
-  const store = await openStore(config.database, logger);
+  const { store, pool, schemaProblem, checkSchema } = await openServerStore(config.database, logger);
   const contract = await loadContract();
+  const metrics = config.metrics ? new Metrics({ pool }) : null;
+  const observers: RequestObserver[] = [];
+  // Written at info: below that level the observer would cost every request and write nothing.
+  if (config.accessLog && ['debug', 'info'].includes(config.logLevel)) observers.push(accessLog(logger));
+  if (metrics) observers.push(metrics.observeRequest);
+  const readiness = new Readiness({ store, clock: systemClock, schemaProblem, checkSchema });
   const { app, hasher, ids, housekeeping } = await compose({
     store,
     contract,
@@ -29,7 +40,12 @@ export async function start(env: Record<string, string | undefined> = process.en
     trustProxy: config.trustProxy,
     idempotency: config.idempotency,
     housekeepingBatchSize: config.housekeeping.batchSize,
+    observers,
+    readiness,
   });
+
+  const metricsServer = metrics && config.metrics ? await serveMetrics(metrics, config.metrics) : null;
+  if (metricsServer && config.metrics) logger.info(`metrics on http://${config.metrics.host}:${config.metrics.port}/metrics`);
 
   const admin = await ensureFirstAdmin(config, { store, hasher, ids, clock: systemClock });
   const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
@@ -58,24 +74,44 @@ export async function start(env: Record<string, string | undefined> = process.en
     logger.info(`MarginCMS listening on ${base}`, { database: store.kind });
   });
 
+  const http = server as Server;
   const stopHousekeeping =
     config.housekeeping.intervalSeconds > 0
-      ? scheduleHousekeeping(housekeeping, config.housekeeping.intervalSeconds * 1000, logger)
+      ? scheduleHousekeeping(housekeeping, config.housekeeping.intervalSeconds * 1000, logger, (report) =>
+          metrics?.observeHousekeeping(report),
+        )
       : async () => undefined;
 
+  // Shutdown: readiness fails at once; on SIGTERM the server goes on serving for the configured
+  // delay (load balancers notice the 503 and stop sending), then stops accepting connections,
+  // closes idle keep-alive ones and waits for the requests in flight, up to the timeout.
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info('shutting down', { signal });
+    readiness.startDraining();
+    const delayMs = signal === 'SIGTERM' ? config.shutdown.delaySeconds * 1000 : 0;
+    logger.info('shutting down: not ready from now on', { signal, delayMs });
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const timer = setTimeout(() => {
-      logger.error('shutdown timed out; exiting');
+      logger.error('shutdown timed out with requests in flight; cutting them', { timeoutSeconds: config.shutdown.timeoutSeconds });
+      http.closeAllConnections();
+      logger.flush();
       process.exit(1);
-    }, 10_000);
+    }, config.shutdown.timeoutSeconds * 1000);
     timer.unref();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    // Keep-alive connections become idle as their last answers go out: close them as they do.
+    const closeIdle = setInterval(() => http.closeIdleConnections(), 100);
+    await new Promise<void>((resolve) => {
+      http.close(() => resolve());
+      http.closeIdleConnections();
+    });
+    clearInterval(closeIdle);
+    metricsServer?.close();
     await stopHousekeeping();
     await store.close();
+    logger.info('stopped');
+    logger.flush();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));

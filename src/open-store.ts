@@ -1,28 +1,77 @@
 import type { PgliteConnection } from './adapters/drizzle/driver/connect-pglite.js';
+import type { ConnectionGate } from './adapters/drizzle/driver/connection-gate.js';
 import { openPostgres, type PostgresConnection } from './adapters/drizzle/driver/connect-postgres.js';
+import { SchemaBehindError } from './adapters/drizzle/schema/migrations.js';
 import { createDrizzleStore } from './adapters/drizzle/store.js';
+import type { SchemaCheck } from './app/readiness.js';
 import type { Config } from './config.js';
 import type { Store } from './domain/index.js';
 import type { Logger } from './log.js';
 import { maskUrl } from './mask-url.js';
 
-/** Opens the configured store: embedded PGlite (migrated on open) or a PostgreSQL pool (schema checked). */
-export async function openStore(database: Config['database'], logger: Logger): Promise<Store> {
+/** A store as the server runs it, with what readiness and metrics need to know of it. */
+export interface ServerStore {
+  store: Store;
+  /** The PostgreSQL pool's gate (metrics read it); null on embedded PGlite. */
+  pool: ConnectionGate | null;
+  /** What the schema check at start found: null when current. */
+  schemaProblem: string | null;
+  /** Checks the schema again (readiness, while it was behind). */
+  checkSchema: SchemaCheck;
+}
+
+/**
+ * Opens the configured store for the server: embedded PGlite (migrated on open) or a PostgreSQL
+ * pool. A PostgreSQL schema behind this build does not stop the server: it starts not ready, says
+ * so in the log and on /readyz, and becomes ready once `make migrate` has run.
+ */
+export async function openServerStore(database: Config['database'], logger: Logger): Promise<ServerStore> {
   if (database.kind === 'pglite') {
     logger.info('opening embedded PGlite', { dataDir: database.dataDir });
     // Loaded only here: a server on PostgreSQL never loads PGlite.
     const { openPglite } = await import('./adapters/drizzle/driver/connect-pglite.js');
-    return storeOver(await openPglite({ dataDir: database.dataDir }));
+    return {
+      store: storeOver(await openPglite({ dataDir: database.dataDir })),
+      pool: null,
+      schemaProblem: null,
+      checkSchema: async () => null,
+    };
   }
   logger.info('connecting to PostgreSQL', { url: maskUrl(database.url), poolSize: database.poolSize });
   const connection = await openPostgres(database);
+  const checkSchema: SchemaCheck = async () => {
+    try {
+      await connection.checkSchema();
+      return null;
+    } catch (error) {
+      if (error instanceof SchemaBehindError) return schemaBehindDetail(error.pending);
+      throw error;
+    }
+  };
+  let schemaProblem: string | null;
   try {
-    await connection.checkSchema();
+    schemaProblem = await checkSchema();
   } catch (error) {
     await connection.close();
     throw error;
   }
-  return storeOver(connection);
+  if (schemaProblem !== null) logger.warn('not ready: the database schema is behind', { detail: schemaProblem });
+  return { store: storeOver(connection), pool: connection.gate, schemaProblem, checkSchema };
+}
+
+/** Opens the configured store for a command (purge, create-user): a schema behind this build is an error. */
+export async function openStore(database: Config['database'], logger: Logger): Promise<Store> {
+  const opened = await openServerStore(database, logger);
+  if (opened.schemaProblem !== null) {
+    await opened.store.close();
+    throw new Error(opened.schemaProblem);
+  }
+  return opened.store;
+}
+
+function schemaBehindDetail(pending: readonly string[]): string {
+  const count = pending.length === 1 ? '1 migration is pending' : `${pending.length} migrations are pending`;
+  return `The database schema is behind this server: ${count} (${pending.join(', ')}); run \`make migrate\`.`;
 }
 
 /**

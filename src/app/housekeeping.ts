@@ -80,6 +80,7 @@ export function scheduleHousekeeping(
   housekeeping: Pick<Housekeeping, 'runOnce'>,
   intervalMs: number,
   log: { info(message: string, fields?: Record<string, unknown>): void; warn(message: string, fields?: Record<string, unknown>): void },
+  onReport: (report: PurgeReport) => void = () => undefined,
 ): () => Promise<void> {
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
@@ -88,6 +89,7 @@ export function scheduleHousekeeping(
       .runOnce()
       .then((report) => {
         if (report.ran) log.info('housekeeping', { ...report });
+        onReport(report);
       })
       .catch((error: unknown) => log.warn('housekeeping failed', { error }))
       .finally(() => {

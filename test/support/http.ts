@@ -1,6 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { paths } from '../../generated/api.js';
-import { createApp } from '../../src/adapters/http/app.js';
+import { createApp, type RequestObserver } from '../../src/adapters/http/app.js';
+import type { Readiness } from '../../src/app/readiness.js';
 import { loadContract, type Contract } from '../../src/adapters/http/contract.js';
 import type { HandlerRegistry, Principal } from '../../src/adapters/http/registry.js';
 import { createOrResetUser } from '../../src/app/users.js';
@@ -64,6 +65,9 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Defaults to argon2id, as in `main.ts`. */
   hasher?: PasswordHasher;
+  /** Told of every answered request (access log, metrics). */
+  observers?: RequestObserver[];
+  readiness?: Readiness;
 }
 
 /**
@@ -96,6 +100,8 @@ export async function testServer(options: TestServerOptions) {
     idempotency: defaults.idempotency,
     housekeepingBatchSize: defaults.housekeeping.batchSize,
     ...(options.hasher ? { hasher: options.hasher } : {}),
+    ...(options.observers ? { observers: options.observers } : {}),
+    ...(options.readiness ? { readiness: options.readiness } : {}),
   });
   const { user: admin } = await createOrResetUser({ users: options.store.users, hasher: composed.hasher, ids: composed.ids, clock }, ADMIN);
   const fetch = createValidatingFetch(contract.document, (request) => composed.app.fetch(request));

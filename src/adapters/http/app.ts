@@ -9,7 +9,8 @@ import type { ErrorObject } from 'ajv';
 import { InvalidTokenError, isDomainError, type DomainError } from '../../domain/index.js';
 import type { Logger } from '../../log.js';
 import { API_ROOT, type Contract, type Route } from './contract.js';
-import { HttpProblem, problemResponse } from './problem.js';
+import { mountDocs } from './docs.js';
+import { HttpProblem, problemResponse, type ProblemKind } from './problem.js';
 import { baseHeaders, respond, RESPONDED } from './response-headers.js';
 import { problemFromDomainError } from './problem-map.js';
 import type { HandlerRegistry, Principal } from './registry.js';
@@ -25,9 +26,37 @@ export interface AppOptions {
   corsOrigins?: string[];
   /** Take the client address from X-Forwarded-For. */
   trustProxy?: boolean;
+  /** Told of every answer once it is made (the access log, metrics). */
+  observers?: RequestObserver[];
+  /**
+   * Called before every operation but health and readiness; throws (an `UnavailableError`) while
+   * the server must not serve them, e.g. while the database schema is behind.
+   */
+  admit?: () => void;
+  /** The bundle's text: when given, the API reference is served at /api/v1/docs and the bundle at /api/v1/openapi.json. */
+  docsBundle?: string;
 }
 
-type Env = { Variables: { requestId?: string } };
+/** One answered request, as the access log and the metrics see it. */
+export interface RequestEvent {
+  requestId: string;
+  method: string;
+  /** The path template of the operation (`/api/v1/posts/{id}`); null when no operation matched. */
+  route: string | null;
+  operationId: string | null;
+  status: number;
+  durationMs: number;
+  /** The authenticated user, when the request carried a valid token. */
+  userId: string | null;
+  /** The problem type slug of an error answer (`too-many-attempts`, …). */
+  problem: ProblemKind | null;
+  /** Whether an Idempotency-Key replayed a stored answer. */
+  replayed: boolean;
+}
+
+export type RequestObserver = (event: RequestEvent) => void;
+
+type Env = { Variables: { requestId?: string; route?: Route; principal?: Principal | null; problem?: ProblemKind } };
 
 /**
  * The HTTP adapter: one Hono route per operation of the bundle, requests validated by
@@ -41,6 +70,32 @@ export function createApp(options: AppOptions): Hono<Env> {
   // segment beside a parameter that has children (`POST /posts/bulk` beside
   // `POST /posts/:id/revisions/:version/restore`).
   const app = new Hono<Env>({ router: new PatternRouter() });
+
+  const observers = options.observers ?? [];
+  if (observers.length > 0) {
+    // Outermost, so it sees every answer, errors included (Hono's onError sets it before this resumes).
+    app.use('*', async (c, next) => {
+      const started = performance.now();
+      await next();
+      const route = c.get('route');
+      const event: RequestEvent = {
+        requestId: requestIdOf(c),
+        method: c.req.method,
+        route: route ? API_ROOT + route.path : null,
+        operationId: route?.operationId ?? null,
+        status: c.res.status,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        userId: c.get('principal')?.userId ?? null,
+        problem: c.get('problem') ?? null,
+        // Read only where it can be set: reading an answer's headers builds its Fetch Headers object.
+        replayed:
+          route !== undefined &&
+          route.declaredHeaderNames.includes('idempotency-key') &&
+          c.res.headers.get('idempotent-replayed') === 'true',
+      };
+      for (const observe of observers) observe(event);
+    });
+  }
 
   contract.api.registerSecurityHandler('bearerAuth', async (context, authenticate: unknown) => {
     const header = String(context.request.headers['authorization'] ?? '');
@@ -118,6 +173,8 @@ export function createApp(options: AppOptions): Hono<Env> {
     });
   }
 
+  if (options.docsBundle !== undefined) mountDocs(app as unknown as Hono<never>, options.docsBundle);
+
   app.notFound((c) => {
     const template = templates.find((t) => t.pattern.test(c.req.path));
     if (template) return otherMethod(c, template.allow);
@@ -127,15 +184,21 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   app.onError((error, c) => {
     const instance = pathOf(c.req.url);
-    if (error instanceof HttpProblem) return problemResponse(error, instance);
+    if (error instanceof HttpProblem) {
+      c.set('problem', error.kind);
+      return problemResponse(error, instance);
+    }
     const requestId = requestIdOf(c);
     if (isDomainError(error)) {
       const problem = problemFromDomainError(error as DomainError);
       if (problem.status === 503) logger.warn('store unavailable', { requestId, path: instance, error });
-      if (problem.status < 500) return problemResponse(problem, instance);
-      if (problem.status === 503) return problemResponse(problem, instance);
+      if (problem.status < 500 || problem.status === 503) {
+        c.set('problem', problem.kind);
+        return problemResponse(problem, instance);
+      }
       // A domain error that only a bug can cause (e.g. a duplicate generated id): a logged bare 500.
     }
+    c.set('problem', 'internal-error');
     logger.error('unhandled error', { requestId, method: c.req.method, path: instance, error });
     return problemResponse(new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it was logged.', { requestId }), instance);
   });
@@ -156,6 +219,8 @@ export function createApp(options: AppOptions): Hono<Env> {
   async function dispatch(route: Route, c: Context<Env>): Promise<Response> {
     const request = c.req.raw;
     const path = pathOf(request.url);
+    if (observers.length > 0) c.set('route', route);
+    if (options.admit && !route.alwaysAdmitted) options.admit();
     // Only the headers the operation reads are copied: reading one header is cheap, copying them
     // all is not.
     const headers: Record<string, string> = {};
@@ -169,6 +234,7 @@ export function createApp(options: AppOptions): Hono<Env> {
       const handler = contract.api.securityHandlers['bearerAuth'];
       if (!handler) throw new Error('bearerAuth security handler is not registered');
       principal = (await handler({ request: { headers } } as never, options.authenticate)) as Principal;
+      if (observers.length > 0) c.set('principal', principal);
     }
 
     const body = route.hasBody ? await readJsonBody(request) : undefined;

@@ -23,6 +23,8 @@ export interface Route {
   operation: Operation;
   /** Whether the operation requires the bearer token (its own `security`, else the document's). */
   requiresAuth: boolean;
+  /** Health and readiness (tag `meta`): answered even while the server admits no other operation. */
+  alwaysAdmitted: boolean;
   hasBody: boolean;
   /** The header parameters the operation declares, lowercased. */
   declaredHeaderNames: string[];
@@ -124,6 +126,7 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       honoPath: API_ROOT + operation.path.replace(/\{([^}]+)\}/g, ':$1'),
       operation,
       requiresAuth: security.some((requirement) => Object.keys(requirement as object).length > 0),
+      alwaysAdmitted: (operation.tags ?? []).includes('meta'),
       hasBody: operation.requestBody !== undefined,
       declaredHeaderNames,
       headerNames: ['authorization', ...declaredHeaderNames],

@@ -8,6 +8,14 @@ interface Waiter {
   weight: number;
   grant(release: Release): void;
   timer: NodeJS.Timeout;
+  /** `performance.now()` when it began to wait. */
+  since: number;
+}
+
+/** Told of every acquisition (how long it waited) and every timeout: the pool metrics. */
+export interface GateObserver {
+  acquired(waitedMs: number): void;
+  timedOut(): void;
 }
 
 /**
@@ -40,6 +48,8 @@ export class ConnectionGate {
   #answering = false;
   /** Insertion-ordered, so the first entry is the one waiting longest. */
   readonly #waiters = new Set<Waiter>();
+  /** Set by the metrics when they are on. */
+  observer: GateObserver | null = null;
 
   constructor(
     readonly connections: number,
@@ -75,6 +85,11 @@ export class ConnectionGate {
     return this.#waiters.size;
   }
 
+  /** Connections' worth of permits held now (permits held ÷ pipeline depth). */
+  get connectionsInUse(): number {
+    return (this.permits - this.#free) / this.pipelineDepth;
+  }
+
   /**
    * Resolves with the release of `weight` permits, at once when they are free and nobody waits,
    * else when holders have released enough to this caller (first come, first served: a heavy
@@ -87,6 +102,7 @@ export class ConnectionGate {
     }
     if (this.#free >= weight && this.#waiters.size === 0) {
       this.#free -= weight;
+      this.observer?.acquired(0);
       return Promise.resolve(this.#release(weight));
     }
     if (this.acquireTimeoutMs === 0) return Promise.reject(this.#timedOut());
@@ -94,6 +110,7 @@ export class ConnectionGate {
       const waiter: Waiter = {
         weight,
         grant: resolve,
+        since: this.observer === null ? 0 : performance.now(),
         timer: setTimeout(() => {
           this.#waiters.delete(waiter);
           reject(this.#timedOut());
@@ -140,11 +157,13 @@ export class ConnectionGate {
       this.#waiters.delete(waiter);
       clearTimeout(waiter.timer);
       this.#free -= waiter.weight;
+      this.observer?.acquired(performance.now() - waiter.since);
       waiter.grant(this.#release(waiter.weight));
     }
   }
 
   #timedOut(): UnavailableError {
+    this.observer?.timedOut();
     return new UnavailableError(UNAVAILABLE_RETRY_AFTER_SECONDS, undefined, {
       cause: new Error(`no database connection was free within ${this.acquireTimeoutMs} ms`),
     });

@@ -4,7 +4,7 @@ import type { PostUseCases } from '../../../app/post-use-cases.js';
 import type { HandlerRegistry } from '../registry.js';
 import { activityHandlers } from './activity.js';
 import { authHandlers } from './auth.js';
-import { metaHandlers } from './meta.js';
+import { metaHandlers, type ReadinessCheck } from './meta.js';
 import { postHandlers } from './posts.js';
 import { revisionHandlers } from './revisions.js';
 import { statsHandlers } from './stats.js';
@@ -14,12 +14,13 @@ export interface HandlerDeps {
   store: Store;
   auth: AuthService;
   posts: PostUseCases;
+  readiness?: ReadinessCheck;
 }
 
 /** Every operation's handler, one file per spec tag. A missing operationId fails `tsc` here. */
 export function createHandlers(deps: HandlerDeps): HandlerRegistry {
   return {
-    ...metaHandlers(deps.store),
+    ...metaHandlers(deps.store, deps.readiness),
     ...authHandlers(deps.auth),
     ...postHandlers(deps.posts),
     ...revisionHandlers(deps.posts),

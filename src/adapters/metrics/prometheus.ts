@@ -1,0 +1,186 @@
+import { createServer, type Server } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PurgeReport } from '../../app/housekeeping.js';
+import type { GateObserver } from '../drizzle/driver/connection-gate.js';
+import type { RequestEvent } from '../http/app.js';
+
+/** What the metrics read of the PostgreSQL pool's gate at each scrape. */
+export interface PoolView {
+  readonly connections: number;
+  readonly connectionsInUse: number;
+  readonly waiting: number;
+  observer: GateObserver | null;
+}
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const WAIT_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5];
+
+/**
+ * The server's Prometheus metrics (prom-client, in a registry of their own): requests by
+ * operation and status, with their latency; the PostgreSQL pool (size, connections in use, callers
+ * waiting, acquisitions, acquire timeouts, the wait); login throttles; idempotency replays and
+ * in-flight conflicts; rows housekeeping deleted; and Node's process metrics.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<'operation' | 'method' | 'status'>;
+  readonly #latency: Histogram<'operation' | 'method' | 'status'>;
+  readonly #loginThrottled: Counter;
+  readonly #replays: Counter<'operation'>;
+  readonly #inFlight: Counter<'operation'>;
+  readonly #housekeeping: Counter<'kind'>;
+  /** Label children by `operation method status`, so a request costs one map lookup. */
+  readonly #children = new Map<string, { count: Counter.Internal; latency: Histogram.Internal<string> }>();
+
+  constructor(options: { pool?: PoolView | null; processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.#requests = new Counter({
+      name: 'margin_http_requests_total',
+      help: 'Requests answered, by operationId ("none" outside any operation), method and status.',
+      labelNames: ['operation', 'method', 'status'],
+      registers,
+    });
+    this.#latency = new Histogram({
+      name: 'margin_http_request_duration_seconds',
+      help: 'Time from the request reaching the app to its answer being made.',
+      labelNames: ['operation', 'method', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.#loginThrottled = new Counter({
+      name: 'margin_login_throttled_total',
+      help: 'Logins refused with 429 because of too many recent failures.',
+      registers,
+    });
+    this.#replays = new Counter({
+      name: 'margin_idempotency_replays_total',
+      help: 'Requests answered by replaying the stored answer of their Idempotency-Key.',
+      labelNames: ['operation'],
+      registers,
+    });
+    this.#inFlight = new Counter({
+      name: 'margin_idempotency_in_flight_conflicts_total',
+      help: 'Requests refused with 409 because the first request with their Idempotency-Key was still running.',
+      labelNames: ['operation'],
+      registers,
+    });
+    this.#housekeeping = new Counter({
+      name: 'margin_housekeeping_deleted_rows_total',
+      help: 'Rows housekeeping deleted, by kind.',
+      labelNames: ['kind'],
+      registers,
+    });
+    if (options.pool) this.#observePool(options.pool);
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A request observer for the app. */
+  readonly observeRequest = (event: RequestEvent): void => {
+    const operation = event.operationId ?? 'none';
+    const key = `${operation} ${event.method} ${event.status}`;
+    let child = this.#children.get(key);
+    if (child === undefined) {
+      const labels = { operation, method: event.method, status: String(event.status) };
+      child = { count: this.#requests.labels(labels), latency: this.#latency.labels(labels) };
+      this.#children.set(key, child);
+    }
+    child.count.inc();
+    child.latency.observe(event.durationMs / 1000);
+    if (event.problem === 'too-many-attempts' && event.operationId === 'login') this.#loginThrottled.inc();
+    if (event.replayed) this.#replays.inc({ operation });
+    if (event.problem === 'idempotency-key-in-flight') this.#inFlight.inc({ operation });
+  };
+
+  observeHousekeeping(report: PurgeReport): void {
+    this.#housekeeping.inc({ kind: 'idempotency_keys' }, report.idempotencyKeys);
+    this.#housekeeping.inc({ kind: 'login_attempts' }, report.loginAttempts);
+    this.#housekeeping.inc({ kind: 'refresh_tokens' }, report.refreshTokens);
+    this.#housekeeping.inc({ kind: 'refresh_replays' }, report.refreshReplays);
+  }
+
+  /** The exposition text (`text/plain; version=0.0.4`). */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  #observePool(pool: PoolView): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'margin_db_pool_connections',
+      help: 'PostgreSQL connections the pool may open (DB_POOL_SIZE).',
+      registers,
+      collect() {
+        this.set(pool.connections);
+      },
+    });
+    new Gauge({
+      name: 'margin_db_pool_connections_in_use',
+      help: 'Connections in use: permits held divided by DB_PIPELINE_DEPTH (a transaction holds a whole connection).',
+      registers,
+      collect() {
+        this.set(pool.connectionsInUse);
+      },
+    });
+    new Gauge({
+      name: 'margin_db_pool_waiting',
+      help: 'Callers waiting for a pool connection now.',
+      registers,
+      collect() {
+        this.set(pool.waiting);
+      },
+    });
+    const acquired = new Counter({
+      name: 'margin_db_pool_acquired_total',
+      help: 'Pool acquisitions granted (each database call or transaction takes one).',
+      registers,
+    });
+    const timeouts = new Counter({
+      name: 'margin_db_pool_acquire_timeouts_total',
+      help: 'Callers that got no connection within DB_ACQUIRE_TIMEOUT_MS (answered 503).',
+      registers,
+    });
+    const wait = new Histogram({
+      name: 'margin_db_pool_acquire_wait_seconds',
+      help: 'Time callers waited for a pool connection.',
+      buckets: WAIT_BUCKETS,
+      registers,
+    });
+    pool.observer = {
+      acquired: (waitedMs) => {
+        acquired.inc();
+        wait.observe(waitedMs / 1000);
+      },
+      timedOut: () => timeouts.inc(),
+    };
+  }
+}
+
+/**
+ * Serves `GET /metrics` on its own listener (METRICS_PORT), apart from the API, so that it is
+ * never public by accident: bind it to a private interface or keep the default 127.0.0.1.
+ */
+export function serveMetrics(metrics: Metrics, options: { host: string; port: number }): Promise<Server> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only GET /metrics is served here.\n');
+      return;
+    }
+    metrics.render().then(
+      (text) => {
+        response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' });
+        response.end(request.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`metrics failed: ${String(error)}\n`);
+      },
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}

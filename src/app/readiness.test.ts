@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { FixedClock, UnavailableError } from '../domain/index.js';
+import { NOT_READY_RETRY_AFTER_SECONDS, Readiness, SHUTTING_DOWN } from './readiness.js';
+
+const up = { ping: async () => undefined };
+const down = {
+  ping: async () => {
+    throw new UnavailableError(2, 'The database is not answering; retry shortly.');
+  },
+};
+const BEHIND = 'The database schema is behind this server: 1 migration is pending (0006_next); run `make migrate`.';
+
+/** Lets background checks finish. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function reason(readiness: Readiness): Promise<unknown> {
+  return readiness.check().then(
+    () => 'ready',
+    (error: unknown) => error,
+  );
+}
+
+describe('Readiness', () => {
+  it('is ready when the store answers and the schema is current', async () => {
+    const readiness = new Readiness({ store: up, clock: new FixedClock(new Date()) });
+    await expect(readiness.check()).resolves.toBeUndefined();
+    expect(() => readiness.admit()).not.toThrow();
+  });
+
+  it('is not ready while the store does not answer, with the store error', async () => {
+    const readiness = new Readiness({ store: down, clock: new FixedClock(new Date()) });
+    const error = await reason(readiness);
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect((error as UnavailableError).message).toBe('The database is not answering; retry shortly.');
+  });
+
+  it('is not ready from the moment shutdown begins, whatever the store says', async () => {
+    const readiness = new Readiness({ store: up, clock: new FixedClock(new Date()) });
+    readiness.startDraining();
+    const error = (await reason(readiness)) as UnavailableError;
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect(error.message).toBe(SHUTTING_DOWN);
+    expect(error.retryAfterSeconds).toBe(NOT_READY_RETRY_AFTER_SECONDS);
+    expect(readiness.draining).toBe(true);
+  });
+
+  it('is not ready and admits no operation while the schema is behind, and becomes ready once it is migrated', async () => {
+    let problem: string | null = BEHIND;
+    let checks = 0;
+    const clock = new FixedClock(new Date('2026-12-03T10:00:00.000Z'));
+    const readiness = new Readiness({
+      store: up,
+      clock,
+      schemaProblem: BEHIND,
+      checkSchema: async () => {
+        checks += 1;
+        return problem;
+      },
+    });
+
+    expect(((await reason(readiness)) as Error).message).toBe(BEHIND);
+    expect(() => readiness.admit()).toThrow(BEHIND);
+
+    problem = null; // `make migrate` ran
+    await expect(readiness.check()).resolves.toBeUndefined();
+    expect(() => readiness.admit()).not.toThrow();
+    const checksWhenCurrent = checks;
+    await readiness.check();
+    readiness.admit();
+    expect(checks, 'a current schema is not checked again').toBe(checksWhenCurrent);
+  });
+
+  it('re-checks a behind schema from operations at most once a second', async () => {
+    let checks = 0;
+    const clock = new FixedClock(new Date('2026-12-03T10:00:00.000Z'));
+    const readiness = new Readiness({
+      store: up,
+      clock,
+      schemaProblem: BEHIND,
+      checkSchema: async () => {
+        checks += 1;
+        return BEHIND;
+      },
+    });
+    for (let i = 0; i < 5; i += 1) expect(() => readiness.admit()).toThrow(UnavailableError);
+    await settled();
+    expect(checks).toBe(1);
+    clock.advance(1000);
+    expect(() => readiness.admit()).toThrow(UnavailableError);
+    await settled();
+    expect(checks).toBe(2);
+  });
+});

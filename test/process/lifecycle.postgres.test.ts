@@ -1,0 +1,169 @@
+/**
+ * The server as a process (`tsx src/main.ts` on PostgreSQL): readiness while the schema is behind,
+ * and graceful shutdown (not ready at once, in-flight requests finished, a bound on the wait).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migratePostgres } from '../../src/adapters/drizzle/driver/connect-postgres.js';
+import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const serverUrl = testServerUrl();
+const available = await requirePostgres(serverUrl);
+
+interface Started {
+  child: ChildProcess;
+  base: string;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const running: ChildProcess[] = [];
+const databases: TestDatabase[] = [];
+afterEach(async () => {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const db of databases.splice(0)) await db.drop();
+});
+
+async function start(databaseUrl: string, env: Record<string, string> = {}): Promise<Started> {
+  const port = await freePort();
+  const child = spawn(`${ROOT}node_modules/.bin/tsx`, ['src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: 'lifecycle-secret-lifecycle-secret-lifecycle',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      HOUSEKEEPING_INTERVAL_SECONDS: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  for (let i = 0; ; i += 1) {
+    if (child.exitCode !== null) throw new Error(`the server exited:\n${output}`);
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (i > 300) throw new Error(`no /healthz answer within 30 s:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, base, port, output: () => output, exited };
+}
+
+/** A POST whose headers are sent but whose body is not, yet: a request in flight. */
+function requestInFlight(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  const body = JSON.stringify({ email: 'nobody@example.com', password: 'not the password at all' });
+  const half = Math.floor(body.length / 2);
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk.toString()));
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.on('error', () => undefined);
+  socket.write(
+    `POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, half)}`,
+  );
+  return {
+    finish: () => socket.write(body.slice(half)),
+    answer: async () => {
+      await closed;
+      return answer;
+    },
+  };
+}
+
+describe.skipIf(!available)('the server process', () => {
+  it('starts on a database whose schema is behind, stays not ready and serves no operation until `make migrate` has run', async () => {
+    const db = await createTestDatabase(serverUrl, { migrate: false });
+    databases.push(db);
+    const server = await start(db.url);
+
+    const notReady = await fetch(`${server.base}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.headers.get('retry-after')).toBe('5');
+    const problem = (await notReady.json()) as { detail: string };
+    expect(problem.detail).toMatch(
+      /^The database schema is behind this server: \d+ migrations? (is|are) pending \(0000_extensions.*\); run `make migrate`\.$/,
+    );
+    const refused = await fetch(`${server.base}/posts`);
+    expect(refused.status).toBe(503);
+    expect(server.output()).toContain('not ready: the database schema is behind');
+
+    await migratePostgres(db.url);
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await fetch(`${server.base}/readyz`)).status;
+    }
+    expect(status).toBe(200);
+    expect((await fetch(`${server.base}/posts`)).status).toBe(401);
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('on SIGTERM answers not ready at once, keeps serving for the delay, finishes the request in flight and exits 0', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    const server = await start(db.url, { SHUTDOWN_DELAY_SECONDS: '1', SHUTDOWN_TIMEOUT_SECONDS: '5' });
+    expect((await fetch(`${server.base}/readyz`)).status).toBe(200);
+    const inFlight = requestInFlight(server.port);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+
+    server.child.kill('SIGTERM');
+    let readiness = 200;
+    for (let i = 0; i < 20 && readiness === 200; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      readiness = (await fetch(`${server.base}/readyz`)).status;
+    }
+    expect(readiness).toBe(503);
+    const draining = await fetch(`${server.base}/readyz`);
+    expect(((await draining.json()) as { detail: string }).detail).toMatch(/shutting down/);
+    expect((await fetch(`${server.base}/healthz`)).status, 'still serving during the delay').toBe(200);
+
+    await new Promise((resolve) => setTimeout(resolve, 1300)); // past the delay: the listener is closed
+    await expect(fetch(`${server.base}/healthz`)).rejects.toThrow();
+    expect(server.child.exitCode, 'waits for the request in flight').toBeNull();
+    inFlight.finish();
+    const answer = await inFlight.answer();
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toContain('"message":"stopped"');
+  });
+
+  it('cuts requests still in flight after SHUTDOWN_TIMEOUT_SECONDS and exits 1', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    const server = await start(db.url, { SHUTDOWN_DELAY_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '1' });
+    const inFlight = requestInFlight(server.port);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const sent = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(1);
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(900);
+    expect(Date.now() - sent).toBeLessThan(5000);
+    expect(await inFlight.answer()).toBe('');
+    expect(server.output()).toContain('shutdown timed out with requests in flight');
+  });
+});

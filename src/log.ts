@@ -12,13 +12,27 @@ export interface Logger {
 }
 
 /**
- * Field names whose values are never written, wherever a caller puts them: defence in depth
- * behind the rule that callers mask URLs and never pass tokens, passwords or bodies.
+ * Top-level field names whose values are never written: defence in depth behind the rule that
+ * callers mask URLs and never pass tokens, passwords or bodies. (Wildcard paths would make pino
+ * walk every field of every line.)
  */
-const REDACTED = ['authorization', 'password', 'accessToken', 'refreshToken', 'token', 'cookie', 'body'].flatMap((name) => [
-  name,
-  `*.${name}`,
-]);
+const REDACTED = ['authorization', 'password', 'accessToken', 'refreshToken', 'token', 'cookie', 'body'];
+
+/** Written out once this many bytes are buffered, or at the latest after FLUSH_MS. */
+const BUFFER_BYTES = 8 * 1024;
+const FLUSH_MS = 500;
+
+/**
+ * Standard output through pino's asynchronous destination, buffered: a line per request written
+ * with a write of its own cost a fifth of a GET's throughput; in 8 KiB batches it costs a few
+ * per cent. A timer writes out what waits (lines are at most FLUSH_MS late), and pino writes the
+ * rest synchronously when the process exits.
+ */
+function bufferedStdout(): DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: false, minLength: BUFFER_BYTES });
+  setInterval(() => stream.flush(), FLUSH_MS).unref();
+  return stream;
+}
 
 /**
  * One JSON object per line through pino: `{"level":"info","time":"2026-…Z","message":…, …fields}`.
@@ -28,7 +42,7 @@ const REDACTED = ['authorization', 'password', 'accessToken', 'refreshToken', 't
 export function createLogger(level: LogLevel, write?: (line: string) => void): Logger {
   const destination: DestinationStream = write
     ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
-    : pino.destination({ dest: 1, sync: false });
+    : bufferedStdout();
   const log = pino(
     {
       level,

@@ -5,23 +5,12 @@
  */
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../support/ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number, output: () => string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -72,7 +61,7 @@ describe('make dev', () => {
       await until('the spec watcher', () => /^\[spec\] .*generated\/ is up to date/m.test(output), 30_000, out);
       expect(output).toMatch(/^\[api\] /m);
       expect(output).toMatch(/^\[mock\] /m);
-      expect(listening()).toBe(1);
+      await until('the listening line (log lines are written in batches, at most 0.5 s late)', () => listening() === 1, 5_000, out);
 
       // A save under src/ (its modification time is enough for the watcher) restarts the server.
       const file = join(ROOT, 'src/domain/slug.ts');

@@ -3,7 +3,8 @@
  * and graceful shutdown (not ready at once, in-flight requests finished, a bound on the wait).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from '../support/ports.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/adapters/drizzle/driver/connect-postgres.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
@@ -18,17 +19,6 @@ interface Started {
   port: number;
   output: () => string;
   exited: Promise<number | null>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 const running: ChildProcess[] = [];
@@ -109,7 +99,8 @@ describe.skipIf(!available)('the server process', () => {
     );
     const refused = await fetch(`${server.base}/posts`);
     expect(refused.status).toBe(503);
-    expect(server.output()).toContain('not ready: the database schema is behind');
+    // Log lines are written in batches, at most half a second late.
+    await expect.poll(() => server.output(), { timeout: 3000 }).toContain('not ready: the database schema is behind');
 
     await migratePostgres(db.url);
     let status = 0;

@@ -4,7 +4,7 @@
 // child it spawns. Its stdout and stderr are captured, and included in every error message, so a
 // failed start says why.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,31 +28,12 @@ export interface StartPrismOptions {
 
 const maxOutput = 64 * 1024;
 
-/** A port that was free a moment ago: listen on port 0, read the port, close. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new Error(`unexpected server address ${String(address)}`));
-        return;
-      }
-      const { port } = address;
-      server.close((error) => (error ? reject(error) : resolve(port)));
-    });
-  });
-}
-
 export async function startPrism(options: StartPrismOptions = {}): Promise<PrismMock> {
   // Another process may take the port between freePort() and Prism's listen: retry on EADDRINUSE.
   const attempts = 3;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(await freePort(), options.readyTimeoutMs ?? 30_000);
+      return await startOnce(await freePort(host), options.readyTimeoutMs ?? 30_000);
     } catch (error) {
       if (attempt >= attempts || !(error instanceof PortInUseError)) throw error;
     }

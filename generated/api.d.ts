@@ -348,6 +348,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/content/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List published posts
+         * @description Published posts for readers, newest first (by `publishedAt`, ties by id), without bodies and without internal fields. Filter by tag and `q`; cursor pages as on the admin API. No credentials. A post shows once its `publishedAt` has passed, never before.
+         */
+        get: operations["listContentPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/posts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a published post by id
+         * @description One published post with its markdown body; `include=html` adds the body rendered to sanitised HTML. A draft, scheduled, archived, deleted or missing post is the same 404.
+         */
+        get: operations["getContentPost"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/posts/slug/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's slug. */
+                slug: components["parameters"]["SlugPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a published post by slug
+         * @description One published post by the slug a blog URL holds, with its markdown body; `include=html` adds the body rendered to sanitised HTML. A draft, scheduled, archived, deleted or missing post is the same 404.
+         */
+        get: operations["getContentPostBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tags of published posts
+         * @description Every tag on at least one published post, with how many published posts carry it.
+         */
+        get: operations["listContentTags"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/feed.atom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Atom feed of the latest posts
+         * @description The 20 most recently published posts as an Atom feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path.
+         */
+        get: operations["getAtomFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/feed.rss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * RSS 2.0 feed of the latest posts
+         * @description The 20 most recently published posts as an RSS 2.0 feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path.
+         */
+        get: operations["getRssFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/sitemap.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sitemap of published posts
+         * @description A sitemaps.org `urlset` with the absolute URL and last change of every published post (at most 50,000, the protocol's limit; the newest first).
+         */
+        get: operations["getSitemap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -369,9 +515,12 @@ export interface components {
             items: components["schemas"]["ActivityEvent"][];
             nextCursor: components["schemas"]["Cursor"] | null;
         };
-        /** @enum {string} */
-        ActivityType: "created" | "updated" | "published" | "unpublished" | "archived" | "deleted" | "restored";
-        /** @description The authenticated user who made a change. */
+        /**
+         * @description `scheduled` when a draft gets a `publishAt` or a new one, `unscheduled` when it loses it by an edit; a scheduled draft that publishes itself records `published` by the system actor (`{"id": "system", "name": "Scheduler"}`).
+         * @enum {string}
+         */
+        ActivityType: "created" | "updated" | "published" | "unpublished" | "archived" | "deleted" | "restored" | "scheduled" | "unscheduled";
+        /** @description The authenticated user who made a change, or the system actor (`id` "system") for a scheduled publish. */
         Actor: {
             id: string;
             name: string;
@@ -413,6 +562,52 @@ export interface components {
             action: "addTag" | "removeTag";
             tag: components["schemas"]["Tag"];
         };
+        /** @description A published post as readers see it; no version, status or internal fields. */
+        ContentPost: {
+            id: components["schemas"]["PostId"];
+            title: string;
+            slug: components["schemas"]["Slug"];
+            excerpt: string;
+            /** @description Markdown, as stored. */
+            body: string;
+            /** @description The body rendered to sanitised HTML; present only with `include=html`. */
+            html?: string;
+            tags: components["schemas"]["Tag"][];
+            /** @description Words in the body's readable text. */
+            wordCount: number;
+            publishedAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        ContentPostPage: {
+            items: components["schemas"]["ContentPostSummary"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: components["schemas"]["Cursor"] | null;
+            /** @description How many published posts match, counted up to 1,000 (as on the admin API). */
+            total: number;
+            /** @description True when `total` is exact; false when more than 1,000 match. */
+            totalExact: boolean;
+        };
+        /** @description A published post as listed for readers, without its body. */
+        ContentPostSummary: {
+            id: components["schemas"]["PostId"];
+            title: string;
+            slug: components["schemas"]["Slug"];
+            excerpt: string;
+            tags: components["schemas"]["Tag"][];
+            /** @description Words in the body's readable text. */
+            wordCount: number;
+            publishedAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        ContentTagCount: {
+            name: components["schemas"]["Tag"];
+            /** @description How many published posts carry the tag. */
+            count: number;
+        };
+        ContentTagList: {
+            /** @description Most used first; ties by name in byte order. */
+            items: components["schemas"]["ContentTagCount"][];
+        };
         /** @description A 409 on create: either the slug is taken (`type` ends in `slug-taken` and `suggestedSlug` is present) or a request with the same Idempotency-Key is still running (`idempotency-key-in-flight`, with Retry-After). */
         CreateConflictProblem: components["schemas"]["Problem"] & {
             suggestedSlug?: components["schemas"]["Slug"];
@@ -435,6 +630,8 @@ export interface components {
              * @enum {string}
              */
             status?: "draft" | "published";
+            /** @description Schedule the new draft to publish itself at this future instant. Not with `status: published` (422), nor in the past (422). */
+            publishAt?: components["schemas"]["Timestamp"];
         };
         /** @description An opaque cursor returned as `nextCursor` by the previous page. It is bound to the sort and filters it was issued for: reusing it with others is a 422. */
         Cursor: string;
@@ -479,6 +676,8 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
             /** @description Set by the first publish and kept afterwards; null until then. */
             publishedAt: components["schemas"]["Timestamp"] | null;
+            /** @description When a scheduled draft publishes itself; null when the post is not scheduled. Only a draft can be scheduled: publishing, archiving or unscheduling clears it. */
+            publishAt: components["schemas"]["Timestamp"] | null;
         };
         /**
          * @description A ULID (26 characters, Crockford base32), assigned by the server.
@@ -503,7 +702,7 @@ export interface components {
          */
         PostSort: "updatedAt" | "-updatedAt" | "createdAt" | "-createdAt" | "publishedAt" | "-publishedAt" | "title" | "-title";
         /**
-         * @description `draft` is not public; `published` is; `archived` is kept but hidden. The first publish sets `publishedAt`, which unpublishing and republishing keep.
+         * @description `draft` is not public; `published` is; `archived` is kept but hidden. The first publish sets `publishedAt`, which unpublishing and republishing keep. A draft with a `publishAt` is scheduled: the server publishes it at that instant (within its scheduler's interval), as the system actor, with a revision and a `published` activity event, and readers see it from its `publishedAt` on, never before.
          * @enum {string}
          */
         PostStatus: "draft" | "published" | "archived";
@@ -523,6 +722,8 @@ export interface components {
             updatedAt: components["schemas"]["Timestamp"];
             /** @description Set by the first publish and kept afterwards; null until then. */
             publishedAt: components["schemas"]["Timestamp"] | null;
+            /** @description When a scheduled draft publishes itself; null when the post is not scheduled. Only a draft can be scheduled: publishing, archiving or unscheduling clears it. */
+            publishAt: components["schemas"]["Timestamp"] | null;
         };
         /** @description A 412 problem carrying the post as it is now, so the client can merge and retry. */
         PreconditionFailedProblem: components["schemas"]["Problem"] & {
@@ -546,7 +747,7 @@ export interface components {
          * @description A stable URI naming the kind of problem. Clients branch on it, never on `title` or `detail`.
          * @enum {string}
          */
-        ProblemType: "https://margincms.dev/problems/malformed-request" | "https://margincms.dev/problems/validation-failed" | "https://margincms.dev/problems/unauthorized" | "https://margincms.dev/problems/invalid-credentials" | "https://margincms.dev/problems/invalid-refresh-token" | "https://margincms.dev/problems/not-found" | "https://margincms.dev/problems/method-not-allowed" | "https://margincms.dev/problems/slug-taken" | "https://margincms.dev/problems/idempotency-key-in-flight" | "https://margincms.dev/problems/idempotency-key-reused" | "https://margincms.dev/problems/precondition-failed" | "https://margincms.dev/problems/precondition-required" | "https://margincms.dev/problems/payload-too-large" | "https://margincms.dev/problems/too-many-attempts" | "https://margincms.dev/problems/internal-error" | "https://margincms.dev/problems/not-implemented" | "https://margincms.dev/problems/service-unavailable";
+        ProblemType: "https://margincms.dev/problems/malformed-request" | "https://margincms.dev/problems/validation-failed" | "https://margincms.dev/problems/unauthorized" | "https://margincms.dev/problems/invalid-credentials" | "https://margincms.dev/problems/invalid-refresh-token" | "https://margincms.dev/problems/not-found" | "https://margincms.dev/problems/method-not-allowed" | "https://margincms.dev/problems/slug-taken" | "https://margincms.dev/problems/idempotency-key-in-flight" | "https://margincms.dev/problems/idempotency-key-reused" | "https://margincms.dev/problems/precondition-failed" | "https://margincms.dev/problems/precondition-required" | "https://margincms.dev/problems/payload-too-large" | "https://margincms.dev/problems/too-many-attempts" | "https://margincms.dev/problems/rate-limited" | "https://margincms.dev/problems/internal-error" | "https://margincms.dev/problems/not-implemented" | "https://margincms.dev/problems/service-unavailable";
         Readiness: {
             /** @constant */
             status: "ready";
@@ -656,6 +857,8 @@ export interface components {
             body?: string;
             tags?: components["schemas"]["Tag"][];
             status?: components["schemas"]["PostStatus"];
+            /** @description Schedule (a future instant) or unschedule (null) a draft. A post that is or becomes published or archived in this request cannot be scheduled (422), nor can a past instant (422). Moving a scheduled draft to `published` or `archived` unschedules it. */
+            publishAt?: components["schemas"]["Timestamp"] | null;
         };
         User: {
             id: string;
@@ -678,6 +881,19 @@ export interface components {
                 "application/json": components["schemas"]["ActivityPage"];
             };
         };
+        /** @description An Atom 1.0 feed (RFC 4287). */
+        AtomFeedResponse: {
+            headers: {
+                ETag: components["headers"]["ContentETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/atom+xml": string;
+            };
+        };
         /** @description Each post was processed on its own; `failed` says why a post was left unchanged. */
         BulkResultResponse: {
             headers: {
@@ -686,6 +902,65 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["BulkResult"];
+            };
+        };
+        /** @description No published post here: missing, draft, scheduled, archived and deleted posts all answer this, alike. */
+        ContentNotFoundResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description If-None-Match matched the current ETag (or, without it, nothing changed since If-Modified-Since); no body. */
+        ContentNotModifiedResponse: {
+            headers: {
+                ETag: components["headers"]["ContentETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description One page of published posts, without bodies. */
+        ContentPostPageResponse: {
+            headers: {
+                ETag: components["headers"]["ContentETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ContentPostPage"];
+            };
+        };
+        /** @description The published post, with `html` when `include=html` was asked for. */
+        ContentPostResponse: {
+            headers: {
+                ETag: components["headers"]["ContentETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ContentPost"];
+            };
+        };
+        /** @description Tags of published posts with their counts. */
+        ContentTagListResponse: {
+            headers: {
+                ETag: components["headers"]["ContentETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ContentTagList"];
             };
         };
         /** @description The user the access token was issued to. */
@@ -873,6 +1148,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description This address sent more content requests than the configured rate allows (per minute, counted per server process); retry after Retry-After seconds. */
+        RateLimitedResponse: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The database answered a query, its schema is current and the server is not shutting down. */
         ReadyResponse: {
             headers: {
@@ -909,6 +1194,19 @@ export interface components {
                 "application/json": components["schemas"]["Revision"];
             };
         };
+        /** @description An RSS 2.0 feed. */
+        RssFeedResponse: {
+            headers: {
+                ETag: components["headers"]["ContentETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/rss+xml": string;
+            };
+        };
         /** @description The database did not answer in time; retry after Retry-After seconds. */
         ServiceUnavailableResponse: {
             headers: {
@@ -917,6 +1215,19 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A sitemaps.org 0.9 `urlset`. */
+        SitemapResponse: {
+            headers: {
+                ETag: components["headers"]["ContentETag"];
+                "Last-Modified": components["headers"]["LastModified"];
+                "Cache-Control": components["headers"]["CacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/xml": string;
             };
         };
         /** @description Another post already has this slug (`suggestedSlug` was free when the answer was written), or a request with the same Idempotency-Key is still running (retry after Retry-After seconds). */
@@ -1010,6 +1321,8 @@ export interface components {
         ActivityPostIdFilter: components["schemas"]["PostId"];
         /** @description Only events of this type. */
         ActivityTypeFilter: components["schemas"]["ActivityType"];
+        /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles). */
+        ContentInclude: "html";
         /** @description The `nextCursor` of the previous page. */
         CursorQuery: components["schemas"]["Cursor"];
         /**
@@ -1022,6 +1335,11 @@ export interface components {
          * @example "3"
          */
         IfMatch: string;
+        /**
+         * @description An HTTP date (`Tue, 01 Dec 2026 10:00:00 GMT`) from an earlier `Last-Modified`. When nothing changed since, the answer is 304. Ignored when If-None-Match is sent (RFC 9110 §13.1.3), and when it is not a valid HTTP date.
+         * @example Tue, 01 Dec 2026 10:00:00 GMT
+         */
+        IfModifiedSince: string;
         /**
          * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
          * @example "3"
@@ -1036,6 +1354,8 @@ export interface components {
         RevisionVersionPath: number;
         /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
         SearchQuery: string;
+        /** @description The post's slug. */
+        SlugPath: components["schemas"]["Slug"];
         /** @description Only posts with one of these statuses; repeat the parameter (`status=draft&status=published`). */
         StatusFilter: components["schemas"]["PostStatus"][];
         /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
@@ -1074,11 +1394,23 @@ export interface components {
         };
     };
     headers: {
+        /** @description `*`: any web page may read content answers (no credentials). The admin API keeps its allow-list. */
+        AccessControlAllowOrigin: "*";
+        /**
+         * @description `public, max-age=<s>, stale-while-revalidate=<s>` (both configurable): shared caches and CDNs may keep content answers and revalidate them with If-None-Match.
+         * @example public, max-age=60, stale-while-revalidate=300
+         */
+        CacheControl: string;
         /**
          * @description Asks browsers to save the file under the post's slug.
          * @example attachment; filename="writing-markdown-that-ages-well.md"
          */
         ContentDisposition: string;
+        /**
+         * @description A strong ETag of this representation (a hash of the body), for If-None-Match.
+         * @example "kq3J0m1vYqzE8h2pX7s4Lw"
+         */
+        ContentETag: string;
         /**
          * @description A strong ETag, the post's version quoted (`"3"`).
          * @example "3"
@@ -1089,6 +1421,11 @@ export interface components {
          * @example true
          */
         IdempotentReplayed: "true";
+        /**
+         * @description An HTTP date: for one post its `updatedAt`; for a list, a feed or the sitemap the last change to any post. For If-Modified-Since.
+         * @example Tue, 01 Dec 2026 10:00:00 GMT
+         */
+        LastModified: string;
         /**
          * @description The created post's URL.
          * @example /api/v1/posts/01JDQ8Z4M6X2V7K9T3N5R8W1YB
@@ -1517,6 +1854,231 @@ export interface operations {
         responses: {
             200: components["responses"]["StatsResponse"];
             401: components["responses"]["UnauthorizedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    listContentPosts: {
+        parameters: {
+            query?: {
+                /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
+                tag?: components["parameters"]["TagFilter"];
+                /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
+                q?: components["parameters"]["SearchQuery"];
+                /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["CursorQuery"];
+            };
+            header?: {
+                /**
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description An HTTP date (`Tue, 01 Dec 2026 10:00:00 GMT`) from an earlier `Last-Modified`. When nothing changed since, the answer is 304. Ignored when If-None-Match is sent (RFC 9110 §13.1.3), and when it is not a valid HTTP date.
+                 * @example Tue, 01 Dec 2026 10:00:00 GMT
+                 */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ContentPostPageResponse"];
+            304: components["responses"]["ContentNotModifiedResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getContentPost: {
+        parameters: {
+            query?: {
+                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles). */
+                include?: components["parameters"]["ContentInclude"];
+            };
+            header?: {
+                /**
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description An HTTP date (`Tue, 01 Dec 2026 10:00:00 GMT`) from an earlier `Last-Modified`. When nothing changed since, the answer is 304. Ignored when If-None-Match is sent (RFC 9110 §13.1.3), and when it is not a valid HTTP date.
+                 * @example Tue, 01 Dec 2026 10:00:00 GMT
+                 */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ContentPostResponse"];
+            304: components["responses"]["ContentNotModifiedResponse"];
+            404: components["responses"]["ContentNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getContentPostBySlug: {
+        parameters: {
+            query?: {
+                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles). */
+                include?: components["parameters"]["ContentInclude"];
+            };
+            header?: {
+                /**
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description An HTTP date (`Tue, 01 Dec 2026 10:00:00 GMT`) from an earlier `Last-Modified`. When nothing changed since, the answer is 304. Ignored when If-None-Match is sent (RFC 9110 §13.1.3), and when it is not a valid HTTP date.
+                 * @example Tue, 01 Dec 2026 10:00:00 GMT
+                 */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path: {
+                /** @description The post's slug. */
+                slug: components["parameters"]["SlugPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ContentPostResponse"];
+            304: components["responses"]["ContentNotModifiedResponse"];
+            404: components["responses"]["ContentNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    listContentTags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description An HTTP date (`Tue, 01 Dec 2026 10:00:00 GMT`) from an earlier `Last-Modified`. When nothing changed since, the answer is 304. Ignored when If-None-Match is sent (RFC 9110 §13.1.3), and when it is not a valid HTTP date.
+                 * @example Tue, 01 Dec 2026 10:00:00 GMT
+                 */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ContentTagListResponse"];
+            304: components["responses"]["ContentNotModifiedResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getAtomFeed: {
+        parameters: {
+            query?: {
+                /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
+                tag?: components["parameters"]["TagFilter"];
+            };
+            header?: {
+                /**
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description An HTTP date (`Tue, 01 Dec 2026 10:00:00 GMT`) from an earlier `Last-Modified`. When nothing changed since, the answer is 304. Ignored when If-None-Match is sent (RFC 9110 §13.1.3), and when it is not a valid HTTP date.
+                 * @example Tue, 01 Dec 2026 10:00:00 GMT
+                 */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AtomFeedResponse"];
+            304: components["responses"]["ContentNotModifiedResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getRssFeed: {
+        parameters: {
+            query?: {
+                /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
+                tag?: components["parameters"]["TagFilter"];
+            };
+            header?: {
+                /**
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description An HTTP date (`Tue, 01 Dec 2026 10:00:00 GMT`) from an earlier `Last-Modified`. When nothing changed since, the answer is 304. Ignored when If-None-Match is sent (RFC 9110 §13.1.3), and when it is not a valid HTTP date.
+                 * @example Tue, 01 Dec 2026 10:00:00 GMT
+                 */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RssFeedResponse"];
+            304: components["responses"]["ContentNotModifiedResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getSitemap: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description An HTTP date (`Tue, 01 Dec 2026 10:00:00 GMT`) from an earlier `Last-Modified`. When nothing changed since, the answer is 304. Ignored when If-None-Match is sent (RFC 9110 §13.1.3), and when it is not a valid HTTP date.
+                 * @example Tue, 01 Dec 2026 10:00:00 GMT
+                 */
+                "If-Modified-Since"?: components["parameters"]["IfModifiedSince"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SitemapResponse"];
+            304: components["responses"]["ContentNotModifiedResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
         };

@@ -40,8 +40,25 @@ const expectedOperationIds = [
   'listTags',
   'listActivity',
   'getStats',
+  'listContentPosts',
+  'getContentPost',
+  'getContentPostBySlug',
+  'listContentTags',
+  'getAtomFeed',
+  'getRssFeed',
+  'getSitemap',
 ];
-const publicOperationIds = ['getHealth', 'getReadiness', 'login', 'refreshTokens', 'logout'];
+const contentOperationIds = [
+  'listContentPosts',
+  'getContentPost',
+  'getContentPostBySlug',
+  'listContentTags',
+  'getAtomFeed',
+  'getRssFeed',
+  'getSitemap',
+];
+
+const publicOperationIds = ['getHealth', 'getReadiness', 'login', 'refreshTokens', 'logout', ...contentOperationIds];
 
 describe("the split spec's index (openapi/openapi.yaml)", () => {
   const specDir = `${repoRoot}openapi/`;
@@ -93,9 +110,9 @@ describe("the split spec's index (openapi/openapi.yaml)", () => {
 describe("the bundle's operations (generated/openapi.json)", () => {
   const ops = operations(bundle);
 
-  it('has exactly the 19 operations of v1, each operationId once', () => {
+  it('has exactly the 26 operations of v1 (19 admin, 7 content), each operationId once', () => {
     const ids = ops.map((op) => op.operationId);
-    expect(ids).toHaveLength(19);
+    expect(ids).toHaveLength(26);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...expectedOperationIds].sort());
   });
@@ -105,7 +122,7 @@ describe("the bundle's operations (generated/openapi.json)", () => {
     expect(bundle.components.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
-  it('protects every operation but health, readiness, login, refresh and logout with the bearer token', () => {
+  it('protects every operation but health, readiness, login, refresh, logout and the Content API with the bearer token', () => {
     const effective = (security: SecurityRequirement[] | undefined): SecurityRequirement[] => security ?? bundle.security ?? [];
     // An operation is public when one of its alternatives needs nothing (no requirement, or `{}`).
     const isPublic = (security: SecurityRequirement[]): boolean =>

@@ -38,6 +38,7 @@ const examples: DomainError[] = [
     createdAt: new Date(0),
     updatedAt: new Date(0),
     publishedAt: null,
+    publishAt: null,
   }),
   new InvalidCursorError('malformed'),
   new ValidationError([{ pointer: '/title', message: 'Title must not be empty.' }]),

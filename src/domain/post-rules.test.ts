@@ -1,69 +1,150 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidTransitionError } from './errors.js';
-import { POST_STATUSES, type PostStatus } from './post.js';
-import { activityTypeFor, applyStatusChange, transitionFor } from './post-rules.js';
+import { InvalidTransitionError, ValidationError } from './errors.js';
+import { isVisibleToReaders, POST_STATUSES, type PostStatus } from './post.js';
+import { activityTypeFor, applyStatusChange, scheduleAfter, transitionFor } from './post-rules.js';
 
 const t0 = new Date('2024-01-01T00:00:00.000Z');
 const t1 = new Date('2024-06-01T12:00:00.000Z');
 
 describe('applyStatusChange', () => {
   it('sets publishedAt to now on the first publish', () => {
-    expect(applyStatusChange({ status: 'draft', publishedAt: null }, 'published', t1)).toEqual({
+    expect(applyStatusChange({ status: 'draft', publishedAt: null, publishAt: null }, 'published', t1)).toEqual({
       status: 'published',
       publishedAt: t1,
+      publishAt: null,
     });
   });
 
   it('keeps publishedAt null when a never-published post is archived or stays a draft', () => {
-    expect(applyStatusChange({ status: 'draft', publishedAt: null }, 'archived', t1)).toEqual({
+    expect(applyStatusChange({ status: 'draft', publishedAt: null, publishAt: null }, 'archived', t1)).toEqual({
       status: 'archived',
       publishedAt: null,
+      publishAt: null,
     });
-    expect(applyStatusChange({ status: 'draft', publishedAt: null }, 'draft', t1).publishedAt).toBeNull();
+    expect(applyStatusChange({ status: 'draft', publishedAt: null, publishAt: null }, 'draft', t1).publishedAt).toBeNull();
   });
 
   it('keeps the original publishedAt when a post is unpublished', () => {
-    expect(applyStatusChange({ status: 'published', publishedAt: t0 }, 'draft', t1)).toEqual({
+    expect(applyStatusChange({ status: 'published', publishedAt: t0, publishAt: null }, 'draft', t1)).toEqual({
       status: 'draft',
       publishedAt: t0,
+      publishAt: null,
     });
   });
 
   it('keeps the original publishedAt when a post is republished', () => {
-    expect(applyStatusChange({ status: 'draft', publishedAt: t0 }, 'published', t1).publishedAt).toEqual(t0);
-    expect(applyStatusChange({ status: 'archived', publishedAt: t0 }, 'published', t1).publishedAt).toEqual(t0);
+    expect(applyStatusChange({ status: 'draft', publishedAt: t0, publishAt: null }, 'published', t1).publishedAt).toEqual(t0);
+    expect(applyStatusChange({ status: 'archived', publishedAt: t0, publishAt: null }, 'published', t1).publishedAt).toEqual(t0);
+  });
+
+  it('keeps the schedule of a draft that stays a draft', () => {
+    const scheduled = { status: 'draft' as const, publishedAt: null, publishAt: t1 };
+    expect(applyStatusChange(scheduled, 'draft', t0).publishAt).toEqual(t1);
+  });
+
+  it('clears the schedule when a scheduled draft is published or archived', () => {
+    const scheduled = { status: 'draft' as const, publishedAt: null, publishAt: t1 };
+    expect(applyStatusChange(scheduled, 'published', t0)).toEqual({ status: 'published', publishedAt: t0, publishAt: null });
+    expect(applyStatusChange(scheduled, 'archived', t0)).toEqual({ status: 'archived', publishedAt: null, publishAt: null });
   });
 
   it('returns a Date that does not alias the input or now', () => {
-    const first = applyStatusChange({ status: 'draft', publishedAt: null }, 'published', t1);
+    const first = applyStatusChange({ status: 'draft', publishedAt: null, publishAt: null }, 'published', t1);
     expect(first.publishedAt).not.toBe(t1);
-    const post = { status: 'published' as const, publishedAt: t0 };
+    const post = { status: 'published' as const, publishedAt: t0, publishAt: null };
     expect(applyStatusChange(post, 'draft', t1).publishedAt).not.toBe(t0);
   });
 });
 
+/** A post in `status` that is not scheduled. */
+const at = (status: PostStatus, publishAt: Date | null = null) => ({ status, publishAt });
+
+describe('scheduleAfter', () => {
+  it('schedules a draft for a future instant', () => {
+    expect(scheduleAfter('draft', null, t1, t0)).toEqual(t1);
+  });
+
+  it('refuses a schedule that is not in the future, pointing at publishAt', () => {
+    expect(() => scheduleAfter('draft', null, t0, t0)).toThrow(ValidationError);
+    expect(() => scheduleAfter('draft', null, t0, t1)).toThrow(/future/);
+  });
+
+  it('refuses to schedule a post that is or becomes published or archived', () => {
+    for (const status of ['published', 'archived'] as const) {
+      try {
+        scheduleAfter(status, null, t1, t0);
+        expect.unreachable();
+      } catch (error) {
+        expect(error).toBeInstanceOf(ValidationError);
+        expect((error as ValidationError).issues).toEqual([{ pointer: '/publishAt', message: expect.stringContaining(status) }]);
+      }
+    }
+  });
+
+  it('keeps the current schedule of a draft when none is asked for, and drops it for other statuses', () => {
+    expect(scheduleAfter('draft', t1, undefined, t0)).toEqual(t1);
+    expect(scheduleAfter('published', t1, undefined, t0)).toBeNull();
+    expect(scheduleAfter('archived', t1, undefined, t0)).toBeNull();
+  });
+
+  it('unschedules with null whatever the status', () => {
+    expect(scheduleAfter('draft', t1, null, t0)).toBeNull();
+    expect(scheduleAfter('published', null, null, t0)).toBeNull();
+  });
+});
+
+describe('isVisibleToReaders', () => {
+  it('shows a published post from its publishedAt on, never before', () => {
+    expect(isVisibleToReaders({ status: 'published', publishedAt: t1 }, t1)).toBe(true);
+    expect(isVisibleToReaders({ status: 'published', publishedAt: t1 }, new Date(t1.getTime() - 1))).toBe(false);
+  });
+
+  it('hides drafts and archived posts even with a past publishedAt', () => {
+    expect(isVisibleToReaders({ status: 'draft', publishedAt: t0 }, t1)).toBe(false);
+    expect(isVisibleToReaders({ status: 'archived', publishedAt: t0 }, t1)).toBe(false);
+  });
+});
+
 describe('activityTypeFor', () => {
+  it('reports "scheduled" when a draft gets a publishAt or a different one', () => {
+    expect(activityTypeFor(at('draft'), at('draft', t1))).toBe('scheduled');
+    expect(activityTypeFor(at('draft', t0), at('draft', t1))).toBe('scheduled');
+  });
+
+  it('reports "unscheduled" when a scheduled draft loses its publishAt by an edit', () => {
+    expect(activityTypeFor(at('draft', t1), at('draft'))).toBe('unscheduled');
+  });
+
+  it('reports "published" and "archived", not "unscheduled", when a scheduled draft changes status', () => {
+    expect(activityTypeFor(at('draft', t1), at('published'))).toBe('published');
+    expect(activityTypeFor(at('draft', t1), at('archived'))).toBe('archived');
+  });
+
+  it('reports "updated" for an edit that keeps the same schedule', () => {
+    expect(activityTypeFor(at('draft', t1), at('draft', new Date(t1.getTime())))).toBe('updated');
+  });
+
   it('reports "published" when a draft or archived post becomes published', () => {
-    expect(activityTypeFor('draft', 'published')).toBe('published');
-    expect(activityTypeFor('archived', 'published')).toBe('published');
+    expect(activityTypeFor(at('draft'), at('published'))).toBe('published');
+    expect(activityTypeFor(at('archived'), at('published'))).toBe('published');
   });
 
   it('reports "unpublished" when a published post goes back to draft', () => {
-    expect(activityTypeFor('published', 'draft')).toBe('unpublished');
+    expect(activityTypeFor(at('published'), at('draft'))).toBe('unpublished');
   });
 
   it('reports "archived" when any other status becomes archived', () => {
-    expect(activityTypeFor('draft', 'archived')).toBe('archived');
-    expect(activityTypeFor('published', 'archived')).toBe('archived');
+    expect(activityTypeFor(at('draft'), at('archived'))).toBe('archived');
+    expect(activityTypeFor(at('published'), at('archived'))).toBe('archived');
   });
 
   it('reports "updated" when an archived post is restored to draft', () => {
-    expect(activityTypeFor('archived', 'draft')).toBe('updated');
+    expect(activityTypeFor(at('archived'), at('draft'))).toBe('updated');
   });
 
   it('reports "updated" when the status does not change', () => {
     for (const status of POST_STATUSES) {
-      expect(activityTypeFor(status, status)).toBe('updated');
+      expect(activityTypeFor(at(status), at(status))).toBe('updated');
     }
   });
 });

@@ -4,43 +4,82 @@ import type { PostQuery } from './ports/post-repository.js';
 import { normalizeTag, normalizeTags } from './tags.js';
 import { hasControlCharacter, isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableTextIssues } from './text.js';
 
-export const ACTIVITY_TYPES = ['created', 'updated', 'published', 'unpublished', 'archived', 'deleted', 'restored'] as const;
+export const ACTIVITY_TYPES = [
+  'created',
+  'updated',
+  'published',
+  'unpublished',
+  'archived',
+  'deleted',
+  'restored',
+  'scheduled',
+  'unscheduled',
+] as const;
 
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 
 export type BulkAction = 'publish' | 'unpublish' | 'archive' | 'delete' | 'addTag' | 'removeTag';
 
 /**
- * Status and publishedAt after moving `post` to `next`.
+ * Status, publishedAt and publishAt after moving `post` to `next`.
  * The first publish stamps `publishedAt = now`; later unpublish/republish
- * (and archiving) keep the existing `publishedAt`.
+ * (and archiving) keep the existing `publishedAt`. Only a draft stays scheduled: moving to
+ * published or archived clears `publishAt`.
  */
 export function applyStatusChange(
-  post: Pick<Post, 'status' | 'publishedAt'>,
+  post: Pick<Post, 'status' | 'publishedAt' | 'publishAt'>,
   next: PostStatus,
   now: Date,
-): { status: PostStatus; publishedAt: Date | null } {
+): { status: PostStatus; publishedAt: Date | null; publishAt: Date | null } {
   const publishedAt =
     post.publishedAt !== null ? new Date(post.publishedAt.getTime()) : next === 'published' ? new Date(now.getTime()) : null;
-  return { status: next, publishedAt };
+  const publishAt = next === 'draft' && post.publishAt !== null ? new Date(post.publishAt.getTime()) : null;
+  return { status: next, publishedAt, publishAt };
+}
+
+/**
+ * The `publishAt` a post gets from a create or an edit that asks for `requested` (undefined:
+ * not asked, keep `current`; null: unschedule), given the status the post has after the write.
+ * Only a draft can be scheduled, and only for a time after `now`.
+ * @throws ValidationError at `/publishAt` for a schedule on a published or archived post, or one
+ *   that is not in the future
+ */
+export function scheduleAfter(status: PostStatus, current: Date | null, requested: Date | null | undefined, now: Date): Date | null {
+  if (requested === undefined) return status === 'draft' ? current : null;
+  if (requested === null) return null;
+  if (status !== 'draft') {
+    throw new ValidationError([{ pointer: '/publishAt', message: `only a draft can be scheduled; this post would be ${status}` }]);
+  }
+  if (requested.getTime() <= now.getTime()) {
+    throw new ValidationError([{ pointer: '/publishAt', message: 'must be in the future' }]);
+  }
+  return new Date(requested.getTime());
 }
 
 /**
  * The activity recorded for an update that moves a post from `before` to
- * `after`. A status change wins over a content change (one activity per update):
+ * `after`. A status change wins over a schedule change, which wins over a content change (one
+ * activity per update):
  * - any other status → archived: 'archived'
  * - draft/archived → published: 'published'
  * - published → draft: 'unpublished'
- * - archived → draft, or no status change: 'updated'
+ * - a draft given a publishAt, or a different one: 'scheduled'
+ * - a scheduled draft that loses its publishAt by an edit: 'unscheduled'
+ * - archived → draft, or nothing of the above: 'updated'
  */
 export function activityTypeFor(
-  before: PostStatus,
-  after: PostStatus,
-): Extract<ActivityType, 'published' | 'unpublished' | 'archived' | 'updated'> {
-  if (before === after) return 'updated';
-  if (after === 'archived') return 'archived';
-  if (after === 'published') return 'published';
-  if (before === 'published') return 'unpublished';
+  before: Pick<Post, 'status' | 'publishAt'>,
+  after: Pick<Post, 'status' | 'publishAt'>,
+): Extract<ActivityType, 'published' | 'unpublished' | 'archived' | 'updated' | 'scheduled' | 'unscheduled'> {
+  if (before.status !== after.status) {
+    if (after.status === 'archived') return 'archived';
+    if (after.status === 'published') return 'published';
+    if (before.status === 'published') return 'unpublished';
+  }
+  const was = before.publishAt?.getTime() ?? null;
+  const is = after.publishAt?.getTime() ?? null;
+  if (is !== null && is !== was) return 'scheduled';
+  if (is === null && was !== null && before.status === after.status) return 'unscheduled';
   return 'updated';
 }
 

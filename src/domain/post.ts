@@ -23,7 +23,21 @@ export interface Post {
   updatedAt: Date;
   /** Instant of the first publish; kept when the post is unpublished or republished. */
   publishedAt: Date | null;
+  /**
+   * When a scheduled draft publishes itself; null when the post is not scheduled. Only a draft has
+   * one (see `scheduleAfter`).
+   */
+  publishAt: Date | null;
 }
 
 /** A post without its body, as returned by list endpoints. */
 export type PostSummary = Omit<Post, 'body'>;
+
+/**
+ * Whether readers may see the post at `now`: published, with its `publishedAt` at or before
+ * `now`. Drafts (scheduled or not), archived posts, and a post whose `publishedAt` is still
+ * ahead (another process's clock ran ahead) are hidden.
+ */
+export function isVisibleToReaders(post: Pick<Post, 'status' | 'publishedAt'>, now: Date): boolean {
+  return post.status === 'published' && post.publishedAt !== null && post.publishedAt.getTime() <= now.getTime();
+}

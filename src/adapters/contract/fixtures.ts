@@ -50,6 +50,7 @@ export function newPost(n: number, overrides: Partial<NewPost> = {}): NewPost {
     wordCount: 0,
     createdAt: minute(n % 60),
     publishedAt: status === 'published' ? minute(n % 60) : null,
+    publishAt: null,
     ...overrides,
   };
 }

@@ -332,6 +332,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
           createdAt: minute(1),
           updatedAt: minute(21),
           publishedAt: minute(20),
+          publishAt: null,
         });
         expect(await posts().get(ulid(1))).toStrictEqual(v2);
         const v3 = await posts().update(ulid(1), 2, { title: 'Three' }, minute(22));
@@ -351,6 +352,18 @@ export function describePostRepositoryContract(make: MakeStore): void {
         const updated = await posts().update(ulid(1), 1, { publishedAt: null, status: 'draft' }, minute(30));
         expect(updated.publishedAt).toBeNull();
         expect((await posts().get(ulid(1)))?.publishedAt).toBeNull();
+      });
+
+      it('update sets and clears publishAt at millisecond precision', async () => {
+        await posts().create(newPost(1, { publishAt: new Date('2026-03-04T05:06:07.009Z') }));
+        expect((await posts().get(ulid(1)))?.publishAt).toStrictEqual(new Date('2026-03-04T05:06:07.009Z'));
+        const rescheduled = await posts().update(ulid(1), 1, { publishAt: new Date('2027-01-02T03:04:05.678Z') }, minute(30));
+        expect(rescheduled.publishAt).toStrictEqual(new Date('2027-01-02T03:04:05.678Z'));
+        expect((await posts().getBySlug('post-1'))?.publishAt).toStrictEqual(new Date('2027-01-02T03:04:05.678Z'));
+        const cleared = await posts().update(ulid(1), 2, { publishAt: null }, minute(31));
+        expect(cleared.publishAt).toBeNull();
+        expect((await posts().get(ulid(1)))?.publishAt).toBeNull();
+        expect((await posts().list({ sort: SORT, limit: 10 })).items[0]?.publishAt).toBeNull();
       });
 
       it('update of a missing post throws NotFoundError', async () => {
@@ -509,6 +522,39 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await ids({ q: 's', tag: 'travel', status: ['published'] })).toEqual([ulid(4), ulid(6)]);
         const page = await posts().list({ sort: SORT, limit: 1, q: 'needle', tag: 'hay' });
         expect(page.total).toBe(2);
+      });
+
+      it('visibleAt keeps only published posts whose publishedAt is at or before it', async () => {
+        await posts().create(newPost(1, { status: 'published', publishedAt: minute(10) }));
+        await posts().create(newPost(2, { status: 'published', publishedAt: minute(20) }));
+        await posts().create(newPost(3, { status: 'draft', publishedAt: minute(5) })); // unpublished
+        await posts().create(newPost(4, { status: 'archived', publishedAt: minute(5) }));
+        await posts().create(newPost(5, { status: 'draft', publishAt: minute(15) })); // scheduled
+        await posts().create(newPost(6, { status: 'published', publishedAt: new Date(minute(20).getTime() + 1) }));
+        expect(await ids({ visibleAt: minute(9) })).toEqual([]);
+        expect(await ids({ visibleAt: minute(10) })).toEqual([ulid(1)]);
+        expect(sorted(await ids({ visibleAt: minute(20) }))).toEqual([ulid(1), ulid(2)]);
+        expect(sorted(await ids({ visibleAt: minute(59) }))).toEqual([ulid(1), ulid(2), ulid(6)]);
+        const page = await posts().list({ sort: SORT, limit: 1, visibleAt: minute(20) });
+        expect(page.total).toBe(2);
+        expect(page.totalExact).toBe(true);
+      });
+
+      it('visibleAt combines with tag and q, and its cursors stay valid at a later instant', async () => {
+        for (let n = 1; n <= 5; n += 1) {
+          await posts().create(
+            newPost(n, { status: 'published', publishedAt: minute(n), tags: n % 2 ? ['odd'] : ['even'], body: `word${n}` }),
+          );
+        }
+        await posts().create(newPost(6, { status: 'draft', tags: ['odd'], body: 'word6' }));
+        expect(sorted(await ids({ visibleAt: minute(59), tag: 'odd' }))).toEqual([ulid(1), ulid(3), ulid(5)]);
+        expect(await ids({ visibleAt: minute(59), q: 'WORD4' })).toEqual([ulid(4)]);
+        expect(await ids({ visibleAt: minute(59), q: 'word6' })).toEqual([]);
+        const sort: PostSort = { key: 'publishedAt', direction: 'desc' };
+        const first = await posts().list({ sort, limit: 2, visibleAt: minute(59), status: ['published'] });
+        expect(first.items.map((p) => p.id)).toEqual([ulid(5), ulid(4)]);
+        const second = await posts().list({ sort, limit: 2, visibleAt: minute(60), status: ['published'], cursor: first.nextCursor });
+        expect(second.items.map((p) => p.id)).toEqual([ulid(3), ulid(2)]);
       });
 
       it('listed items are summaries: they carry no body', async () => {
@@ -798,6 +844,23 @@ export function describePostRepositoryContract(make: MakeStore): void {
         ]);
       });
 
+      it('tagCounts with visibleAt counts only what readers may see then, and leaves out tags with none', async () => {
+        await posts().create(newPost(1, { status: 'published', publishedAt: minute(10), tags: ['a', 'b'] }));
+        await posts().create(newPost(2, { status: 'published', publishedAt: minute(30), tags: ['b'] }));
+        await posts().create(newPost(3, { status: 'draft', tags: ['b', 'secret'] }));
+        await posts().create(newPost(4, { status: 'archived', publishedAt: minute(1), tags: ['old'] }));
+        await posts().create(newPost(5, { status: 'draft', publishAt: minute(5), tags: ['soon'] }));
+        expect(await posts().tagCounts(minute(20))).toStrictEqual([
+          { name: 'a', count: 1 },
+          { name: 'b', count: 1 },
+        ]);
+        expect(await posts().tagCounts(minute(30))).toStrictEqual([
+          { name: 'b', count: 2 },
+          { name: 'a', count: 1 },
+        ]);
+        expect(await posts().tagCounts(minute(9))).toStrictEqual([]);
+      });
+
       it('tagCounts of no posts is []', async () => {
         expect(await posts().tagCounts()).toStrictEqual([]);
       });
@@ -834,6 +897,59 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await posts().slugsLike('absent')).toStrictEqual([]);
         await posts().create(newPost(50, { slug: 'absent-3' }));
         expect(await posts().slugsLike('absent')).toStrictEqual(['absent-3']);
+      });
+    });
+
+    describe('scheduling', () => {
+      it('publishDue publishes due drafts: published, publishedAt from publishAt, publishAt null, updatedAt = now, version + 1', async () => {
+        const created = await posts().create(newPost(1, { publishAt: minute(10), tags: ['t'], body: 'b' }));
+        const [published, ...rest] = await posts().publishDue(minute(12), 10);
+        expect(rest).toEqual([]);
+        const expected: Post = {
+          ...created,
+          status: 'published',
+          publishedAt: minute(10),
+          publishAt: null,
+          updatedAt: minute(12),
+          version: 2,
+        };
+        expect(published).toStrictEqual(expected);
+        expect(await posts().get(ulid(1))).toStrictEqual(expected);
+      });
+
+      it('publishDue keeps the publishedAt of a post published before', async () => {
+        await posts().create(newPost(1, { status: 'draft', publishedAt: minute(1), publishAt: minute(10) }));
+        const [published] = await posts().publishDue(minute(10), 10);
+        expect(published?.publishedAt).toStrictEqual(minute(1));
+      });
+
+      it('publishDue leaves drafts due later, unscheduled drafts and other statuses alone', async () => {
+        await posts().create(newPost(1, { publishAt: new Date(minute(10).getTime() + 1) }));
+        await posts().create(newPost(2));
+        await posts().create(newPost(3, { status: 'published' }));
+        await posts().create(newPost(4, { status: 'archived' }));
+        const before = await Promise.all([1, 2, 3, 4].map((n) => posts().get(ulid(n))));
+        expect(await posts().publishDue(minute(10), 10)).toStrictEqual([]);
+        expect(await Promise.all([1, 2, 3, 4].map((n) => posts().get(ulid(n))))).toStrictEqual(before);
+      });
+
+      it('publishDue takes the earliest publishAt first, ties by id, at most limit, and the rest on the next call', async () => {
+        await posts().create(newPost(3, { publishAt: minute(5) }));
+        await posts().create(newPost(1, { publishAt: minute(7) }));
+        await posts().create(newPost(2, { publishAt: minute(5) }));
+        await posts().create(newPost(4, { publishAt: minute(6) }));
+        expect((await posts().publishDue(minute(8), 3)).map((p) => p.id)).toEqual([ulid(2), ulid(3), ulid(4)]);
+        expect((await posts().publishDue(minute(8), 3)).map((p) => p.id)).toEqual([ulid(1)]);
+        expect(await posts().publishDue(minute(8), 3)).toStrictEqual([]);
+      });
+
+      it('of concurrent publishDue calls each due post is published by exactly one (N = 8 callers, 30 posts)', async () => {
+        for (let n = 1; n <= 30; n += 1) await posts().create(newPost(n, { publishAt: minute(n % 7) }));
+        const results = await Promise.all(times(8, () => posts().publishDue(minute(30), 4)));
+        const again = await Promise.all(times(8, () => posts().publishDue(minute(30), 100)));
+        const all = [...results, ...again].flat().map((p) => p.id);
+        expect(sorted(all)).toEqual(sorted(times(30, (i) => ulid(i + 1))));
+        for (let n = 1; n <= 30; n += 1) expect((await posts().get(ulid(n)))?.version).toBe(2);
       });
     });
   });

@@ -24,6 +24,7 @@ function newPost(n: number, over: Partial<NewPost> = {}): NewPost {
     wordCount: 2,
     createdAt: at(n * 1000),
     publishedAt: null,
+    publishAt: null,
     ...over,
   };
 }

@@ -65,6 +65,7 @@ describe.skipIf(!available)('PostgreSQL store', () => {
           wordCount: 0,
           createdAt: new Date(0),
           publishedAt: null,
+          publishAt: null,
         });
         // Another transaction holds the row lock, so the update waits past the timeout.
         await connection().sql.begin(async (tx) => {

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../../../test/support/databases.js';
 import { Housekeeping, HOUSEKEEPING_JOB } from '../../app/housekeeping.js';
+import { History } from '../../app/history.js';
+import { ScheduledPublishing } from '../../app/scheduled-publishing.js';
+import { createUlidIds } from '../system/ulid-ids.js';
 import { FixedClock } from '../../domain/clock.js';
 import type { Store } from '../../domain/ports/store.js';
 import { openPostgres, type PostgresConnection } from './driver/connect-postgres.js';
@@ -84,6 +87,45 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
         ).toHaveLength(5);
         expect((await stores[0]!.loginAttempts.failuresSince(key, since)).count).toBe(5);
       }
+    });
+  });
+
+  describe('scheduled publishing', () => {
+    it('publishes each due post exactly once while both processes run the job at once, in rounds', async () => {
+      const [a, b] = stores as [Store, Store];
+      const t0 = new Date('2026-06-01T12:00:00.000Z');
+      const ids = Array.from({ length: 120 }, (_, i) => `SCHED${String(i).padStart(4, '0')}`);
+      for (const [i, id] of ids.entries()) {
+        await a.posts.create({
+          id,
+          title: id,
+          slug: id.toLowerCase(),
+          excerpt: '',
+          body: '',
+          tags: [],
+          status: 'draft',
+          wordCount: 0,
+          createdAt: t0,
+          publishedAt: null,
+          publishAt: new Date(t0.getTime() + (i % 10) * 1000),
+        });
+      }
+      const clock = new FixedClock(new Date(t0.getTime() + 60_000));
+      const jobs = [a, b].map(
+        (store) =>
+          new ScheduledPublishing({ unitOfWork: store.unitOfWork, clock, history: new History(createUlidIds(clock), clock), batchSize: 7 }),
+      );
+      const reports = await Promise.all(Array.from({ length: 6 }, (_, i) => jobs[i % 2]!.runOnce()));
+      const published = reports.flatMap((r) => r.published.map((p) => p.id));
+      expect(published.sort()).toEqual([...ids].sort());
+      for (const id of ids) {
+        const post = await b.posts.get(id);
+        expect(post, id).toMatchObject({ status: 'published', version: 2, publishAt: null });
+        const events = await b.activity.list({ postId: id, limit: 10 });
+        expect(events.items.map((e) => [e.type, e.actor.id])).toEqual([['published', 'system']]);
+        expect((await b.revisions.list(id, { limit: 10 })).items.map((r) => r.version)).toEqual([2]);
+      }
+      expect((await jobs[1]!.runOnce()).published).toEqual([]);
     });
   });
 });

@@ -15,6 +15,7 @@ const post: Post = {
   createdAt: new Date('2026-01-01T00:00:00.000Z'),
   updatedAt: new Date('2026-01-02T00:00:00.000Z'),
   publishedAt: new Date('2026-01-01T12:00:00.000Z'),
+  publishAt: null,
 };
 
 describe('a post as a markdown file', () => {

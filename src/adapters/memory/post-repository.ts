@@ -2,7 +2,7 @@ import { checkedPageLimit, compareUtf8, hasCursor, pageOf, postPosition } from '
 import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../domain/cursor.js';
 import { DuplicateIdError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import { countedTotal, countLimitOf } from '../../domain/paging.js';
-import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
+import { isVisibleToReaders, POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import type {
   NewPost,
   PostChanges,
@@ -28,6 +28,7 @@ function copyPost(p: Post): Post {
     createdAt: copyDate(p.createdAt),
     updatedAt: copyDate(p.updatedAt),
     publishedAt: copyNullableDate(p.publishedAt),
+    publishAt: copyNullableDate(p.publishAt),
   };
 }
 
@@ -89,8 +90,10 @@ function fold(s: string): string {
 function matcher(query: PostQuery): (post: Post) => boolean {
   const statuses = query.status !== undefined && query.status.length > 0 ? query.status : null;
   const needle = query.q !== undefined && query.q !== '' ? fold(query.q) : null;
+  const visibleAt = query.visibleAt;
   return (post) =>
     (statuses === null || statuses.includes(post.status)) &&
+    (visibleAt === undefined || isVisibleToReaders(post, visibleAt)) &&
     (query.tag === undefined || post.tags.includes(query.tag)) &&
     (needle === null || fold(post.title).includes(needle) || fold(post.excerpt).includes(needle) || fold(post.body).includes(needle));
 }
@@ -166,6 +169,7 @@ export class MemoryPostRepository implements PostRepository {
         status: changes.status ?? current.status,
         wordCount: changes.wordCount ?? current.wordCount,
         publishedAt: changes.publishedAt !== undefined ? changes.publishedAt : current.publishedAt,
+        publishAt: changes.publishAt !== undefined ? changes.publishAt : current.publishAt,
         version: current.version + 1,
         updatedAt: at,
       });
@@ -195,13 +199,35 @@ export class MemoryPostRepository implements PostRepository {
     );
   }
 
-  tagCounts(): Promise<TagCount[]> {
+  tagCounts(visibleAt?: Date): Promise<TagCount[]> {
     return this.#session.exec((data) => {
       const counts = new Map<string, number>();
       for (const post of data.posts.values()) {
+        if (visibleAt !== undefined && !isVisibleToReaders(post, visibleAt)) continue;
         for (const tag of new Set(post.tags)) counts.set(tag, (counts.get(tag) ?? 0) + 1);
       }
       return [...counts].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || compareUtf8(a.name, b.name));
+    });
+  }
+
+  publishDue(now: Date, limit: number): Promise<Post[]> {
+    return this.#session.exec((data) => {
+      const due = [...data.posts.values()]
+        .filter((post) => post.status === 'draft' && post.publishAt !== null && post.publishAt.getTime() <= now.getTime())
+        .sort((a, b) => a.publishAt!.getTime() - b.publishAt!.getTime() || compareUtf8(a.id, b.id))
+        .slice(0, limit);
+      return due.map((current) => {
+        const next = copyPost({
+          ...current,
+          status: 'published',
+          publishedAt: current.publishedAt ?? current.publishAt,
+          publishAt: null,
+          version: current.version + 1,
+          updatedAt: now,
+        });
+        data.posts.set(next.id, next);
+        return copyPost(next);
+      });
     });
   }
 

@@ -12,6 +12,7 @@ export interface NewPost {
   wordCount: number;
   createdAt: Date;
   publishedAt: Date | null;
+  publishAt: Date | null;
 }
 
 /** Fields a write may change; absent fields keep their value. */
@@ -24,6 +25,7 @@ export interface PostChanges {
   status?: PostStatus;
   wordCount?: number;
   publishedAt?: Date | null;
+  publishAt?: Date | null;
 }
 
 export type PostSortKey = 'updatedAt' | 'createdAt' | 'publishedAt' | 'title';
@@ -39,6 +41,11 @@ export interface PostQuery {
   tag?: string;
   /** Case-insensitive substring of title, excerpt or body. */
   q?: string;
+  /**
+   * Only what readers may see at this instant: published posts whose `publishedAt` is at or
+   * before it. Not part of a cursor's scope, so the pages of one walk may pass different instants.
+   */
+  visibleAt?: Date;
   sort: PostSort;
   /** 1 to 100. */
   limit: number;
@@ -105,10 +112,19 @@ export interface TagCount {
  *
  * Read models
  * - `tagCounts` counts, for every tag on any post of any status, the posts carrying it, most used
- *   first, ties by name in byte order.
+ *   first, ties by name in byte order. With `visibleAt` it counts only the posts readers may see
+ *   then (as the list filter), and leaves out tags with none.
  * - `countByStatus` counts posts per status (zeros included) and `wordsPublished` sums `wordCount`
  *   over published posts.
  * - `slugsLike(base)` returns every stored slug that is `base` or `base-<n>`, to pick a free one.
+ *
+ * Scheduling
+ * - `publishDue(now, limit)` publishes drafts whose `publishAt` is at or before `now`, earliest
+ *   `publishAt` first (ties by id), at most `limit` of them: status `published`, `publishedAt`
+ *   kept when set and otherwise the `publishAt`, `publishAt` null, `updatedAt = now`, version + 1.
+ *   It returns them as stored. A draft whose `publishAt` is after `now` and every other post is
+ *   left alone. Of concurrent calls (in one process or several sharing the database), each due
+ *   post is published by exactly one.
  */
 export interface PostRepository {
   create(post: NewPost): Promise<Post>;
@@ -118,7 +134,8 @@ export interface PostRepository {
   update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post>;
   delete(id: string, expectedVersion: number): Promise<Post>;
   slugsLike(base: string): Promise<string[]>;
-  tagCounts(): Promise<TagCount[]>;
+  tagCounts(visibleAt?: Date): Promise<TagCount[]>;
+  publishDue(now: Date, limit: number): Promise<Post[]>;
   countByStatus(): Promise<Record<PostStatus, number>>;
   wordsPublished(): Promise<number>;
 }

@@ -5,6 +5,9 @@ export interface Actor {
   name: string;
 }
 
+/** Who publishes a scheduled draft: the server itself, not a user. */
+export const SYSTEM_ACTOR: Readonly<Actor> = Object.freeze({ id: 'system', name: 'Scheduler' });
+
 /** The full state of a post as one successful write left it. */
 export interface Revision {
   postId: string;

@@ -115,6 +115,7 @@ function post(id: string): NewPost {
     wordCount: 0,
     createdAt: new Date(0),
     publishedAt: null,
+    publishAt: null,
   };
 }
 

@@ -1,4 +1,4 @@
-import { and, count as count_, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count as count_, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../../domain/paging.js';
@@ -27,6 +27,7 @@ const summaryColumns = {
   createdAt: posts.createdAt,
   updatedAt: posts.updatedAt,
   publishedAt: posts.publishedAt,
+  publishAt: posts.publishAt,
 };
 const postColumns = { ...summaryColumns, body: posts.body };
 
@@ -42,6 +43,7 @@ interface SummaryRow {
   createdAt: Date;
   updatedAt: Date;
   publishedAt: Date | null;
+  publishAt: Date | null;
 }
 interface PostRow extends SummaryRow {
   body: string;
@@ -77,6 +79,7 @@ function toSummary(row: SummaryRow): PostSummary {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     publishedAt: row.publishedAt,
+    publishAt: row.publishAt,
   };
 }
 
@@ -163,6 +166,7 @@ export class DrizzlePostRepository implements PostRepository {
             createdAt: post.createdAt,
             updatedAt: post.createdAt,
             publishedAt: post.publishedAt,
+            publishAt: post.publishAt,
           })
           .onConflictDoNothing({ target: posts.slug })
           .returning(postColumns)
@@ -197,6 +201,7 @@ export class DrizzlePostRepository implements PostRepository {
       statuses: statuses.length,
       tag: query.tag !== undefined,
       q: query.q !== undefined && query.q !== '',
+      visible: query.visibleAt !== undefined,
       after: position === null ? 'start' : position[0] === null ? 'nulls' : 'value',
     };
     // Counting stops one past the limit: that is enough to know the total is not exact, and
@@ -208,6 +213,7 @@ export class DrizzlePostRepository implements PostRepository {
       ...Object.fromEntries(statuses.map((status, i) => [`status${i}`, status])),
       ...(shape.tag ? { tag: query.tag } : {}),
       ...(shape.q ? { pattern: `%${escapeLike(query.q!.toLowerCase())}%` } : {}),
+      ...(shape.visible ? { visibleAt: query.visibleAt!.toISOString() } : {}),
       ...(position === null ? {} : { value: position[0], id: position[1] }),
     };
 
@@ -237,6 +243,7 @@ export class DrizzlePostRepository implements PostRepository {
     if (changes.status !== undefined) set.status = changes.status;
     if (changes.wordCount !== undefined) set.wordCount = changes.wordCount;
     if (changes.publishedAt !== undefined) set.publishedAt = changes.publishedAt;
+    if (changes.publishAt !== undefined) set.publishAt = changes.publishAt;
     set.updatedAt = at;
 
     const contentFields = [changes.title, changes.excerpt, changes.body];
@@ -314,16 +321,54 @@ export class DrizzlePostRepository implements PostRepository {
     return rows.map((r) => r.slug);
   }
 
-  async tagCounts(): Promise<TagCount[]> {
+  async tagCounts(visibleAt?: Date): Promise<TagCount[]> {
     // post_tags holds one row per tag of each post (one status per post): a row is a post.
     const rows = await this.session.run((db) =>
-      db
-        .select({ name: postTags.tag, count: count_() })
-        .from(postTags)
-        .groupBy(postTags.tag)
-        .orderBy(sql`2 DESC`, sql`${postTags.tag} COLLATE "C" ASC`),
+      visibleAt === undefined
+        ? db
+            .select({ name: postTags.tag, count: count_() })
+            .from(postTags)
+            .groupBy(postTags.tag)
+            .orderBy(sql`2 DESC`, sql`${postTags.tag} COLLATE "C" ASC`)
+        : db
+            .select({ name: postTags.tag, count: count_() })
+            .from(postTags)
+            .innerJoin(posts, eq(posts.id, postTags.postId))
+            .where(and(eq(postTags.status, 'published'), lte(posts.publishedAt, visibleAt)))
+            .groupBy(postTags.tag)
+            .orderBy(sql`2 DESC`, sql`${postTags.tag} COLLATE "C" ASC`),
     );
     return rows.map((r) => ({ name: r.name, count: r.count }));
+  }
+
+  async publishDue(now: Date, limit: number): Promise<Post[]> {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    return this.session.run(async (db) => {
+      // The queue in order, skipping rows another caller holds; then the guarded UPDATE decides:
+      // a post another caller published meanwhile is no longer a due draft and matches no row.
+      const due = await db
+        .select({ id: posts.id })
+        .from(posts)
+        .where(and(eq(posts.status, 'draft'), lte(posts.publishAt, now)))
+        .orderBy(asc(posts.publishAt), asc(posts.id))
+        .limit(limit)
+        .for('update', { skipLocked: true });
+      if (due.length === 0) return [];
+      const order = due.map((row) => row.id);
+      const rows = await db
+        .update(posts)
+        .set({
+          status: 'published',
+          publishedAt: sql`coalesce(${posts.publishedAt}, ${posts.publishAt})`,
+          publishAt: null,
+          updatedAt: now,
+          version: sql`${posts.version} + 1`,
+        })
+        .where(and(inArray(posts.id, order), eq(posts.status, 'draft'), lte(posts.publishAt, now)))
+        .returning(postColumns);
+      const byId = new Map(rows.map((row) => [row.id, toPost(row)]));
+      return order.flatMap((id) => byId.get(id) ?? []);
+    });
   }
 
   async countByStatus(): Promise<Record<PostStatus, number>> {
@@ -357,6 +402,8 @@ interface ListShape {
   statuses: number;
   tag: boolean;
   q: boolean;
+  /** Only what readers may see at `visibleAt`: published, `publishedAt` at or before it. */
+  visible: boolean;
   /** From the first post, after a position with a sort value, or inside the trailing run of nulls. */
   after: 'start' | 'value' | 'nulls';
 }
@@ -394,6 +441,8 @@ function listStatements(db: Database, shape: ListShape) {
   filters.push(...statusIn(posts.status));
   if (shape.tag) filters.push(sql`${posts.tags} @> ARRAY[${placeholder('tag')}]::text[]`);
   if (shape.q) filters.push(sql`${posts.searchText} LIKE ${placeholder('pattern')}`);
+  const visible = sql`${posts.status} = 'published' AND ${posts.publishedAt} <= ${placeholder('visibleAt')}::timestamptz`;
+  if (shape.visible) filters.push(visible);
 
   const col = SORT_COLUMNS[key];
   const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
@@ -408,14 +457,20 @@ function listStatements(db: Database, shape: ListShape) {
       .orderBy(...orderBy)
       .limit(placeholder('fetch'));
 
-  // A tag filter without `q` counts in post_tags (an index-only scan of one tag's entries); the
-  // others count the posts themselves.
+  // A tag filter without `q` counts in post_tags (an index-only scan of one tag's entries; for
+  // readers, joined to the posts for their publishedAt); the others count the posts themselves.
   const matches = (
     shape.tag && !shape.q
-      ? db
-          .select({ one: sql`1` })
-          .from(postTags)
-          .where(and(eq(postTags.tag, placeholder('tag')), ...statusIn(postTags.status)))
+      ? shape.visible
+        ? db
+            .select({ one: sql`1` })
+            .from(postTags)
+            .innerJoin(posts, eq(posts.id, postTags.postId))
+            .where(and(eq(postTags.tag, placeholder('tag')), eq(postTags.status, 'published'), ...statusIn(postTags.status), visible))
+        : db
+            .select({ one: sql`1` })
+            .from(postTags)
+            .where(and(eq(postTags.tag, placeholder('tag')), ...statusIn(postTags.status)))
       : db
           .select({ one: sql`1` })
           .from(posts)

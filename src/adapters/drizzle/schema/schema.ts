@@ -19,7 +19,17 @@ const instant = (name: string) => timestamp(name, { precision: 3, withTimezone: 
 /** Kept in step with `POST_STATUSES` (a test checks it). */
 export const STATUS_SQL_VALUES = ['draft', 'published', 'archived'] as const;
 /** Kept in step with `ACTIVITY_TYPES` (a test checks it). */
-export const ACTIVITY_TYPE_SQL_VALUES = ['created', 'updated', 'published', 'unpublished', 'archived', 'deleted', 'restored'] as const;
+export const ACTIVITY_TYPE_SQL_VALUES = [
+  'created',
+  'updated',
+  'published',
+  'unpublished',
+  'archived',
+  'deleted',
+  'restored',
+  'scheduled',
+  'unscheduled',
+] as const;
 
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', '));
 
@@ -41,6 +51,8 @@ export const posts = pgTable(
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
     publishedAt: instant('published_at'),
+    /** When a scheduled draft publishes itself; null when not scheduled. */
+    publishAt: instant('publish_at'),
   },
   (t) => [
     primaryKey({ name: 'posts_pkey', columns: [t.id] }),
@@ -48,6 +60,7 @@ export const posts = pgTable(
     check('posts_status_check', sql`${t.status} IN (${inList(STATUS_SQL_VALUES)})`),
     check('posts_version_check', sql`${t.version} >= 1`),
     check('posts_word_count_check', sql`${t.wordCount} >= 0`),
+    check('posts_publish_at_check', sql`${t.publishAt} IS NULL OR ${t.status} = 'draft'`),
     // One index per sort key; each serves both directions except publishedAt, whose nulls come
     // last in both directions and so needs one index per direction.
     index('posts_updated_at_id_idx').on(t.updatedAt, t.id),
@@ -56,6 +69,10 @@ export const posts = pgTable(
     index('posts_published_at_desc_id_idx').on(t.publishedAt.desc().nullsLast(), t.id.desc()),
     index('posts_title_id_idx').on(t.title, t.id),
     index('posts_status_idx').on(t.status),
+    // The scheduler's queue: only scheduled drafts are in it.
+    index('posts_publish_at_id_idx')
+      .on(t.publishAt, t.id)
+      .where(sql`${t.publishAt} IS NOT NULL`),
     index('posts_tags_idx').using('gin', t.tags),
     // Needs the pg_trgm extension, created by the first migration.
     index('posts_search_text_trgm_idx').using('gin', t.searchText.op('gin_trgm_ops')),

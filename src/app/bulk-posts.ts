@@ -140,7 +140,7 @@ export class BulkPosts {
     }
     const next = transitionFor(action, before.status);
     const after = await repos.posts.update(id, before.version, applyStatusChange(before, next, now), now);
-    await this.#history.record(repos, after, activityTypeFor(before.status, after.status), actor);
+    await this.#history.record(repos, after, activityTypeFor(before, after), actor);
     return after.version;
   }
 }

@@ -1,3 +1,4 @@
+import { runEvery } from './periodic.js';
 import type { Clock } from '../domain/clock.js';
 import type { TransactionalRepositories, UnitOfWork } from '../domain/ports/unit-of-work.js';
 
@@ -82,23 +83,14 @@ export function scheduleHousekeeping(
   log: { info(message: string, fields?: Record<string, unknown>): void; warn(message: string, fields?: Record<string, unknown>): void },
   onReport: (report: PurgeReport) => void = () => undefined,
 ): () => Promise<void> {
-  let running: Promise<void> | null = null;
-  const timer = setInterval(() => {
-    if (running !== null) return; // the previous run is still going: skip this tick
-    running = housekeeping
-      .runOnce()
-      .then((report) => {
-        if (report.ran) log.info('housekeeping', { ...report });
-        onReport(report);
-      })
-      .catch((error: unknown) => log.warn('housekeeping failed', { error }))
-      .finally(() => {
-        running = null;
-      });
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  return runEvery(
+    'housekeeping',
+    intervalMs,
+    async () => {
+      const report = await housekeeping.runOnce();
+      if (report.ran) log.info('housekeeping', { ...report });
+      onReport(report);
+    },
+    log,
+  );
 }

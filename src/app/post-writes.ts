@@ -3,6 +3,7 @@ import {
   applyStatusChange,
   checkedPostContent,
   countWords,
+  scheduleAfter,
   NotFoundError,
   type Actor,
   type Clock,
@@ -23,6 +24,8 @@ export interface NewPostInput {
   body: string;
   tags: string[];
   status: 'draft' | 'published';
+  /** Schedules the new draft to publish itself then (see `scheduleAfter`). */
+  publishAt?: Date;
 }
 
 /** What a client may edit: the changes a write may make, less the fields the use case derives. */
@@ -60,6 +63,7 @@ export class PostWrites {
     const tags = checkedPostContent(input) ?? [];
     return this.#idempotent.inOneTransaction(actor, idempotency, async (repos) => {
       const now = this.#clock.now();
+      const publishAt = scheduleAfter(input.status, null, input.publishAt, now);
       const draft = {
         id: this.#ids.next(),
         title: input.title,
@@ -70,6 +74,7 @@ export class PostWrites {
         wordCount: countWords(input.body),
         createdAt: now,
         publishedAt: input.status === 'published' ? now : null,
+        publishAt,
       };
       const post = await createWithFreeSlug(repos, input.slug, input.title, (slug) => repos.posts.create({ ...draft, slug }));
       await this.#history.record(repos, post, 'created', actor);
@@ -92,8 +97,11 @@ export class PostWrites {
       }
       if (tags !== undefined) changes.tags = tags;
       if (edit.status !== undefined) Object.assign(changes, applyStatusChange(before, edit.status, now));
+      const publishAt = scheduleAfter(changes.status ?? before.status, before.publishAt, edit.publishAt, now);
+      if (publishAt?.getTime() === before.publishAt?.getTime()) delete changes.publishAt;
+      else changes.publishAt = publishAt;
       const after = await updateSuggestingSlug(repos, id, before.version, changes, now);
-      await this.#history.record(repos, after, activityTypeFor(before.status, after.status), actor);
+      await this.#history.record(repos, after, activityTypeFor(before, after), actor);
       return after;
     });
   }

@@ -4,14 +4,14 @@ import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-ha
 import { createJoseAccessTokens } from './adapters/crypto/jose-access-tokens.js';
 import { createRefreshTokenSecrets } from './adapters/crypto/refresh-token-secrets.js';
 import { createApp, type RequestObserver } from './adapters/http/app.js';
-import type { Contract } from './adapters/http/contract.js';
+import { API_ROOT, type Contract } from './adapters/http/contract.js';
 import { createHandlers } from './adapters/http/handlers/index.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
 import { AuthService } from './app/auth-service.js';
 import { Housekeeping } from './app/housekeeping.js';
 import { createPostUseCases } from './app/post-use-cases.js';
 import { Readiness } from './app/readiness.js';
-import type { Config } from './config.js';
+import { loadConfig, type Config, type ContentConfig } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
 import type { Logger } from './log.js';
 import { BUNDLE_FILE } from './paths.js';
@@ -40,6 +40,8 @@ export interface CompositionOptions {
   readiness?: Readiness;
   /** Serve the API reference at /api/v1/docs (default true). */
   docs?: boolean;
+  /** The public Content API's site, caching and rate limit (default: the defaults of `loadConfig`). */
+  content?: ContentConfig;
 }
 
 function dummyHash(hasher: PasswordHasher): Promise<string> {
@@ -85,9 +87,25 @@ export async function compose(options: CompositionOptions) {
     idempotency: { leaseMs: options.idempotency.leaseSeconds * 1000, ttlMs: options.idempotency.ttlSeconds * 1000 },
   });
   const readiness = options.readiness ?? new Readiness({ store, clock });
+  const content = options.content ?? loadConfig({}).content;
   const app = createApp({
     contract: options.contract,
-    handlers: createHandlers({ store, auth, posts, readiness }),
+    handlers: createHandlers({
+      store,
+      auth,
+      posts,
+      readiness,
+      content: {
+        site: {
+          siteUrl: content.siteUrl,
+          postPath: content.postPath,
+          title: content.siteTitle,
+          contentApiUrl: `${content.apiUrl}${API_ROOT}/content`,
+        },
+        cache: { maxAgeSeconds: content.maxAgeSeconds, staleWhileRevalidateSeconds: content.staleWhileRevalidateSeconds },
+      },
+    }),
+    contentRateLimitPerMinute: content.rateLimitPerMinute,
     observers: options.observers ?? [],
     ...(options.docs === false ? {} : { docsBundle: readFileSync(BUNDLE_FILE, 'utf8') }),
     admit: () => readiness.admit(),

@@ -27,6 +27,16 @@ describe('loadConfig', () => {
       },
       idempotency: { ttlSeconds: 86400, leaseSeconds: 30 },
       housekeeping: { intervalSeconds: 3600, batchSize: 1000 },
+      content: {
+        siteUrl: 'http://localhost:3000',
+        postPath: '/blog/{slug}',
+        apiUrl: 'http://localhost:8080',
+        siteTitle: 'MarginCMS blog',
+        maxAgeSeconds: 60,
+        staleWhileRevalidateSeconds: 300,
+        rateLimitPerMinute: 600,
+      },
+      publishIntervalSeconds: 10,
       database: { kind: 'pglite', dataDir: '.data' },
     });
   });
@@ -110,6 +120,33 @@ describe('loadConfig', () => {
       expect(message).toContain(fragment);
       expect(message).not.toContain('hunter2');
     }
+  });
+
+  it('reads the public site, the API address and the content cache settings, trimming trailing slashes', () => {
+    const config = loadConfig({
+      PUBLIC_SITE_URL: 'https://blog.example.com/',
+      PUBLIC_API_URL: 'https://api.example.com',
+      PUBLIC_POST_PATH: '/posts/{slug}/',
+      CONTENT_MAX_AGE_SECONDS: '0',
+      CONTENT_RATE_LIMIT_PER_MINUTE: '0',
+      PUBLISH_INTERVAL_SECONDS: '0',
+    });
+    expect(config.content).toMatchObject({
+      siteUrl: 'https://blog.example.com',
+      apiUrl: 'https://api.example.com',
+      postPath: '/posts/{slug}/',
+      maxAgeSeconds: 0,
+      rateLimitPerMinute: 0,
+    });
+    expect(config.publishIntervalSeconds).toBe(0);
+  });
+
+  it('refuses a site URL that is not absolute http(s) and a post path without {slug}, naming both', () => {
+    const both = () => loadConfig({ PUBLIC_SITE_URL: 'blog.example.com', PUBLIC_POST_PATH: '/blog/' });
+    expect(both).toThrow(/PUBLIC_SITE_URL must be an absolute http\(s\) URL/);
+    expect(both).toThrow(/PUBLIC_POST_PATH must be a path starting with \/ and containing \{slug\}/);
+    expect(() => loadConfig({ PUBLIC_API_URL: 'ftp://api.example.com' })).toThrow(/PUBLIC_API_URL/);
+    expect(() => loadConfig({ PUBLIC_SITE_URL: 'https://blog.example.com/?x=1' })).toThrow(/PUBLIC_SITE_URL/);
   });
 
   it('lists every variable it reads in .env.example', () => {

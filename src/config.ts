@@ -42,6 +42,9 @@ export interface Config {
     leaseSeconds: number;
   };
   housekeeping: HousekeepingConfig;
+  content: ContentConfig;
+  /** Seconds between runs of the job that publishes due scheduled drafts; 0 runs none in this process. */
+  publishIntervalSeconds: number;
   database:
     | { kind: 'pglite'; dataDir: string }
     | {
@@ -70,6 +73,21 @@ export interface HousekeepingConfig {
   intervalSeconds: number;
   /** Rows per table deleted in one transaction. */
   batchSize: number;
+}
+
+/** The public Content API: where readers find posts, and how its answers are cached and limited. */
+export interface ContentConfig {
+  /** The blog's address, no trailing slash (PUBLIC_SITE_URL). */
+  siteUrl: string;
+  /** Path of a post page with `{slug}` (PUBLIC_POST_PATH). */
+  postPath: string;
+  /** This API's public address, no trailing slash (PUBLIC_API_URL), for the feeds' self links. */
+  apiUrl: string;
+  siteTitle: string;
+  maxAgeSeconds: number;
+  staleWhileRevalidateSeconds: number;
+  /** Content requests per client address per minute, in each process; 0: no limit. */
+  rateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -130,6 +148,20 @@ export const ENV_VARIABLES = {
     doc: 'Seconds between purges of expired keys, old login failures and spent tokens; 0: none.',
   },
   HOUSEKEEPING_BATCH_SIZE: { default: '1000', doc: 'Rows per table a purge deletes in one transaction.' },
+  PUBLISH_INTERVAL_SECONDS: {
+    default: '10',
+    doc: 'Seconds between runs of the job that publishes due scheduled drafts (once across processes); 0: none in this process.',
+  },
+  PUBLIC_SITE_URL: { default: 'http://localhost:3000', doc: "The blog's public address: feeds and the sitemap link to posts there." },
+  PUBLIC_POST_PATH: { default: '/blog/{slug}', doc: 'Path of a post page on the blog, with {slug}.' },
+  PUBLIC_API_URL: { default: '', doc: "This API's public address for the feeds' self links; empty: http://localhost:PORT." },
+  SITE_TITLE: { default: 'MarginCMS blog', doc: 'Title of the feeds.' },
+  CONTENT_MAX_AGE_SECONDS: { default: '60', doc: 'Cache-Control max-age of Content API answers.' },
+  CONTENT_STALE_WHILE_REVALIDATE_SECONDS: { default: '300', doc: 'Cache-Control stale-while-revalidate of Content API answers.' },
+  CONTENT_RATE_LIMIT_PER_MINUTE: {
+    default: '600',
+    doc: 'Content API requests per client address per minute, counted in each process (429 beyond); 0: no limit.',
+  },
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -171,6 +203,8 @@ export function loadConfig(env: Env): Config {
   };
   const loginThrottle = readLoginThrottle(integer);
   const housekeeping = readHousekeeping(integer);
+  const publishIntervalSeconds = integer('PUBLISH_INTERVAL_SECONDS', 0, 86400);
+  const content = readContent(read, integer, problems, port);
   const trustProxy = boolean('TRUST_PROXY');
   const corsOrigins = read('CORS_ORIGINS')
     .split(',')
@@ -219,7 +253,39 @@ export function loadConfig(env: Env): Config {
     },
     idempotency,
     housekeeping,
+    content,
+    publishIntervalSeconds,
     database,
+  };
+}
+
+function readContent(read: Read, integer: Integer, problems: string[], port: number): ContentConfig {
+  const absolute = (name: 'PUBLIC_SITE_URL' | 'PUBLIC_API_URL', value: string): string => {
+    let url: URL | null = null;
+    try {
+      url = new URL(value);
+    } catch {
+      // reported below
+    }
+    if (url === null || !['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '') {
+      problems.push(`${name} must be an absolute http(s) URL without query or fragment (got "${value}")`);
+      return value;
+    }
+    return value.replace(/\/+$/, '');
+  };
+  const postPath = read('PUBLIC_POST_PATH');
+  if (!postPath.startsWith('/') || !postPath.includes('{slug}') || /[\s?#]/.test(postPath)) {
+    problems.push(`PUBLIC_POST_PATH must be a path starting with / and containing {slug} (got "${postPath}")`);
+  }
+  const apiUrl = read('PUBLIC_API_URL');
+  return {
+    siteUrl: absolute('PUBLIC_SITE_URL', read('PUBLIC_SITE_URL')),
+    postPath,
+    apiUrl: apiUrl === '' ? `http://localhost:${port}` : absolute('PUBLIC_API_URL', apiUrl),
+    siteTitle: read('SITE_TITLE'),
+    maxAgeSeconds: integer('CONTENT_MAX_AGE_SECONDS', 0, 31_536_000),
+    staleWhileRevalidateSeconds: integer('CONTENT_STALE_WHILE_REVALIDATE_SECONDS', 0, 31_536_000),
+    rateLimitPerMinute: integer('CONTENT_RATE_LIMIT_PER_MINUTE', 0, 1_000_000),
   };
 }
 

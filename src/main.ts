@@ -8,6 +8,7 @@ import { serveApp } from './adapters/http/node-server.js';
 import { Metrics, serveMetrics } from './adapters/metrics/prometheus.js';
 import { scheduleHousekeeping } from './app/housekeeping.js';
 import { Readiness } from './app/readiness.js';
+import { schedulePublishing } from './app/scheduled-publishing.js';
 import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
 import { compose } from './composition.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -28,7 +29,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   if (config.accessLog && ['debug', 'info'].includes(config.logLevel)) observers.push(accessLog(logger));
   if (metrics) observers.push(metrics.observeRequest);
   const readiness = new Readiness({ store, clock: systemClock, schemaProblem, checkSchema });
-  const { app, hasher, ids, housekeeping } = await compose({
+  const { app, hasher, ids, housekeeping, posts } = await compose({
     store,
     contract,
     logger,
@@ -42,6 +43,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     housekeepingBatchSize: config.housekeeping.batchSize,
     observers,
     readiness,
+    content: config.content,
   });
 
   const metricsServer = metrics && config.metrics ? await serveMetrics(metrics, config.metrics) : null;
@@ -81,6 +83,10 @@ export async function start(env: Record<string, string | undefined> = process.en
           metrics?.observeHousekeeping(report),
         )
       : async () => undefined;
+  const stopPublishing =
+    config.publishIntervalSeconds > 0
+      ? schedulePublishing(posts.scheduled, config.publishIntervalSeconds * 1000, logger)
+      : async () => undefined;
 
   // Shutdown: readiness fails at once; on SIGTERM the server goes on serving for the configured
   // delay (load balancers notice the 503 and stop sending), then stops accepting connections,
@@ -108,7 +114,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     });
     clearInterval(closeIdle);
     metricsServer?.close();
-    await stopHousekeeping();
+    await Promise.all([stopHousekeeping(), stopPublishing()]);
     await store.close();
     logger.info('stopped');
     logger.flush();

@@ -45,9 +45,9 @@ describe('routing', () => {
   it('routes every operation of the bundle to its own handler', async () => {
     const reached: OperationId[] = [];
     const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
-    expect(contract.routes).toHaveLength(19);
+    expect(contract.routes).toHaveLength(26);
     for (const route of contract.routes) {
-      const path = route.path.replace('{id}', ULID).replace('{version}', '1');
+      const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
       const body = VALID_BODIES[route.operationId];
       const response = await fetch(url(path), {
         method: route.method.toUpperCase(),
@@ -274,7 +274,7 @@ describe('bearer security', () => {
       ].sort(),
     );
     for (const route of protectedRoutes) {
-      const path = route.path.replace('{id}', ULID).replace('{version}', '1');
+      const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
       for (const headers of [{}, { authorization: 'Bearer forged' }, { authorization: 'Basic abc' }] as Record<string, string>[]) {
         const response = await fetch(url(path), { method: route.method.toUpperCase(), headers });
         expect(response.status, route.operationId).toBe(401);

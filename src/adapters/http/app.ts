@@ -6,12 +6,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Context } from 'hono';
 import type { ErrorObject } from 'ajv';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { InvalidTokenError, isDomainError, type DomainError } from '../../domain/index.js';
 import type { Logger } from '../../log.js';
 import { API_ROOT, type Contract, type Route } from './contract.js';
 import { mountDocs } from './docs.js';
 import { HttpProblem, problemResponse, type ProblemKind } from './problem.js';
-import { baseHeaders, respond, RESPONDED } from './response-headers.js';
+import { baseHeaders, CONTENT_ROOT, respond, RESPONDED } from './response-headers.js';
 import { problemFromDomainError } from './problem-map.js';
 import type { HandlerRegistry, Principal } from './registry.js';
 
@@ -35,6 +36,8 @@ export interface AppOptions {
   admit?: () => void;
   /** The bundle's text: when given, the API reference is served at /api/v1/docs and the bundle at /api/v1/openapi.json. */
   docsBundle?: string;
+  /** Content API requests each client address may send per minute (in this process); 0 or absent: no limit. */
+  contentRateLimitPerMinute?: number;
 }
 
 /** One answered request, as the access log and the metrics see it. */
@@ -111,11 +114,33 @@ export function createApp(options: AppOptions): Hono<Env> {
     exposeHeaders: ['ETag', 'Location', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate', 'Content-Disposition'],
     maxAge: 600,
   });
+  // The Content API is open to every origin without credentials: its answers carry
+  // `Access-Control-Allow-Origin: *` in their base headers, so only a preflight needs the middleware.
+  const contentCors = cors({
+    origin: '*',
+    allowMethods: ['GET', 'HEAD', 'OPTIONS'],
+    allowHeaders: ['If-None-Match', 'If-Modified-Since'],
+    exposeHeaders: ['ETag', 'Retry-After'],
+    maxAge: 86400,
+  });
   // CORS concerns browsers, which send Origin on every cross-origin request; a request without it
   // skips the middleware (which rebuilds every answer to add its headers). `Vary: Origin` is among
-  // every answer's base headers, so caches keep the two kinds apart; the middleware adds it again.
+  // every admin answer's base headers, so caches keep the two kinds apart; the middleware adds it again.
   app.use('*', async (c, next) => {
     if (c.req.header('origin') === undefined) return next();
+    if (c.req.path.startsWith(CONTENT_ROOT)) {
+      if (c.req.method !== 'OPTIONS') return next();
+      // A preflight: answered by the middleware without going further, with the path's Allow as
+      // every OPTIONS answer has.
+      const preflight = (await contentCors(c, next)) as Response;
+      for (const [name, value] of Object.entries(baseHeaders(c.req.path))) {
+        if (!preflight.headers.has(name)) preflight.headers.set(name, value);
+      }
+      const allow = templates.find((t) => t.pattern.test(c.req.path))?.allow;
+      if (allow !== undefined) preflight.headers.set('allow', allow);
+      c.res = preflight;
+      return;
+    }
     const preflight = await corsMiddleware(c, next);
     if (preflight instanceof Response) c.res = preflight;
     const vary = c.res.headers.get('vary');
@@ -149,6 +174,28 @@ export function createApp(options: AppOptions): Hono<Env> {
     if (declared === undefined || c.req.header('transfer-encoding') !== undefined) return limitBody(c, next);
     return Number(declared) > options.bodyLimitBytes ? tooLarge() : next();
   });
+
+  const perMinute = options.contentRateLimitPerMinute ?? 0;
+  if (perMinute > 0) {
+    // Per process: N processes behind a balancer allow up to N times the rate (documented).
+    const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
+    app.use(`${CONTENT_ROOT}*`, async (c, next) => {
+      try {
+        await limiter.consume(clientAddress(c));
+      } catch (error) {
+        if (!(error instanceof RateLimiterRes)) throw error;
+        const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
+        throw new HttpProblem(
+          429,
+          'rate-limited',
+          `This address sent more than ${perMinute} requests in a minute; try again in ${seconds} seconds.`,
+          {},
+          { 'retry-after': String(seconds) },
+        );
+      }
+      return next();
+    });
+  }
 
   // Only operations are routes; other methods on a known path are answered from the table of path
   // templates (a static template before a parameter one), so a lookup tries 19 patterns, not 35.

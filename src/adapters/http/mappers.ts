@@ -17,6 +17,7 @@ export function toApiPostSummary(post: PostSummary): Schemas['PostSummary'] {
     createdAt: post.createdAt.toISOString(),
     updatedAt: post.updatedAt.toISOString(),
     publishedAt: post.publishedAt ? post.publishedAt.toISOString() : null,
+    publishAt: post.publishAt ? post.publishAt.toISOString() : null,
   };
 }
 
@@ -36,6 +37,7 @@ export function toApiPost(post: Post): Schemas['Post'] {
     createdAt: api.createdAt,
     updatedAt: api.updatedAt,
     publishedAt: api.publishedAt,
+    publishAt: api.publishAt,
   };
 }
 

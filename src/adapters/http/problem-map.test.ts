@@ -16,6 +16,7 @@ const post: Post = {
   createdAt: new Date('2026-01-01T00:00:00.000Z'),
   updatedAt: new Date('2026-01-02T00:00:00.000Z'),
   publishedAt: null,
+  publishAt: null,
 };
 
 describe('the problem table', () => {

@@ -16,6 +16,7 @@ const PROBLEM_TYPES = {
   'precondition-required': 'Precondition required',
   'payload-too-large': 'Payload too large',
   'too-many-attempts': 'Too many attempts',
+  'rate-limited': 'Too many requests',
   'internal-error': 'Internal server error',
   'not-implemented': 'Not implemented',
   'service-unavailable': 'Service unavailable',

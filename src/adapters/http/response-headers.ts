@@ -30,17 +30,30 @@ export const SECURITY_HEADER_OPTIONS: NonNullable<Parameters<typeof secureHeader
 };
 
 const AUTH_ROOT = `${API_ROOT}/auth/`;
+/** Where the public Content API lives (the contract's `content` tag). */
+export const CONTENT_ROOT = `${API_ROOT}/content/`;
 // Answers differ by Origin (CORS), so caches must keep them apart.
 const AUTH_HEADERS = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'no-store', vary: 'Origin' });
 const API_HEADERS = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'private, no-cache', vary: 'Origin' });
 const OTHER_HEADERS = Object.freeze({ ...SECURITY_HEADERS, vary: 'Origin' });
+// Public and the same for every origin, so no `Vary: Origin`: any page may read them (CORS `*`,
+// no credentials) and embed them (CORP cross-origin). Success answers set their own
+// Cache-Control; errors are not stored.
+const CONTENT_HEADERS = Object.freeze({
+  ...SECURITY_HEADERS,
+  'cross-origin-resource-policy': 'cross-origin',
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag, Retry-After',
+  'cache-control': 'no-store',
+});
 
 /**
  * The headers every answer at `path` carries unless it sets its own: the security headers, and
  * the cache policy (tokens are never stored by caches; other API answers are private and
- * revalidated with their ETags).
+ * revalidated with their ETags; content answers are public, see CONTENT_HEADERS).
  */
 export function baseHeaders(path: string): Readonly<Record<string, string>> {
+  if (path.startsWith(CONTENT_ROOT)) return CONTENT_HEADERS;
   if (path.startsWith(AUTH_ROOT)) return AUTH_HEADERS;
   if (path.startsWith(`${API_ROOT}/`)) return API_HEADERS;
   return OTHER_HEADERS;

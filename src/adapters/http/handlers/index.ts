@@ -4,6 +4,7 @@ import type { PostUseCases } from '../../../app/post-use-cases.js';
 import type { HandlerRegistry } from '../registry.js';
 import { activityHandlers } from './activity.js';
 import { authHandlers } from './auth.js';
+import { contentHandlers, type ContentSite } from './content.js';
 import { metaHandlers, type ReadinessCheck } from './meta.js';
 import { postHandlers } from './posts.js';
 import { revisionHandlers } from './revisions.js';
@@ -15,6 +16,7 @@ export interface HandlerDeps {
   auth: AuthService;
   posts: PostUseCases;
   readiness?: ReadinessCheck;
+  content: ContentSite;
 }
 
 /** Every operation's handler, one file per spec tag. A missing operationId fails `tsc` here. */
@@ -27,5 +29,6 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...tagHandlers(deps.posts.queries),
     ...activityHandlers(deps.posts.queries),
     ...statsHandlers(deps.posts.queries),
+    ...contentHandlers(deps.posts.content, deps.content),
   };
 }

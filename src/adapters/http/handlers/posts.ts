@@ -62,6 +62,7 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
         body: body.body,
         tags: body.tags,
         status: body.status,
+        ...(body.publishAt === undefined ? {} : { publishAt: new Date(body.publishAt) }),
       };
       const idempotency =
         key === undefined ? undefined : { key, fingerprint: requestFingerprint('POST', request.path, body), render: createdAnswer };
@@ -103,7 +104,9 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
 
     async updatePost(request) {
       const expected = requireIfMatch(request.headers['if-match']);
-      const post = await posts.writes.update(request.params.id, expected, request.body, actorOf(request));
+      const { publishAt, ...edit } = request.body;
+      const schedule = publishAt === undefined ? {} : { publishAt: publishAt === null ? null : new Date(publishAt) };
+      const post = await posts.writes.update(request.params.id, expected, { ...edit, ...schedule }, actorOf(request));
       return { status: 200, body: toApiPost(post), headers: { ETag: etagOf(post.version) } };
     },
 

@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+
+/** How long browsers and shared caches may keep a content answer (Cache-Control). */
+export interface CachePolicy {
+  maxAgeSeconds: number;
+  staleWhileRevalidateSeconds: number;
+}
+
+/** `public, max-age=…, stale-while-revalidate=…`. */
+export function cacheControlOf(policy: CachePolicy): string {
+  return `public, max-age=${policy.maxAgeSeconds}, stale-while-revalidate=${policy.staleWhileRevalidateSeconds}`;
+}
+
+/**
+ * A strong ETag of a representation: 128 bits of its SHA-256, base64url, quoted. Equal bytes give
+ * equal tags on every process, so a CDN in front of several servers revalidates with any of them.
+ */
+export function strongEtagOf(representation: string): string {
+  return `"${createHash('sha256').update(representation).digest('base64url').slice(0, 22)}"`;
+}
+
+/** An HTTP date (IMF-fixdate, RFC 9110 §5.6.7): `Tue, 01 Dec 2026 10:00:00 GMT`. */
+export function httpDateOf(instant: Date): string {
+  return instant.toUTCString();
+}
+
+const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * Whether a GET or HEAD may be answered 304 (RFC 9110 §13.2.2): If-None-Match decides when sent
+ * (`*` or any listed tag equal to `etag` under the weak comparison); otherwise If-Modified-Since,
+ * when it is a valid HTTP date, holds when the representation has not changed since (compared in
+ * whole seconds, the precision of HTTP dates). A value that is not an HTTP date is ignored.
+ */
+export function isNotModified(
+  conditions: { ifNoneMatch?: string | undefined; ifModifiedSince?: string | undefined },
+  etag: string,
+  lastModified: Date,
+): boolean {
+  if (conditions.ifNoneMatch !== undefined) {
+    if (conditions.ifNoneMatch.trim() === '*') return true;
+    const opaque = etag.replace(/^W\//, '');
+    return conditions.ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+  }
+  const since = conditions.ifModifiedSince?.trim();
+  if (since === undefined || !IMF_FIXDATE.test(since)) return false;
+  const sinceMs = Date.parse(since);
+  if (Number.isNaN(sinceMs) || httpDateOf(new Date(sinceMs)) !== since) return false; // e.g. 31 Feb
+  return Math.floor(lastModified.getTime() / 1000) * 1000 <= sinceMs;
+}

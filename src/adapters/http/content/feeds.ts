@@ -1,0 +1,123 @@
+import { Feed, type Category } from 'feed';
+import { create } from 'xmlbuilder2';
+
+/** Where the public site and the content API live, and what the feeds are called. */
+export interface SiteInfo {
+  /** Absolute site URL without a trailing slash, e.g. https://blog.example.com (PUBLIC_SITE_URL). */
+  siteUrl: string;
+  /** Path template of a post page, containing `{slug}`, e.g. `/blog/{slug}`. */
+  postPath: string;
+  /** Feed title, e.g. "Margin blog". */
+  title: string;
+  /** Absolute base URL of the content API, e.g. https://api.example.com/api/v1/content (used for the feed's self links). */
+  contentApiUrl: string;
+}
+
+/** A published post as the feeds show it. */
+export interface FeedPost {
+  id: string;
+  title: string;
+  slug: string;
+  /** Plain text; an empty excerpt gives the entry no summary. */
+  excerpt: string;
+  tags: string[];
+  publishedAt: Date;
+  updatedAt: Date;
+}
+
+/** What a feed covers: every post, or those with `tag`; `updated` is the feed's own date. */
+interface FeedOptions {
+  tag?: string;
+  updated: Date;
+}
+
+/** The absolute URL of a post's page: `siteUrl` + `postPath`, `{slug}` replaced by the percent-encoded slug. */
+export function postUrl(site: SiteInfo, slug: string): string {
+  const encoded = encodeURIComponent(slug);
+  return site.siteUrl + site.postPath.replaceAll('{slug}', () => encoded);
+}
+
+/**
+ * The id of a post's feed entry, which survives a change of slug: the RFC 4151 tag URI
+ * `tag:<site host>,<UTC date of publishing>:post:<post id>`.
+ */
+function entryId(site: SiteInfo, post: FeedPost): string {
+  return `tag:${new URL(site.siteUrl).hostname},${post.publishedAt.toISOString().slice(0, 10)}:post:${post.id}`;
+}
+
+/** Characters XML 1.0 cannot carry at all (C0 controls but tab and newlines, U+FFFE, U+FFFF). */
+const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+function xmlText(text: string): string {
+  return text.replace(NOT_XML, '');
+}
+
+/**
+ * Plain text as HTML. `feed` writes entry titles and summaries as CDATA that Atom marks
+ * `type="html"` (and RSS readers read as HTML), so `&`, `<` and `>` must be escaped to mean
+ * themselves; that also keeps `]]>`, which the library does not split correctly, out of the CDATA.
+ */
+function asHtml(text: string): string {
+  return xmlText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function buildFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions, format: 'atom' | 'rss'): Feed {
+  const query = options.tag === undefined ? '' : `?tag=${encodeURIComponent(options.tag)}`;
+  const self = `${site.contentApiUrl}/feed.${format}${query}`;
+  const title = xmlText(options.tag === undefined ? site.title : `${site.title} — ${options.tag}`);
+  const feed = new Feed({
+    id: self,
+    title,
+    description: title,
+    link: site.siteUrl,
+    updated: options.updated,
+    author: { name: xmlText(site.title) },
+    feedLinks: { [format]: self },
+    generator: false,
+  });
+  for (const post of posts) {
+    const tags = post.tags.map(xmlText);
+    // `feed` escapes `&` and `"` in an Atom category's attributes but not `<`, so a tag holding
+    // `<` cannot be written validly there and is left out of the Atom entry (RSS keeps it).
+    const category: Category[] =
+      format === 'atom' ? tags.filter((tag) => !tag.includes('<')).map((term) => ({ term })) : tags.map((name) => ({ name }));
+    feed.addItem({
+      id: entryId(site, post), // RSS: a <guid isPermaLink="false">
+      title: asHtml(post.title),
+      link: postUrl(site, post.slug),
+      ...(post.excerpt === '' ? {} : { description: asHtml(post.excerpt) }),
+      category,
+      date: post.updatedAt,
+      published: post.publishedAt,
+    });
+  }
+  return feed;
+}
+
+/**
+ * The posts as an Atom 1.0 feed: entry id from `entryId`, link `postUrl`, summary the excerpt,
+ * categories the tags, published and updated from the post; the feed's id and `rel="self"`
+ * link are `<contentApiUrl>/feed.atom` (with `?tag=` for a tag feed), its author the site title.
+ */
+export function atomFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions): string {
+  return buildFeed(site, posts, options, 'atom').atom1();
+}
+
+/**
+ * The posts as an RSS 2.0 feed: the same content as `atomFeed`, the entry id as a
+ * `<guid isPermaLink="false">`, dates in RFC 822, the self link `<contentApiUrl>/feed.rss`.
+ */
+export function rssFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions): string {
+  return buildFeed(site, posts, options, 'rss').rss2();
+}
+
+/** A sitemaps.org 0.9 `<urlset>`: one `<url>` per entry, its `postUrl` and its last modification (RFC 3339, UTC). */
+export function sitemapXml(site: SiteInfo, entries: { slug: string; lastModified: Date }[]): string {
+  const urlset = create({ version: '1.0', encoding: 'UTF-8' }).ele('http://www.sitemaps.org/schemas/sitemap/0.9', 'urlset');
+  for (const entry of entries) {
+    const url = urlset.ele('url');
+    url.ele('loc').txt(postUrl(site, entry.slug));
+    url.ele('lastmod').txt(entry.lastModified.toISOString());
+  }
+  return urlset.end({ prettyPrint: true });
+}

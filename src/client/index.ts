@@ -10,6 +10,14 @@ import { bearerMiddleware } from './bearer-middleware.js';
 import { TokenSession, type SessionTokens, type TokenPair } from './session.js';
 
 export type { SessionTokens, TokenPair } from './session.js';
+export {
+  createContentClient,
+  type ContentClient,
+  type ContentClientOptions,
+  type ContentPost,
+  type ContentPostPage,
+  type ContentPostSummary,
+} from './content.js';
 export type { components, operations, paths } from '../../generated/api.js';
 
 export type Post = components['schemas']['Post'];

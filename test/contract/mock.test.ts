@@ -198,3 +198,47 @@ describe('the Prism mock, security', () => {
     expect(answer.body).toEqual(exampleValue(bundle, 'HealthOk'));
   });
 });
+
+describe('the Prism mock, Content API', () => {
+  const slugPath = '/content/posts/slug/cursor-pagination-without-tears';
+  const contentPostSchema = { $ref: '#/components/schemas/ContentPost' };
+
+  it('answers getContentPostBySlug without Authorization with the ContentPost example, valid against its schema', async () => {
+    const answer = await call('GET', slugPath);
+    expect(answer.status, about(answer)).toBe(200);
+    expect(answer.body).toEqual(exampleValue(bundle, 'ContentPost'));
+    const errors = validator.errors(contentPostSchema, answer.body);
+    expect(errors, formatErrors(errors)).toEqual([]);
+  });
+
+  it('answers getContentPostBySlug example=ContentPostWithHtml with the rendered-HTML example', async () => {
+    const answer = await call('GET', `${slugPath}?include=html`, { headers: { Prefer: 'example=ContentPostWithHtml' } });
+    expect(answer.status, about(answer)).toBe(200);
+    expect(answer.body).toEqual(exampleValue(bundle, 'ContentPostWithHtml'));
+    expect((answer.body as { html?: unknown }).html).toBeTypeOf('string');
+  });
+
+  it('answers getContentPostBySlug code=404 with the ContentNotFound problem', async () => {
+    const answer = await call('GET', slugPath, { headers: { Prefer: 'code=404' } });
+    expect(answer.status, about(answer)).toBe(404);
+    expect(answer.contentType).toMatch(/^application\/problem\+json/);
+    expect(answer.body).toEqual(exampleValue(bundle, 'ContentNotFound'));
+  });
+
+  it('answers getContentPostBySlug code=304 with no body', async () => {
+    const answer = await call('GET', slugPath, { headers: { Prefer: 'code=304' } });
+    expect(answer.status, about(answer)).toBe(304);
+    expect(answer.body).toBe('');
+  });
+
+  it.each([
+    ['/content/feed.atom', 'application/atom+xml', 'AtomFeed'],
+    ['/content/feed.rss', 'application/rss+xml', 'RssFeed'],
+    ['/content/sitemap.xml', 'application/xml', 'Sitemap'],
+  ] as const)('answers %s with the %s example as written', async (path, type, example) => {
+    const answer = await call('GET', path);
+    expect(answer.status, about(answer)).toBe(200);
+    expect(answer.contentType.startsWith(type)).toBe(true);
+    expect(answer.body).toBe(exampleValue(bundle, example));
+  });
+});

@@ -19,7 +19,20 @@ const START = new Date('2026-12-01T10:00:00.000Z');
 const START_SECONDS = START.getTime() / 1000;
 const ULID = '01JDQ8Z4M6X2V7K9T3N5R8W1YB';
 const PROBLEMS = 'https://margincms.dev/problems/';
-const PUBLIC_OPERATIONS = ['getHealth', 'getReadiness', 'login', 'logout', 'refreshTokens'];
+const PUBLIC_OPERATIONS = [
+  'getAtomFeed',
+  'getContentPost',
+  'getContentPostBySlug',
+  'getHealth',
+  'getReadiness',
+  'getRssFeed',
+  'getSitemap',
+  'listContentPosts',
+  'listContentTags',
+  'login',
+  'logout',
+  'refreshTokens',
+];
 const CHALLENGE = 'Bearer error="invalid_token"';
 
 type Server = Awaited<ReturnType<typeof testServer>> & { clock: FixedClock; store: Store };
@@ -141,7 +154,7 @@ async function addUser(server: Server, email: string, name: string, password: st
 }
 
 describe('the bundle', () => {
-  it('leaves only health, readiness, login, refresh and logout without bearer auth', async () => {
+  it('leaves only health, readiness, login, refresh, logout and the Content API without bearer auth', async () => {
     const contract = await testContract();
     expect(
       contract.routes

@@ -2,66 +2,19 @@
  * The server as a process (`tsx src/main.ts` on PostgreSQL): readiness while the schema is behind,
  * and graceful shutdown (not ready at once, in-flight requests finished, a bound on the wait).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from '../support/ports.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/adapters/drizzle/driver/connect-postgres.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
-
-const ROOT = new URL('../..', import.meta.url).pathname;
+import { startServer, stopServers } from '../support/server-process.js';
 const serverUrl = testServerUrl();
 const available = await requirePostgres(serverUrl);
 
-interface Started {
-  child: ChildProcess;
-  base: string;
-  port: number;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-const running: ChildProcess[] = [];
 const databases: TestDatabase[] = [];
 afterEach(async () => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  stopServers();
   for (const db of databases.splice(0)) await db.drop();
 });
-
-async function start(databaseUrl: string, env: Record<string, string> = {}): Promise<Started> {
-  const port = await freePort();
-  const child = spawn(`${ROOT}node_modules/.bin/tsx`, ['src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      JWT_SECRET: 'lifecycle-secret-lifecycle-secret-lifecycle',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'info',
-      HOUSEKEEPING_INTERVAL_SECONDS: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const base = `http://127.0.0.1:${port}/api/v1`;
-  for (let i = 0; ; i += 1) {
-    if (child.exitCode !== null) throw new Error(`the server exited:\n${output}`);
-    const ok = await fetch(`${base}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    if (i > 300) throw new Error(`no /healthz answer within 30 s:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, base, port, output: () => output, exited };
-}
 
 /** A POST whose headers are sent but whose body is not, yet: a request in flight. */
 function requestInFlight(port: number) {
@@ -88,7 +41,7 @@ describe.skipIf(!available)('the server process', () => {
   it('starts on a database whose schema is behind, stays not ready and serves no operation until `make migrate` has run', async () => {
     const db = await createTestDatabase(serverUrl, { migrate: false });
     databases.push(db);
-    const server = await start(db.url);
+    const server = await startServer(db.url);
 
     const notReady = await fetch(`${server.base}/readyz`);
     expect(notReady.status).toBe(503);
@@ -117,7 +70,7 @@ describe.skipIf(!available)('the server process', () => {
   it('on SIGTERM answers not ready at once, keeps serving for the delay, finishes the request in flight and exits 0', async () => {
     const db = await createTestDatabase(serverUrl);
     databases.push(db);
-    const server = await start(db.url, { SHUTDOWN_DELAY_SECONDS: '1', SHUTDOWN_TIMEOUT_SECONDS: '5' });
+    const server = await startServer(db.url, { SHUTDOWN_DELAY_SECONDS: '1', SHUTDOWN_TIMEOUT_SECONDS: '5' });
     expect((await fetch(`${server.base}/readyz`)).status).toBe(200);
     const inFlight = requestInFlight(server.port);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -146,7 +99,7 @@ describe.skipIf(!available)('the server process', () => {
   it('cuts requests still in flight after SHUTDOWN_TIMEOUT_SECONDS and exits 1', async () => {
     const db = await createTestDatabase(serverUrl);
     databases.push(db);
-    const server = await start(db.url, { SHUTDOWN_DELAY_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '1' });
+    const server = await startServer(db.url, { SHUTDOWN_DELAY_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '1' });
     const inFlight = requestInFlight(server.port);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const sent = Date.now();

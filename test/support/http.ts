@@ -6,7 +6,7 @@ import { loadContract, type Contract } from '../../src/adapters/http/contract.js
 import type { HandlerRegistry, Principal } from '../../src/adapters/http/registry.js';
 import { createOrResetUser } from '../../src/app/users.js';
 import { compose } from '../../src/composition.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, type ContentConfig } from '../../src/config.js';
 import { FixedClock, InvalidTokenError, type Clock, type PasswordHasher, type Store } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createValidatingFetch, type ValidatingFetchOptions } from './contract-fetch.js';
@@ -68,6 +68,8 @@ export interface TestServerOptions {
   /** Told of every answered request (access log, metrics). */
   observers?: RequestObserver[];
   readiness?: Readiness;
+  /** The Content API's settings over the defaults; the rate limit is off unless given. */
+  content?: Partial<ContentConfig>;
 }
 
 /**
@@ -99,6 +101,7 @@ export async function testServer(options: TestServerOptions) {
     trustProxy: options.trustProxy ?? false,
     idempotency: defaults.idempotency,
     housekeepingBatchSize: defaults.housekeeping.batchSize,
+    content: { ...defaults.content, rateLimitPerMinute: 0, ...options.content },
     ...(options.hasher ? { hasher: options.hasher } : {}),
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),

@@ -1,0 +1,59 @@
+/**
+ * The server as a child process (`tsx src/main.ts`) on a PostgreSQL database, for tests of what
+ * only a process shows. Call `stopServers()` in afterEach: it kills what is still running.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from './ports.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+
+export interface Started {
+  child: ChildProcess;
+  base: string;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+const running: ChildProcess[] = [];
+
+/** Kills every server these tests started that is still running. */
+export function stopServers(): void {
+  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/** Starts a server on `databaseUrl` and waits for its first /healthz answer. */
+export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<Started> {
+  const port = await freePort();
+  const child = spawn(`${ROOT}node_modules/.bin/tsx`, ['src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: 'lifecycle-secret-lifecycle-secret-lifecycle',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      HOUSEKEEPING_INTERVAL_SECONDS: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  for (let i = 0; ; i += 1) {
+    if (child.exitCode !== null) throw new Error(`the server exited:\n${output}`);
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (i > 300) throw new Error(`no /healthz answer within 30 s:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, base, port, output: () => output, exited };
+}

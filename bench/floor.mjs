@@ -96,6 +96,27 @@ app.post('/api/v1/posts', async (c) => {
   return c.json(post, 201);
 });
 
+// The Content API's shapes: a published post by slug; the newest published page and its count.
+const VISIBLE = sql`status = 'published' and published_at <= now()`;
+const CONTENT_SUMMARY = sql`id, title, slug, excerpt, tags, word_count as "wordCount",
+  published_at as "publishedAt", updated_at as "updatedAt"`;
+
+app.get('/api/v1/content/posts/slug/:slug', async (c) => {
+  const [post] = await sql`select ${CONTENT_SUMMARY}, body from posts where slug = ${c.req.param('slug')} and ${VISIBLE}`;
+  return post ? c.json(post) : c.json({ title: 'Not found' }, 404);
+});
+
+app.get('/api/v1/content/posts', async (c) => {
+  const limit = Number(c.req.query('limit') || 20);
+  const rows = await sql`select ${CONTENT_SUMMARY} from posts where ${VISIBLE}
+    order by published_at desc, id desc limit ${limit + 1}`;
+  const [{ counted }] = await sql`select count(*)::int as counted from (select 1 from posts where ${VISIBLE} limit 1001) matches`;
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  const nextCursor = rows.length > limit && last ? encodeFloorCursor(last.publishedAt.toISOString(), last.id) : null;
+  return c.json({ items, nextCursor, total: Math.min(counted, 1000), totalExact: counted <= 1000 });
+});
+
 serve({
   fetch: app.fetch,
   hostname: process.env.HOST || '127.0.0.1',

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { LoadSettings } from './env.js';
 import { postInput } from './text.js';
 
-export const SCENARIOS = ['get-one', 'list-20', 'list-20-deep', 'create', 'mixed'] as const;
+export const SCENARIOS = ['get-one', 'list-20', 'list-20-deep', 'create', 'mixed', 'content-get', 'content-list'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** Scenarios that add rows (the runner resets the data after them). */
@@ -16,6 +16,8 @@ export interface Target {
   ids: readonly string[];
   /** A cursor in this server's own format, about halfway through the posts. */
   deepCursor: string;
+  /** Slugs of published posts, for the Content API. */
+  slugs: readonly string[];
 }
 
 export interface LoadResult {
@@ -62,7 +64,17 @@ function requestFor(scenario: Scenario, target: Target): (req: Req) => Req {
       body: JSON.stringify({ ...input, title: `${input.title} ${tag}-${created}` }),
     };
   };
+  const contentGet = (req: Req): Req => ({
+    ...req,
+    method: 'GET',
+    path: `/api/v1/content/posts/slug/${target.slugs[Math.floor(Math.random() * target.slugs.length)]}`,
+  });
+  const contentList = (req: Req): Req => ({ ...req, method: 'GET', path: '/api/v1/content/posts?limit=20' });
   switch (scenario) {
+    case 'content-get':
+      return contentGet;
+    case 'content-list':
+      return contentList;
     case 'get-one':
       return getOne;
     case 'list-20':

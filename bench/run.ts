@@ -99,6 +99,8 @@ async function measure(server: RunningServer, scenario: Scenario, target: Target
 interface Seeded {
   token: string;
   ids: string[];
+  /** Published posts' slugs, for the Content API scenarios. */
+  slugs: string[];
   apiCursor: string;
   floorCursor: string;
   depth: number;
@@ -113,11 +115,12 @@ async function seed(env: Record<string, string>, credentials: Credentials, sql: 
     const ids = await seedThroughApi(api.baseUrl, token, POSTS);
     const deep = await findDeepPosition(api.baseUrl, token, POSTS);
     const [row] = await sql<{ cutoff: Date }[]>`select max(created_at) as cutoff from posts`;
+    const slugs = (await sql<{ slug: string }[]>`select slug from posts where status = 'published'`).map((r) => r.slug);
     await sql.unsafe('VACUUM (ANALYZE)');
     say(
       `Seeded ${fmt(POSTS)} posts through the API in ${fmt((performance.now() - t0) / 1000, 1)} s; deep cursor after ${fmt(deep.depth)} posts.`,
     );
-    return { token, ids, ...deep, cutoff: row!.cutoff };
+    return { token, ids, slugs, ...deep, cutoff: row!.cutoff };
   } finally {
     await api.stop();
   }
@@ -140,6 +143,7 @@ async function runPostgresCells(
           token: seeded.token,
           ids: seeded.ids,
           deepCursor: kind === 'api' ? seeded.apiCursor : seeded.floorCursor,
+          slugs: seeded.slugs,
         };
         let cell: Cell;
         try {
@@ -175,6 +179,7 @@ async function runEmbedded(): Promise<Embedded> {
     ADMIN_PASSWORD: credentials.password,
     LOG_LEVEL: 'warn',
     ACCESS_TOKEN_TTL_SECONDS: '7200',
+    CONTENT_RATE_LIMIT_PER_MINUTE: '0',
   };
   const first = await startServer('api', env, 'embedded');
   await first.stop();
@@ -182,7 +187,7 @@ async function runEmbedded(): Promise<Embedded> {
   try {
     const token = await login(server.baseUrl, credentials);
     const ids = await seedThroughApi(server.baseUrl, token, EMBEDDED_POSTS, 8);
-    const target: Target = { baseUrl: server.baseUrl, token, ids, deepCursor: '' };
+    const target: Target = { baseUrl: server.baseUrl, token, ids, deepCursor: '', slugs: [] };
     const cells: Cell[] = [];
     for (const scenario of ['get-one', 'list-20', 'create'] as const) {
       const cell = await measure(server, scenario, target, EMBEDDED_LOAD, 1);

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   say(`Seeded ${fmt(POSTS)} posts through the API.`);
 
   const api = await startServer('api', env);
-  const target = { baseUrl: api.baseUrl, token, ids, deepCursor: '' };
+  const target = { baseUrl: api.baseUrl, token, ids, deepCursor: '', slugs: [] };
   await startSoak(target, connections, warmupSeconds, () => undefined).done;
   say(`Warmed up for ${warmupSeconds} s; measuring.`);
   const windows: Window[] = Array.from({ length: Math.ceil(SECONDS / WINDOW) }, () => ({ ok: 0, other: 0 }));

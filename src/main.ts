@@ -85,7 +85,9 @@ export async function start(env: Record<string, string | undefined> = process.en
       : async () => undefined;
   const stopPublishing =
     config.publishIntervalSeconds > 0
-      ? schedulePublishing(posts.scheduled, config.publishIntervalSeconds * 1000, logger)
+      ? schedulePublishing(posts.scheduled, config.publishIntervalSeconds * 1000, logger, (report) =>
+          metrics?.observeScheduledPublishing(report),
+        )
       : async () => undefined;
 
   // Shutdown: readiness fails at once; on SIGTERM the server goes on serving for the configured

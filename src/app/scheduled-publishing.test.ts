@@ -75,7 +75,7 @@ describe('schedulePublishing', () => {
     vi.useRealTimers();
   });
 
-  it('runs the job every interval and logs each post it published', async () => {
+  it('runs the job every interval, logs each post it published and reports every run', async () => {
     vi.useFakeTimers();
     const post = { id: 'P1', slug: 'p-1', version: 2 } as Post;
     const runOnce = vi
@@ -83,11 +83,13 @@ describe('schedulePublishing', () => {
       .mockResolvedValueOnce({ published: [post], ran: true })
       .mockResolvedValue({ published: [], ran: true });
     const log = { info: vi.fn(), warn: vi.fn() };
-    const stop = schedulePublishing({ runOnce }, 1000, log);
+    const onReport = vi.fn();
+    const stop = schedulePublishing({ runOnce }, 1000, log, onReport);
     await vi.advanceTimersByTimeAsync(999);
     expect(runOnce).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(2001);
     expect(runOnce).toHaveBeenCalledTimes(3);
+    expect(onReport.mock.calls.map(([report]) => (report as { published: Post[] }).published.length)).toEqual([1, 0, 0]);
     expect(log.info).toHaveBeenCalledTimes(1);
     expect(log.info).toHaveBeenCalledWith('published a scheduled post', { postId: 'P1', slug: 'p-1', version: 2 });
     await stop();

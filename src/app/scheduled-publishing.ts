@@ -54,20 +54,24 @@ export class ScheduledPublishing {
 }
 
 /**
- * Runs `publishing` every `intervalMs`, logging each post it published (id, slug, the instant it
- * was due). Returns a stop function that waits for a run in progress.
+ * Runs `publishing` every `intervalMs`, logging each post it published (id, slug, version) and
+ * telling `onReport` of every run (metrics). Returns a stop function that waits for a run in
+ * progress.
  */
 export function schedulePublishing(
   publishing: Pick<ScheduledPublishing, 'runOnce'>,
   intervalMs: number,
   log: { info(message: string, fields?: Record<string, unknown>): void; warn(message: string, fields?: Record<string, unknown>): void },
+  onReport: (report: PublishReport) => void = () => undefined,
 ): () => Promise<void> {
   return runEvery(
     'scheduled publishing',
     intervalMs,
     async () => {
-      const { published } = await publishing.runOnce();
-      for (const post of published) log.info('published a scheduled post', { postId: post.id, slug: post.slug, version: post.version });
+      const report = await publishing.runOnce();
+      for (const post of report.published)
+        log.info('published a scheduled post', { postId: post.id, slug: post.slug, version: post.version });
+      onReport(report);
     },
     log,
   );

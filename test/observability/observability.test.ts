@@ -4,7 +4,7 @@ import { ConnectionGate } from '../../src/adapters/drizzle/driver/connection-gat
 import { accessLog } from '../../src/adapters/http/access-log.js';
 import { Metrics, serveMetrics } from '../../src/adapters/metrics/prometheus.js';
 import { loadConfig } from '../../src/config.js';
-import { UnavailableError } from '../../src/domain/index.js';
+import { UnavailableError, type Post } from '../../src/domain/index.js';
 import { createLogger } from '../../src/log.js';
 import { ADMIN } from '../support/http.js';
 import { expectProblem, instrumented, latch, setup } from '../http/helpers.js';
@@ -169,6 +169,31 @@ describe('metrics', () => {
     const text = await metrics.render();
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'idempotency_keys' })).toBe(4);
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'login_attempts' })).toBe(2);
+  });
+
+  it('counts the scheduled posts this process published', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    expect(sample(await metrics.render(), 'margin_scheduled_posts_published_total')).toBe(0);
+    const at = new Date('2026-12-01T09:00:00.000Z');
+    const post = (id: string): Post => ({
+      id,
+      title: id,
+      slug: id,
+      excerpt: '',
+      body: '',
+      tags: [],
+      status: 'published',
+      version: 2,
+      wordCount: 0,
+      createdAt: at,
+      updatedAt: at,
+      publishedAt: at,
+      publishAt: null,
+    });
+    metrics.observeScheduledPublishing({ published: [post('a'), post('b')], ran: true });
+    metrics.observeScheduledPublishing({ published: [], ran: false });
+    metrics.observeScheduledPublishing({ published: [post('c')], ran: true });
+    expect(sample(await metrics.render(), 'margin_scheduled_posts_published_total')).toBe(3);
   });
 
   it('serves GET /metrics in the Prometheus text format on its own listener, with process metrics, and nothing else there', async () => {

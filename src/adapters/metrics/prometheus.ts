@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PurgeReport } from '../../app/housekeeping.js';
+import type { PublishReport } from '../../app/scheduled-publishing.js';
 import type { GateObserver } from '../drizzle/driver/connection-gate.js';
 import type { RequestEvent } from '../http/app.js';
 
@@ -19,7 +20,8 @@ const WAIT_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5]
  * The server's Prometheus metrics (prom-client, in a registry of their own): requests by
  * operation and status, with their latency; the PostgreSQL pool (size, connections in use, callers
  * waiting, acquisitions, acquire timeouts, the wait); login throttles; idempotency replays and
- * in-flight conflicts; rows housekeeping deleted; and Node's process metrics.
+ * in-flight conflicts; rows housekeeping deleted; scheduled posts published; and Node's process
+ * metrics.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -29,6 +31,7 @@ export class Metrics {
   readonly #replays: Counter<'operation'>;
   readonly #inFlight: Counter<'operation'>;
   readonly #housekeeping: Counter<'kind'>;
+  readonly #scheduledPublished: Counter;
   /** Label children by `operation method status`, so a request costs one map lookup. */
   readonly #children = new Map<string, { count: Counter.Internal; latency: Histogram.Internal<string> }>();
 
@@ -70,6 +73,11 @@ export class Metrics {
       labelNames: ['kind'],
       registers,
     });
+    this.#scheduledPublished = new Counter({
+      name: 'margin_scheduled_posts_published_total',
+      help: 'Scheduled drafts this process published when they came due.',
+      registers,
+    });
     if (options.pool) this.#observePool(options.pool);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
@@ -96,6 +104,10 @@ export class Metrics {
     this.#housekeeping.inc({ kind: 'login_attempts' }, report.loginAttempts);
     this.#housekeeping.inc({ kind: 'refresh_tokens' }, report.refreshTokens);
     this.#housekeeping.inc({ kind: 'refresh_replays' }, report.refreshReplays);
+  }
+
+  observeScheduledPublishing(report: PublishReport): void {
+    this.#scheduledPublished.inc(report.published.length);
   }
 
   /** The exposition text (`text/plain; version=0.0.4`). */

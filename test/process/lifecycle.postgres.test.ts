@@ -1,5 +1,5 @@
 /**
- * The server as a process (`tsx src/main.ts` on PostgreSQL): readiness while the schema is behind,
+ * The server as a process (`node --import tsx src/main.ts` on PostgreSQL): readiness while the schema is behind,
  * and graceful shutdown (not ready at once, in-flight requests finished, a bound on the wait).
  */
 import { connect } from 'node:net';
@@ -38,6 +38,20 @@ function requestInFlight(port: number) {
 }
 
 describe.skipIf(!available)('the server process', () => {
+  it('is gone, port closed, once the test kills it: no server outlives its test', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    const server = await startServer(db.url);
+    expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
+    stopServers();
+    await server.exited;
+    const answered = await fetch(`${server.base}/healthz`).then(
+      () => true,
+      () => false,
+    );
+    expect(answered).toBe(false);
+  });
+
   it('starts on a database whose schema is behind, stays not ready and serves no operation until `make migrate` has run', async () => {
     const db = await createTestDatabase(serverUrl, { migrate: false });
     databases.push(db);

@@ -1,6 +1,10 @@
 /**
- * The server as a child process (`tsx src/main.ts`) on a PostgreSQL database, for tests of what
- * only a process shows. Call `stopServers()` in afterEach: it kills what is still running.
+ * The server as a child process (`node --import tsx src/main.ts`, on the Node running the tests)
+ * on a PostgreSQL database, for tests of what only a process shows. Call `stopServers()` in
+ * afterEach: it kills what is still running.
+ *
+ * The child is the server itself, not the `tsx` launcher: a SIGKILL to the launcher would leave
+ * its server orphaned, still running its jobs against a database the test has dropped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from './ports.js';
@@ -25,7 +29,7 @@ export function stopServers(): void {
 /** Starts a server on `databaseUrl` and waits for its first /healthz answer. */
 export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
-  const child = spawn(`${ROOT}node_modules/.bin/tsx`, ['src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -109,7 +109,7 @@ app.get('/api/v1/content/posts/slug/:slug', async (c) => {
 app.get('/api/v1/content/posts', async (c) => {
   const limit = Number(c.req.query('limit') || 20);
   const rows = await sql`select ${CONTENT_SUMMARY} from posts where ${VISIBLE}
-    order by published_at desc, id desc limit ${limit + 1}`;
+    order by published_at desc nulls last, id desc nulls last limit ${limit + 1}`;
   const [{ counted }] = await sql`select count(*)::int as counted from (select 1 from posts where ${VISIBLE} limit 1001) matches`;
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];

@@ -448,7 +448,12 @@ function listStatements(db: Database, shape: ListShape) {
   const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
   const after = sql.raw(direction === 'asc' ? '>' : '<');
   const nullable = key === 'publishedAt';
-  const orderBy = [nullable ? sql`${col} ${dir} NULLS LAST` : sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
+  // The publishedAt indexes are `published_at <dir> NULLS LAST, id <dir> NULLS LAST`; ids are never
+  // null, so saying NULLS LAST for the id changes no order and lets the index give it whole (DESC
+  // alone means NULLS FIRST, which the planner would finish with an incremental sort).
+  const orderBy = nullable
+    ? [sql`${col} ${dir} NULLS LAST`, sql`${posts.id} ${dir} NULLS LAST`]
+    : [sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
   const select = (where: SQL[]) =>
     db
       .select(summaryColumns)

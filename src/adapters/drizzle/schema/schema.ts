@@ -67,6 +67,11 @@ export const posts = pgTable(
     index('posts_created_at_id_idx').on(t.createdAt, t.id),
     index('posts_published_at_asc_id_idx').on(t.publishedAt.asc().nullsLast(), t.id.asc()),
     index('posts_published_at_desc_id_idx').on(t.publishedAt.desc().nullsLast(), t.id.desc()),
+    // What readers see, newest published first: only published rows, so a reader's page is an
+    // index scan without a status filter and its count an index-only scan.
+    index('posts_published_published_at_id_idx')
+      .on(t.publishedAt.desc().nullsLast(), t.id.desc())
+      .where(sql`${t.status} = 'published'`),
     index('posts_title_id_idx').on(t.title, t.id),
     index('posts_status_idx').on(t.status),
     // The scheduler's queue: only scheduled drafts are in it.

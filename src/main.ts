@@ -5,7 +5,6 @@ import { accessLog } from './adapters/http/access-log.js';
 import type { RequestObserver } from './adapters/http/app.js';
 import { loadContract } from './adapters/http/contract.js';
 import { serveApp } from './adapters/http/node-server.js';
-import { Metrics, serveMetrics } from './adapters/metrics/prometheus.js';
 import { scheduleHousekeeping } from './app/housekeeping.js';
 import { Readiness } from './app/readiness.js';
 import { schedulePublishing } from './app/scheduled-publishing.js';
@@ -23,7 +22,9 @@ export async function start(env: Record<string, string | undefined> = process.en
   const jwtSecret = jwtSecretFor(config);
   const { store, pool, schemaProblem, checkSchema } = await openServerStore(config.database, logger);
   const contract = await loadContract();
-  const metrics = config.metrics ? new Metrics({ pool }) : null;
+  // prom-client is loaded only when metrics are on (METRICS_PORT): it costs every start otherwise.
+  const prometheus = config.metrics ? await import('./adapters/metrics/prometheus.js') : null;
+  const metrics = prometheus ? new prometheus.Metrics({ pool }) : null;
   const observers: RequestObserver[] = [];
   // Written at info: below that level the observer would cost every request and write nothing.
   if (config.accessLog && ['debug', 'info'].includes(config.logLevel)) observers.push(accessLog(logger));
@@ -46,7 +47,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     content: config.content,
   });
 
-  const metricsServer = metrics && config.metrics ? await serveMetrics(metrics, config.metrics) : null;
+  const metricsServer = prometheus && metrics && config.metrics ? await prometheus.serveMetrics(metrics, config.metrics) : null;
   if (metricsServer && config.metrics) logger.info(`metrics on http://${config.metrics.host}:${config.metrics.port}/metrics`);
 
   const admin = await ensureFirstAdmin(config, { store, hasher, ids, clock: systemClock });

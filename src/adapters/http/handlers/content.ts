@@ -1,12 +1,18 @@
 import type { ContentQueries } from '../../../app/content-queries.js';
 import type { Post, PostSummary } from '../../../domain/index.js';
 import { cacheControlOf, httpDateOf, isNotModified, strongEtagOf, type CachePolicy } from '../content/conditional.js';
-import { atomFeed, rssFeed, sitemapXml, type SiteInfo } from '../content/feeds.js';
-import { renderMarkdown } from '../content/markdown-html.js';
+import type { SiteInfo } from '../content/feeds.js';
 import type { HandlerRegistry } from '../registry.js';
 import type { components } from '../../../../generated/api.js';
 
 type Schemas = components['schemas'];
+
+// The feeds (feed, xmlbuilder2) and the HTML renderer (markdown-it, sanitize-html) are loaded on
+// first use: most servers never render either, and parsing them would add to every start.
+let feedsModule: Promise<typeof import('../content/feeds.js')> | undefined;
+const feeds = () => (feedsModule ??= import('../content/feeds.js'));
+let markdownModule: Promise<typeof import('../content/markdown-html.js')> | undefined;
+const markdown = () => (markdownModule ??= import('../content/markdown-html.js'));
 
 type ContentHandlers = Pick<
   HandlerRegistry,
@@ -33,11 +39,11 @@ function toContentSummary(post: PostSummary): Schemas['ContentPostSummary'] {
   };
 }
 
-function toContentPost(post: Post, html: boolean): Schemas['ContentPost'] {
+async function toContentPost(post: Post, html: boolean): Promise<Schemas['ContentPost']> {
   return {
     ...toContentSummary(post),
     body: post.body,
-    ...(html ? { html: renderMarkdown(post.body) } : {}),
+    ...(html ? { html: (await markdown()).renderMarkdown(post.body) } : {}),
   };
 }
 
@@ -98,12 +104,12 @@ export function contentHandlers(content: ContentQueries, { site, cache }: Conten
 
     async getContentPost({ params, query, headers }) {
       const post = await content.get(params.id);
-      return json(headers, toContentPost(post, query.include === 'html'), post.updatedAt);
+      return json(headers, await toContentPost(post, query.include === 'html'), post.updatedAt);
     },
 
     async getContentPostBySlug({ params, query, headers }) {
       const post = await content.getBySlug(params.slug);
-      return json(headers, toContentPost(post, query.include === 'html'), post.updatedAt);
+      return json(headers, await toContentPost(post, query.include === 'html'), post.updatedAt);
     },
 
     async listContentTags({ headers }) {
@@ -113,18 +119,18 @@ export function contentHandlers(content: ContentQueries, { site, cache }: Conten
 
     async getAtomFeed({ query, headers }) {
       const { entries, updated, options } = await feedPosts(query.tag);
-      const xml = atomFeed(site, entries, options);
+      const xml = (await feeds()).atomFeed(site, entries, options);
       return conditional(headers, xml, xml, updated);
     },
 
     async getRssFeed({ query, headers }) {
       const { entries, updated, options } = await feedPosts(query.tag);
-      const xml = rssFeed(site, entries, options);
+      const xml = (await feeds()).rssFeed(site, entries, options);
       return conditional(headers, xml, xml, updated);
     },
 
     async getSitemap({ headers }) {
-      const [posts, changed] = await Promise.all([content.all(), lastChange()]);
+      const [posts, changed, { sitemapXml }] = await Promise.all([content.all(), lastChange(), feeds()]);
       const xml = sitemapXml(
         site,
         posts.map((post) => ({ slug: post.slug, lastModified: post.updatedAt })),

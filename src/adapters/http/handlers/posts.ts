@@ -2,12 +2,15 @@ import type { PostUseCases } from '../../../app/post-use-cases.js';
 import type { Post } from '../../../domain/index.js';
 import { fromStored, idempotencyKeyOf, requestFingerprint } from '../idempotency.js';
 import { etagOf, ifNoneMatchHits, parseIfMatch, toApiPost, toApiPostSummary } from '../mappers.js';
-import { markdownFileName, markdownFileOf } from '../markdown-file.js';
 import { actorOf } from '../principal.js';
 import { HttpProblem } from '../problem.js';
 import type { HandlerRegistry } from '../registry.js';
 import type { components } from '../../../../generated/api.js';
 import { API_ROOT } from '../contract.js';
+
+// The markdown export needs a YAML writer: loaded on the first export, not at every start.
+let markdownFileModule: Promise<typeof import('../markdown-file.js')> | undefined;
+const markdownFile = () => (markdownFileModule ??= import('../markdown-file.js'));
 
 type Schemas = components['schemas'];
 
@@ -117,7 +120,7 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
     },
 
     async exportPost({ params }) {
-      const post = await posts.queries.get(params.id);
+      const [post, { markdownFileName, markdownFileOf }] = await Promise.all([posts.queries.get(params.id), markdownFile()]);
       return {
         status: 200,
         body: markdownFileOf(post),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the built server (node dist/main.js) and waits for its first /healthz answer, on embedded
 # PGlite and, when TEST_DATABASE_URL is given, on a scratch PostgreSQL database: a broken build
-# fails here, not in production. Prints the time to the first answer.
+# fails here, not in production. Prints the time to the first answer. On PGlite it also asks once
+# for each part the server loads on first use (scripts/smoke-lazy.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 test -f dist/main.js || { echo "dist/main.js is missing: run make build"; exit 1; }
@@ -32,10 +33,13 @@ first_answer() {
 }
 
 started=$(date +%s%N)
+METRICS_PORT=$((PORT + 1))
 env -u DATABASE_URL DATA_DIR="$work/data" PORT=$PORT HOST=127.0.0.1 ADMIN_EMAIL=smoke@example.com \
-  ADMIN_PASSWORD=smoke-password-123 node dist/main.js >"$work/server.log" 2>&1 &
+  ADMIN_PASSWORD=smoke-password-123 METRICS_PORT=$METRICS_PORT node dist/main.js >"$work/server.log" 2>&1 &
 pid=$!
 first_answer "embedded PGlite" "$started"
+node scripts/smoke-lazy.mjs "http://127.0.0.1:$PORT/api/v1" smoke@example.com smoke-password-123 \
+  "http://127.0.0.1:$METRICS_PORT/metrics" || { cat "$work/server.log"; exit 1; }
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 
 if [ -n "${TEST_DATABASE_URL:-}" ]; then

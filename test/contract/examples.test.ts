@@ -20,6 +20,15 @@ import {
 const bundle = loadBundle();
 const validator = schemaValidator(bundle);
 
+const contentOperationIds = [
+  'listContentPosts',
+  'getContentPost',
+  'getContentPostBySlug',
+  'listContentTags',
+  'getAtomFeed',
+  'getRssFeed',
+  'getSitemap',
+];
 const expectedOperationIds = [
   'getHealth',
   'getReadiness',
@@ -40,22 +49,7 @@ const expectedOperationIds = [
   'listTags',
   'listActivity',
   'getStats',
-  'listContentPosts',
-  'getContentPost',
-  'getContentPostBySlug',
-  'listContentTags',
-  'getAtomFeed',
-  'getRssFeed',
-  'getSitemap',
-];
-const contentOperationIds = [
-  'listContentPosts',
-  'getContentPost',
-  'getContentPostBySlug',
-  'listContentTags',
-  'getAtomFeed',
-  'getRssFeed',
-  'getSitemap',
+  ...contentOperationIds,
 ];
 
 const publicOperationIds = ['getHealth', 'getReadiness', 'login', 'refreshTokens', 'logout', ...contentOperationIds];

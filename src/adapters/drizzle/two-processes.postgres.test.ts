@@ -4,6 +4,7 @@ import { Housekeeping, HOUSEKEEPING_JOB } from '../../app/housekeeping.js';
 import { History } from '../../app/history.js';
 import { ScheduledPublishing } from '../../app/scheduled-publishing.js';
 import { createUlidIds } from '../system/ulid-ids.js';
+import { newPost } from '../contract/fixtures.js';
 import { FixedClock } from '../../domain/clock.js';
 import type { Store } from '../../domain/ports/store.js';
 import { openPostgres, type PostgresConnection } from './driver/connect-postgres.js';
@@ -94,22 +95,9 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
     it('publishes each due post exactly once while both processes run the job at once, in rounds', async () => {
       const [a, b] = stores as [Store, Store];
       const t0 = new Date('2026-06-01T12:00:00.000Z');
-      const ids = Array.from({ length: 120 }, (_, i) => `SCHED${String(i).padStart(4, '0')}`);
-      for (const [i, id] of ids.entries()) {
-        await a.posts.create({
-          id,
-          title: id,
-          slug: id.toLowerCase(),
-          excerpt: '',
-          body: '',
-          tags: [],
-          status: 'draft',
-          wordCount: 0,
-          createdAt: t0,
-          publishedAt: null,
-          publishAt: new Date(t0.getTime() + (i % 10) * 1000),
-        });
-      }
+      const drafts = Array.from({ length: 120 }, (_, i) => newPost(i, { publishAt: new Date(t0.getTime() + (i % 10) * 1000) }));
+      for (const draft of drafts) await a.posts.create(draft);
+      const ids = drafts.map((draft) => draft.id);
       const clock = new FixedClock(new Date(t0.getTime() + 60_000));
       const jobs = [a, b].map(
         (store) =>

@@ -6,7 +6,9 @@ import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import type { Context } from 'hono';
 import type { ErrorObject } from 'ajv';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+// The files, not the index: see rate-limiter-flexible.d.ts.
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
+import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js';
 import { InvalidTokenError, isDomainError, type DomainError } from '../../domain/index.js';
 import type { Logger } from '../../log.js';
 import { API_ROOT, type Contract, type Route } from './contract.js';

@@ -265,6 +265,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts/{id}/revisions/{version}/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+                /** @description The post version the revision recorded, in decimal digits (`+1` or `01` is a 422). */
+                version: components["parameters"]["RevisionVersionPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Compare a revision with another one or with the current post
+         * @description What changes when the post goes from `against` to revision `{version}`: with `against=current` (the default), exactly what restoring this revision would change. Each field is compared on its own: title, slug, excerpt and status as their two values, tags as the ones added and removed, and the body as a unified diff (three lines of context) with its counts of added and removed lines. A body diff that would take more than 1,000 edited lines (or 250 ms of work), or run past 1 MiB of text, is cut short and says so in `truncated`; the counts are then `null`.
+         */
+        get: operations["getRevisionDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/posts/{id}/export": {
         parameters: {
             query?: never;
@@ -525,6 +550,17 @@ export interface components {
             id: string;
             name: string;
         };
+        /** @description The markdown body compared line by line. `unified` is a unified diff (`---`/`+++` headers naming both versions, `@@` hunks with three lines of context), empty when the bodies are equal. */
+        BodyDiff: {
+            changed: boolean;
+            /** @description Lines added; `null` when the diff was too large to compute (`truncated`). */
+            additions: number | null;
+            /** @description Lines removed; `null` when the diff was too large to compute (`truncated`). */
+            deletions: number | null;
+            unified: string;
+            /** @description The diff was cut short: either it needed more than 1,000 edited lines or 250 ms of work (then `unified` is empty and the counts are `null`) or its text ran past 1 MiB (then `unified` ends at the last whole hunk that fitted; the counts are still exact). */
+            truncated: boolean;
+        };
         /**
          * @description Why one post was not changed: `not_found` (no such post), `invalid_transition` (for example publishing a post that is already published), `version_conflict` (it changed while the bulk request ran; retry it).
          * @enum {string}
@@ -775,6 +811,26 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             actor: components["schemas"]["Actor"];
         };
+        /** @description A revision compared with another revision or with the current post, field by field. `changed` lists the fields that differ, in the order of the properties below. */
+        RevisionDiff: {
+            postId: components["schemas"]["PostId"];
+            from: components["schemas"]["RevisionDiffSide"];
+            to: components["schemas"]["RevisionDiffSide"];
+            changed: ("title" | "slug" | "excerpt" | "status" | "tags" | "body")[];
+            title: components["schemas"]["TextFieldChange"];
+            slug: components["schemas"]["TextFieldChange"];
+            excerpt: components["schemas"]["TextFieldChange"];
+            status: components["schemas"]["StatusChange"];
+            tags: components["schemas"]["TagsChange"];
+            body: components["schemas"]["BodyDiff"];
+        };
+        /** @description One side of a comparison. */
+        RevisionDiffSide: {
+            /** @description The post version this side recorded. */
+            version: number;
+            /** @description Whether this side is the post as it is now (`against=current`). */
+            current: boolean;
+        };
         RevisionPage: {
             /** @description Newest first. */
             items: components["schemas"]["RevisionSummary"][];
@@ -815,6 +871,12 @@ export interface components {
             /** @description The last 30 UTC days, today included, oldest first; days without edits count 0. */
             editsPerDay: components["schemas"]["DailyEdits"][];
         };
+        /** @description The status on both sides; `changed` when they differ. */
+        StatusChange: {
+            changed: boolean;
+            from: components["schemas"]["PostStatus"];
+            to: components["schemas"]["PostStatus"];
+        };
         /**
          * @description A tag as stored: trimmed, lowercased, 1 to 40 characters. Tags sent by a client are normalised the same way before they are stored; duplicates are removed.
          * @example markdown
@@ -835,6 +897,18 @@ export interface components {
          * @example 2026-11-28T09:14:03.512Z
          */
         Timestamp: string;
+        /** @description The tags as sets: those the `to` side has and the `from` side has not (`added`), and the reverse (`removed`), each in the order the side lists them. Order alone is not a change. */
+        TagsChange: {
+            changed: boolean;
+            added: components["schemas"]["Tag"][];
+            removed: components["schemas"]["Tag"][];
+        };
+        /** @description A single-valued field on both sides; `changed` when they differ. */
+        TextFieldChange: {
+            changed: boolean;
+            from: string;
+            to: string;
+        };
         TokenPair: {
             /** @description A JWT (HS256) to send as `Authorization: Bearer <accessToken>`. */
             accessToken: string;
@@ -1167,6 +1241,15 @@ export interface components {
                 "application/json": components["schemas"]["Readiness"];
             };
         };
+        /** @description The comparison, from `against` to the revision. */
+        RevisionDiffResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RevisionDiff"];
+            };
+        };
         /** @description No post has this id, or the post has no revision with this version. */
         RevisionNotFoundResponse: {
             headers: {
@@ -1325,6 +1408,8 @@ export interface components {
         ContentInclude: "html";
         /** @description The `nextCursor` of the previous page. */
         CursorQuery: components["schemas"]["Cursor"];
+        /** @description The other side of the comparison: `current` (the post as it is now) or another revision's version in decimal digits. The diff reads from `against` to `{version}`. */
+        DiffAgainstQuery: string;
         /**
          * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422. Sent bare (`abc`) or as a structured-field string (`"abc"`, as the IETF Idempotency-Key draft writes it), it is the same key.
          * @example 9f1c2f0e-6d55-4a8f-9a43-0b8f1d2c7e11
@@ -1779,6 +1864,31 @@ export interface operations {
             412: components["responses"]["PreconditionFailedResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             428: components["responses"]["PreconditionRequiredResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getRevisionDiff: {
+        parameters: {
+            query?: {
+                /** @description The other side of the comparison: `current` (the post as it is now) or another revision's version in decimal digits. The diff reads from `against` to `{version}`. */
+                against?: components["parameters"]["DiffAgainstQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+                /** @description The post version the revision recorded, in decimal digits (`+1` or `01` is a 422). */
+                version: components["parameters"]["RevisionVersionPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RevisionDiffResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["RevisionNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
         };

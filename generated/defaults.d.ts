@@ -17,6 +17,7 @@ export interface RequestDefaults {
   getPost: { query: never; body: never };
   getReadiness: { query: never; body: never };
   getRevision: { query: never; body: never };
+  getRevisionDiff: { query: "against"; body: never };
   getRssFeed: { query: never; body: never };
   getSitemap: { query: never; body: never };
   getStats: { query: never; body: never };

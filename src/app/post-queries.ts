@@ -1,4 +1,12 @@
-import { checkedPostQuery, NotFoundError, type Clock, type Post, type PostQuery, type Store } from '../domain/index.js';
+import { checkedPostQuery, NotFoundError, type Clock, type Post, type PostQuery, type PostState, type Store } from '../domain/index.js';
+
+/** The largest version a post can reach (a PostgreSQL `integer`): no revision has a greater one. */
+const MAX_VERSION = 2_147_483_647;
+
+/** One side of a comparison: a revision, or the post as it is now. */
+export interface ComparedState extends PostState {
+  current: boolean;
+}
 
 /** The reads: posts, their revisions, the activity log, tags and stats. */
 export class PostQueries {
@@ -35,6 +43,30 @@ export class PostQueries {
     const revision = await this.#store.revisions.get(id, version);
     if (!revision) throw new NotFoundError('revision', `${id}/${version}`);
     return revision;
+  }
+
+  /**
+   * Revision `version` of post `id` (`to`) and what it is compared with (`from`): the post as it
+   * is now when `against` is 'current', else revision `against`.
+   * @throws NotFoundError for a missing post (against 'current'), revision `version` or revision `against`
+   */
+  async revisionComparison(id: string, version: number, against: 'current' | number): Promise<{ from: ComparedState; to: ComparedState }> {
+    const [revision, other] = await Promise.all([
+      this.getRevision(id, version),
+      against === 'current' ? this.get(id) : against > MAX_VERSION ? Promise.resolve(null) : this.#store.revisions.get(id, against),
+    ]);
+    if (!other) throw new NotFoundError('revision', `${id}/${against}`);
+    const state = (from: PostState, current: boolean): ComparedState => ({
+      version: from.version,
+      title: from.title,
+      slug: from.slug,
+      excerpt: from.excerpt,
+      body: from.body,
+      tags: from.tags,
+      status: from.status,
+      current,
+    });
+    return { from: state(other, against === 'current'), to: state(revision, false) };
   }
 
   listActivity(query: Parameters<Store['activity']['list']>[0]) {

@@ -9,3 +9,4 @@ export * from './word-count.js';
 export * from './ports/index.js';
 export * from './paging.js';
 export * from './text.js';
+export * from './revision-diff.js';

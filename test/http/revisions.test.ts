@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { exampleValue, loadBundle } from '../contract/bundle.js';
 import { describeOnEveryStore } from '../support/stores.js';
+import type { components } from '../../generated/api.js';
 import { expectInvalid, expectProblem, expectUnauthorized, setup, UNKNOWN_ID, type ApiPost } from './helpers.js';
+
+type ApiDiff = components['schemas']['RevisionDiff'];
 
 describeOnEveryStore('revisions', (make) => {
   describe('listRevisions', () => {
@@ -81,6 +85,90 @@ describeOnEveryStore('revisions', (make) => {
       await expectInvalid(await t.send('GET', `/posts/${post.id}/revisions/2147483648`), '/path/version');
       await expectInvalid(await t.send('GET', `/posts/${post.id}/revisions/one`), '/path/version');
       await expectUnauthorized(await t.send('GET', `/posts/${post.id}/revisions/1`, { anonymous: true }));
+    });
+  });
+
+  describe('getRevisionDiff', () => {
+    /** The post of the RevisionDiffAgainstCurrent example, written as an editor would: draft, rewrite, publish. */
+    async function exampleHistory(t: Awaited<ReturnType<typeof setup>>) {
+      const post = await t.create({
+        title: 'Cursor pagination',
+        slug: 'cursor-pagination-without-tears',
+        body: '# Cursor pagination\n\nOffsets skip rows. Draft.\n',
+        tags: ['api'],
+      });
+      await t.patch(post.id, 1, {
+        title: 'Cursor pagination without tears',
+        excerpt: 'Why offsets skip rows, and what to use instead.',
+        body: [
+          '# Cursor pagination',
+          '',
+          'Offsets skip rows when a row is inserted',
+          'between two page requests.',
+          '',
+          'A cursor names the last row seen, so the',
+          'next page starts right after it.',
+          '',
+        ].join('\n'),
+        tags: ['api', 'postgres'],
+      });
+      await t.patch(post.id, 2, { status: 'published' });
+      return post;
+    }
+
+    it('answers what restoring a revision would change, field by field, exactly as the contract example shows', async () => {
+      const t = await setup(make);
+      const post = await exampleHistory(t);
+      const { data, response } = await t.api.GET('/posts/{id}/revisions/{version}/diff', { params: { path: { id: post.id, version: 1 } } });
+      expect(response.status).toBe(200);
+      const example = exampleValue(loadBundle(), 'RevisionDiffAgainstCurrent') as Record<string, unknown>;
+      expect(data).toEqual({ ...example, postId: post.id });
+      const explicit = await t.send('GET', `/posts/${post.id}/revisions/1/diff?against=current`);
+      expect(await explicit.json()).toEqual(data);
+    });
+
+    it('compares two revisions, in either direction, and a revision with itself as unchanged', async () => {
+      const t = await setup(make);
+      const post = await exampleHistory(t);
+      const forward = (await (await t.send('GET', `/posts/${post.id}/revisions/2/diff?against=1`)).json()) as ApiDiff;
+      expect(forward).toMatchObject({
+        from: { version: 1, current: false },
+        to: { version: 2, current: false },
+        changed: ['title', 'excerpt', 'tags', 'body'],
+        tags: { changed: true, added: ['postgres'], removed: [] },
+        status: { changed: false, from: 'draft', to: 'draft' },
+        body: { changed: true, additions: 5, deletions: 1, truncated: false },
+      });
+      expect(forward.body.unified).toMatch(/^--- body v1\n\+\+\+ body v2\n@@ -1,3 \+1,7 @@\n/);
+      const backward = await (await t.send('GET', `/posts/${post.id}/revisions/1/diff?against=2`)).json();
+      expect(backward).toMatchObject({ tags: { added: [], removed: ['postgres'] }, body: { additions: 1, deletions: 5 } });
+      const same = (await (await t.send('GET', `/posts/${post.id}/revisions/3/diff`)).json()) as ApiDiff;
+      expect(same).toMatchObject({ from: { version: 3, current: true }, to: { version: 3, current: false }, changed: [] });
+      expect(same.body).toEqual({ changed: false, additions: 0, deletions: 0, unified: '', truncated: false });
+    });
+
+    it('answers 404 for an unknown post, version or against, even one past the largest version, and changes nothing', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Only one' });
+      await expectProblem(await t.send('GET', `/posts/${UNKNOWN_ID}/revisions/1/diff`), 404, 'not-found');
+      await expectProblem(await t.send('GET', `/posts/${post.id}/revisions/2/diff`), 404, 'not-found');
+      await expectProblem(await t.send('GET', `/posts/${post.id}/revisions/1/diff?against=2`), 404, 'not-found');
+      await expectProblem(await t.send('GET', `/posts/${post.id}/revisions/1/diff?against=9999999999`), 404, 'not-found');
+      expect(await t.revisions(post.id)).toHaveLength(1);
+    });
+
+    it('answers 422 for an against that is neither current nor a canonical version, and 401 without a token', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Only one' });
+      for (const against of ['0', '01', '-1', '+1', 'latest', 'Current', '1.0', '12345678901', '']) {
+        await expectInvalid(
+          await t.send('GET', `/posts/${post.id}/revisions/1/diff?against=${encodeURIComponent(against)}`),
+          '/query/against',
+        );
+      }
+      await expectInvalid(await t.send('GET', `/posts/${post.id}/revisions/1/diff?against=1&against=current`), '/query/against');
+      await expectInvalid(await t.send('GET', `/posts/${post.id}/revisions/1/diff?agianst=1`), '/query/agianst');
+      await expectUnauthorized(await t.send('GET', `/posts/${post.id}/revisions/1/diff`, { anonymous: true }));
     });
   });
 

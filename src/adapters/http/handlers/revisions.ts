@@ -1,10 +1,15 @@
+import type { ComparedState } from '../../../app/post-queries.js';
 import type { PostUseCases } from '../../../app/post-use-cases.js';
+import { compareStates } from '../../../domain/index.js';
+import { diffBodies } from '../body-diff.js';
 import { etagOf, toApiPost, toApiRevision, toApiRevisionSummary } from '../mappers.js';
 import { actorOf } from '../principal.js';
 import type { HandlerRegistry } from '../registry.js';
 import { requireIfMatch } from './posts.js';
 
-export function revisionHandlers(posts: PostUseCases): Pick<HandlerRegistry, 'listRevisions' | 'getRevision' | 'restoreRevision'> {
+export function revisionHandlers(
+  posts: PostUseCases,
+): Pick<HandlerRegistry, 'listRevisions' | 'getRevision' | 'getRevisionDiff' | 'restoreRevision'> {
   return {
     async listRevisions({ params, query }) {
       const page = await posts.queries.listRevisions(params.id, { limit: query.limit, cursor: query.cursor ?? null });
@@ -13,6 +18,26 @@ export function revisionHandlers(posts: PostUseCases): Pick<HandlerRegistry, 'li
     async getRevision({ params }) {
       return { status: 200, body: toApiRevision(await posts.queries.getRevision(params.id, params.version)) };
     },
+    async getRevisionDiff({ params, query }) {
+      const against = query.against === undefined || query.against === 'current' ? 'current' : Number(query.against);
+      const { from, to } = await posts.queries.revisionComparison(params.id, params.version, against);
+      const fields = compareStates(from, to);
+      return {
+        status: 200,
+        body: {
+          postId: params.id,
+          from: { version: from.version, current: from.current },
+          to: { version: to.version, current: to.current },
+          changed: fields.changed,
+          title: fields.title,
+          slug: fields.slug,
+          excerpt: fields.excerpt,
+          status: fields.status,
+          tags: fields.tags,
+          body: diffBodies({ body: from.body, label: labelOf(from) }, { body: to.body, label: labelOf(to) }),
+        },
+      };
+    },
     async restoreRevision(request) {
       const expected = requireIfMatch(request.headers['if-match']);
       const { id, version } = request.params;
@@ -20,4 +45,9 @@ export function revisionHandlers(posts: PostUseCases): Pick<HandlerRegistry, 'li
       return { status: 200, body: toApiPost(post), headers: { ETag: etagOf(post.version) } };
     },
   };
+}
+
+/** How a unified diff's `---`/`+++` header names a side: `body v3 (current)`, `body v1`. */
+function labelOf(state: ComparedState): string {
+  return `body v${state.version}${state.current ? ' (current)' : ''}`;
 }

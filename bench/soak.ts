@@ -1,5 +1,5 @@
 /**
- * `make bench-soak`: one API process under saturated mixed load (70% get, 20% first list page,
+ * `make bench-soak`: one API process (BENCH_SOAK_SERVER=floor: the floor) under saturated mixed load (70% get, 20% first list page,
  * 10% create) for BENCH_SOAK_SECONDS (600) after BENCH_WARMUP (3 s). Prints 2xx req/s per BENCH_SOAK_WINDOW (60 s), the
  * ratio last window / first window, and RSS sampled every 10 s (first, max, last).
  */
@@ -19,6 +19,8 @@ import { postgresEnv, requireBuiltApi, startServer } from './servers.js';
 const SECONDS = envNumber('BENCH_SOAK_SECONDS', 600);
 const WINDOW = envNumber('BENCH_SOAK_WINDOW', 60);
 const POSTS = Math.floor(envNumber('BENCH_POSTS', 10_000));
+/** BENCH_SOAK_SERVER=floor soaks the floor instead: what the same load does to the database alone. */
+const SERVER = process.env.BENCH_SOAK_SERVER === 'floor' ? 'floor' : 'api';
 const RSS_EVERY_MS = 10_000;
 
 const say = (line = '') => console.log(line);
@@ -31,7 +33,7 @@ interface Window {
 async function main(): Promise<void> {
   requireBuiltApi();
   const { connections, warmupSeconds } = loadSettings();
-  say(`# MarginCMS soak: ${fmt(SECONDS)} s of mixed load (70% get, 20% list, 10% create), ${connections} connections`);
+  say(`# MarginCMS soak (${SERVER}): ${fmt(SECONDS)} s of mixed load (70% get, 20% list, 10% create), ${connections} connections`);
   say(`Server output: ${logFile}`);
 
   const db = await createScratchDatabase(serverUrl);
@@ -47,7 +49,7 @@ async function main(): Promise<void> {
   const postsBefore = await countPosts(db.sql);
   say(`Seeded ${fmt(POSTS)} posts through the API.`);
 
-  const api = await startServer('api', env);
+  const api = await startServer(SERVER, env);
   const target = { baseUrl: api.baseUrl, token, ids, deepCursor: '', slugs: [] };
   await startSoak(target, connections, warmupSeconds, () => undefined).done;
   say(`Warmed up for ${warmupSeconds} s; measuring.`);

@@ -1,0 +1,297 @@
+/**
+ * `margin`, the command-line client of the MarginCMS admin API, built on the typed client
+ * (`src/client`). Run it as `npx margin …` from a clone. `margin --help` lists the commands; the
+ * exit codes are in exit-codes.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { createMarginClient, type MarginClient, type Post } from '../client/index.js';
+import { credentialsFile, forgetCredentials, loadCredentials, saveCredentials, type Credentials } from './credentials.js';
+import { CliError, EXIT, problemError, type ExitCode } from './exit-codes.js';
+
+const DEFAULT_URL = 'http://localhost:8080/api/v1';
+
+const HELP = `margin: the MarginCMS command-line client
+
+Usage: margin <command> [options]
+
+  login [--url URL] [--email EMAIL]   Log in (password from MARGIN_PASSWORD, else asked for);
+                                      the session is kept in ${'$'}XDG_CONFIG_HOME/margin (0600)
+  logout                              End the session on the server and forget it here
+  whoami                              The user logged in
+  posts list [--status S]... [--tag T] [--q TEXT] [--limit N] [--all]
+  posts get ID
+  posts create --title T [--body-file FILE|-] [--excerpt E] [--tag T]... [--slug S] [--publish]
+  posts edit ID [--title T] [--body-file FILE|-] [--excerpt E] [--tag T]... [--slug S] [--if-match VERSION]
+  posts publish ID [--if-match VERSION]
+
+Options: --json prints what the server answered as JSON on stdout, for scripts.
+         MARGIN_URL sets the server for login (default ${DEFAULT_URL}).
+
+Exit codes: 0 done; 1 unexpected failure; 2 usage; 3 not logged in or refused (401);
+            4 conflict (the post changed: 412; 409); 5 not found; 6 invalid input (422, 400, 413);
+            7 server unavailable (network, 429, 5xx).
+`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  url: { type: 'string' },
+  email: { type: 'string' },
+  status: { type: 'string', multiple: true },
+  tag: { type: 'string', multiple: true },
+  q: { type: 'string' },
+  limit: { type: 'string' },
+  all: { type: 'boolean' },
+  title: { type: 'string' },
+  'body-file': { type: 'string' },
+  excerpt: { type: 'string' },
+  slug: { type: 'string' },
+  publish: { type: 'boolean' },
+  'if-match': { type: 'string' },
+} satisfies ParseArgsConfig['options'];
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: NodeJS.ProcessEnv;
+  /** Reads all of stdin (for `--body-file -` and a piped password). */
+  stdin: () => Promise<string>;
+  isTty: boolean;
+}
+
+/** Runs one command line; answers the exit code. Never throws. */
+export async function run(argv: readonly string[], io: Io): Promise<ExitCode> {
+  try {
+    const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    if (values.help || positionals.length === 0) {
+      io.out(HELP);
+      return positionals.length === 0 && !values.help ? EXIT.usage : EXIT.ok;
+    }
+    await dispatch(positionals, values, io);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CliError) {
+      io.err(`margin: ${error.message}\n${error.lines.map((line) => `${line}\n`).join('')}`);
+      return error.code;
+    }
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      io.err(`margin: ${(error as Error).message}\nRun margin --help for the commands.\n`);
+      return EXIT.usage;
+    }
+    io.err(`margin: ${(error as Error).message}\n`);
+    return EXIT.failed;
+  }
+}
+
+async function dispatch(positionals: string[], values: Values, io: Io): Promise<void> {
+  const [command, sub, ...rest] = positionals;
+  const print = (value: unknown, human: () => string) => io.out(values.json ? `${JSON.stringify(value, null, 2)}\n` : human());
+  switch (command) {
+    case 'login':
+      return login(values, io, print);
+    case 'logout': {
+      const { client } = session(io);
+      await call(io, () => client.logout());
+      forgetCredentials(io.env);
+      return print({ loggedOut: true }, () => 'Logged out.\n');
+    }
+    case 'whoami': {
+      const { client, credentials } = session(io);
+      const me = await ok(call(io, () => client.api.GET('/auth/me')));
+      return print(me, () => `${me.name} <${me.email}> on ${credentials.baseUrl}\n`);
+    }
+    case 'posts':
+      return posts(sub, rest, values, io, print);
+    default:
+      throw new CliError(EXIT.usage, `unknown command ${JSON.stringify(command)}; run margin --help`);
+  }
+}
+
+type Print = (value: unknown, human: () => string) => void;
+
+async function login(values: Values, io: Io, print: Print): Promise<void> {
+  const baseUrl = (values.url ?? io.env.MARGIN_URL ?? DEFAULT_URL).replace(/\/+$/, '');
+  const email = values.email ?? io.env.MARGIN_EMAIL;
+  if (!email) throw new CliError(EXIT.usage, 'login needs --email (or MARGIN_EMAIL)');
+  const password = io.env.MARGIN_PASSWORD ?? (await askPassword(io));
+  let saved: Credentials | null = null;
+  const client = createMarginClient({
+    baseUrl,
+    onTokens: (pair) => {
+      if (pair) saved = { baseUrl, email, accessToken: pair.accessToken, refreshToken: pair.refreshToken };
+    },
+  });
+  await ok(call(io, () => client.login(email, password), baseUrl));
+  saveCredentials(saved!, io.env);
+  print({ baseUrl, email }, () => `Logged in to ${baseUrl} as ${email}; session kept in ${credentialsFile(io.env)}.\n`);
+}
+
+async function askPassword(io: Io): Promise<string> {
+  if (!io.isTty) return (await io.stdin()).split(/\r?\n/)[0] ?? '';
+  io.err('Password: ');
+  const rl = createInterface({ input: process.stdin, terminal: true });
+  // Echo nothing while the password is typed.
+  (rl as unknown as { _writeToOutput: (text: string) => void })._writeToOutput = () => undefined;
+  const line = await new Promise<string>((resolve) => rl.once('line', resolve));
+  rl.close();
+  io.err('\n');
+  return line;
+}
+
+/** The saved session as a client; tokens it refreshes are saved, and a session the server ended is forgotten. */
+function session(io: Io): { client: MarginClient; credentials: Credentials } {
+  const credentials = loadCredentials(io.env);
+  if (!credentials) throw new CliError(EXIT.unauthorized, 'not logged in; run margin login');
+  const client = createMarginClient({
+    baseUrl: credentials.baseUrl,
+    tokens: credentials,
+    onTokens: (pair) => {
+      if (pair) saveCredentials({ ...credentials, accessToken: pair.accessToken, refreshToken: pair.refreshToken }, io.env);
+      else forgetCredentials(io.env);
+    },
+  });
+  return { client, credentials };
+}
+
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** Makes a call; a network failure becomes exit 7 with the server's address. */
+async function call<A>(io: Io, request: () => Promise<A>, baseUrl?: string): Promise<A> {
+  try {
+    return await request();
+  } catch (error) {
+    const where = baseUrl ?? loadCredentials(io.env)?.baseUrl ?? 'the server';
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new CliError(EXIT.unavailable, `cannot reach ${where}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+  }
+}
+
+/** The answer's data, or the CliError its problem says. */
+async function ok<T>(answer: Promise<Answer<T> | undefined>): Promise<T> {
+  const result = await answer;
+  if (!result) throw new CliError(EXIT.unauthorized, 'not logged in; run margin login');
+  if (result.response.ok) return result.data as T;
+  if (result.response.status === 401) {
+    throw new CliError(EXIT.unauthorized, `${problemError(401, result.error).message} (run margin login)`);
+  }
+  throw problemError(result.response.status, result.error);
+}
+
+async function posts(sub: string | undefined, args: string[], values: Values, io: Io, print: Print): Promise<void> {
+  const id = () => {
+    if (args.length !== 1) throw new CliError(EXIT.usage, `posts ${sub} needs one post id`);
+    return args[0]!;
+  };
+  const { client } = session(io);
+  switch (sub) {
+    case 'list': {
+      const limit = values.limit === undefined ? 20 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+        throw new CliError(EXIT.usage, '--limit takes a whole number from 1 to 100');
+      const items: Post[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await ok(
+          call(io, () =>
+            client.api.GET('/posts', {
+              params: {
+                query: {
+                  limit,
+                  ...(cursor ? { cursor } : {}),
+                  ...(values.status ? { status: values.status as Post['status'][] } : {}),
+                  ...(values.tag?.[0] ? { tag: values.tag[0] } : {}),
+                  ...(values.q ? { q: values.q } : {}),
+                },
+              },
+            }),
+          ),
+        );
+        items.push(...(page.items as Post[]));
+        cursor = page.nextCursor ?? undefined;
+      } while (values.all && cursor);
+      return print(items, () =>
+        items.map((p) => `${p.id}  ${p.status.padEnd(9)} v${String(p.version).padEnd(4)} ${p.updatedAt}  ${p.title}\n`).join(''),
+      );
+    }
+    case 'get': {
+      const post = await ok(call(io, () => client.getPost(id())));
+      return print(post, () => describe(post) + `\n${post.body}${post.body.endsWith('\n') || post.body === '' ? '' : '\n'}`);
+    }
+    case 'create': {
+      if (values.title === undefined) throw new CliError(EXIT.usage, 'posts create needs --title');
+      const body = values['body-file'] === undefined ? undefined : await readBody(values['body-file'], io);
+      const post = await ok(
+        call(io, () =>
+          client.createPost({
+            title: values.title!,
+            ...(body !== undefined ? { body } : {}),
+            ...(values.excerpt !== undefined ? { excerpt: values.excerpt } : {}),
+            ...(values.slug !== undefined ? { slug: values.slug } : {}),
+            ...(values.tag ? { tags: values.tag } : {}),
+            ...(values.publish ? { status: 'published' as const } : {}),
+          }),
+        ),
+      );
+      return print(post, () => `Created ${post.id} (${post.slug}), ${post.status}, version ${post.version}.\n`);
+    }
+    case 'edit':
+    case 'publish': {
+      const postId = id();
+      const patch =
+        sub === 'publish'
+          ? { status: 'published' as const }
+          : {
+              ...(values.title !== undefined ? { title: values.title } : {}),
+              ...(values.excerpt !== undefined ? { excerpt: values.excerpt } : {}),
+              ...(values.slug !== undefined ? { slug: values.slug } : {}),
+              ...(values.tag ? { tags: values.tag } : {}),
+              ...(values['body-file'] !== undefined ? { body: await readBody(values['body-file'], io) } : {}),
+            };
+      if (Object.keys(patch).length === 0) throw new CliError(EXIT.usage, 'posts edit needs something to change (--title, --body-file, …)');
+      let ifMatch: string;
+      if (values['if-match'] !== undefined) {
+        if (!/^[1-9][0-9]*$/.test(values['if-match'])) throw new CliError(EXIT.usage, '--if-match takes the version you read, e.g. 3');
+        ifMatch = `"${values['if-match']}"`;
+      } else {
+        const current = await ok(call(io, () => client.getPost(postId)));
+        ifMatch = `"${current.version}"`;
+      }
+      const post = await ok(call(io, () => client.updatePost(postId, patch, { ifMatch })));
+      return print(post, () => `${sub === 'publish' ? 'Published' : 'Updated'} ${post.id}, now version ${post.version}.\n`);
+    }
+    default:
+      throw new CliError(EXIT.usage, `unknown posts command ${JSON.stringify(sub)}; run margin --help`);
+  }
+}
+
+function describe(post: Post): string {
+  return [
+    `id:        ${post.id}`,
+    `title:     ${post.title}`,
+    `slug:      ${post.slug}`,
+    `status:    ${post.status}`,
+    `version:   ${post.version}`,
+    `tags:      ${post.tags.join(', ')}`,
+    `updated:   ${post.updatedAt}`,
+    ...(post.excerpt ? [`excerpt:   ${post.excerpt}`] : []),
+    '',
+  ].join('\n');
+}
+
+async function readBody(file: string, io: Io): Promise<string> {
+  if (file === '-') return io.stdin();
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(EXIT.failed, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}

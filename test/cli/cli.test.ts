@@ -1,0 +1,221 @@
+/**
+ * The `margin` CLI end to end: a real server (the composed app on a socket, over each store) and
+ * the CLI's `run` with its own config directory. One test runs the program itself (bin/margin.mjs)
+ * to prove the launcher, the exit code and the streams.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerType } from '@hono/node-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serveApp } from '../../src/adapters/http/node-server.js';
+import { run } from '../../src/cli/cli.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { FixedClock } from '../../src/domain/index.js';
+import { ADMIN, testServer } from '../support/http.js';
+import { describeOnEveryStore } from '../support/stores.js';
+import type { MakeStore } from '../../src/adapters/contract/index.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const TTL_SECONDS = 900;
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Outcome {
+  code: number;
+  out: string;
+  err: string;
+}
+
+async function served(make: MakeStore) {
+  const clock = new FixedClock(new Date());
+  const server = await testServer({ store: await make(), clock, accessTokenTtlSeconds: TTL_SECONDS });
+  const socket: ServerType = serveApp(server.app.fetch, { hostname: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => socket.once('listening', resolve));
+  let open = true;
+  const closeServer = async () => {
+    if (!open) return;
+    open = false;
+    await new Promise<void>((resolve) => socket.close(() => resolve()));
+  };
+  cleanups.push(closeServer);
+  const baseUrl = `http://127.0.0.1:${(socket.address() as AddressInfo).port}/api/v1`;
+  const configDir = mkdtempSync(join(tmpdir(), 'margin-cli-'));
+  cleanups.push(() => rmSync(configDir, { recursive: true, force: true }));
+  const env = { MARGIN_CONFIG_DIR: join(configDir, 'margin'), MARGIN_URL: baseUrl };
+  /** Runs one command line; `stdin` is what a pipe would give it. */
+  async function margin(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Outcome> {
+    let out = '';
+    let err = '';
+    const code = await run(args, {
+      out: (text) => (out += text),
+      err: (text) => (err += text),
+      env: { ...env, ...options.env },
+      stdin: async () => options.stdin ?? '',
+      isTty: false,
+    });
+    return { code, out, err };
+  }
+  async function json<T = any>(args: string[], options: { stdin?: string } = {}): Promise<T> {
+    const outcome = await margin([...args, '--json'], options);
+    expect(outcome.code, outcome.err).toBe(EXIT.ok);
+    return JSON.parse(outcome.out) as T;
+  }
+  const login = () => margin(['login', '--email', ADMIN.email], { stdin: `${ADMIN.password}\n` });
+  const credentials = () => JSON.parse(readFileSync(join(env.MARGIN_CONFIG_DIR, 'credentials.json'), 'utf8'));
+  return { server, clock, baseUrl, env, configDir, margin, json, login, credentials, closeServer };
+}
+
+describeOnEveryStore('the margin CLI', (make) => {
+  it('logs in with the password from stdin, keeps the session in a 0600 file in a 0700 folder, and says who is logged in', async () => {
+    const t = await served(make);
+    const loggedIn = await t.login();
+    expect(loggedIn.code, loggedIn.err).toBe(EXIT.ok);
+    expect(loggedIn.out).toContain(`Logged in to ${t.baseUrl} as ${ADMIN.email}`);
+    expect(statSync(join(t.env.MARGIN_CONFIG_DIR, 'credentials.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(t.env.MARGIN_CONFIG_DIR).mode & 0o777).toBe(0o700);
+    expect(t.credentials()).toMatchObject({ baseUrl: t.baseUrl, email: ADMIN.email });
+    expect(JSON.stringify(t.credentials())).not.toContain(ADMIN.password);
+    expect(await t.json(['whoami'])).toMatchObject({ email: ADMIN.email, name: ADMIN.name });
+  });
+
+  it('creates, lists, gets, edits and publishes posts, with --json a script can read', async () => {
+    const t = await served(make);
+    await t.login();
+    const created = await t.json(['posts', 'create', '--title', 'Hello: "CLI" #1', '--body-file', '-', '--tag', 'cli', '--tag', 'Notes'], {
+      stdin: '# Hi\n\nFrom stdin.\n',
+    });
+    expect(created).toMatchObject({
+      title: 'Hello: "CLI" #1',
+      body: '# Hi\n\nFrom stdin.\n',
+      tags: ['cli', 'notes'],
+      status: 'draft',
+      version: 1,
+    });
+    const bodyFile = join(t.configDir, 'body.md');
+    writeFileSync(bodyFile, 'Second body.\n');
+    for (let i = 2; i <= 3; i++) await t.json(['posts', 'create', '--title', `Post ${i}`, '--body-file', bodyFile]);
+
+    const listed = await t.json<{ id: string }[]>(['posts', 'list', '--limit', '2', '--all']);
+    expect(listed).toHaveLength(3);
+    expect(await t.json(['posts', 'list', '--tag', 'cli'])).toEqual([expect.objectContaining({ id: created.id })]);
+    const human = await t.margin(['posts', 'list']);
+    expect(human.out.trim().split('\n')).toHaveLength(3);
+    expect(human.out).toContain(`${created.id}  draft`);
+
+    const edited = await t.json(['posts', 'edit', created.id, '--title', 'Hello again', '--excerpt', 'Short.']);
+    expect(edited).toMatchObject({ title: 'Hello again', excerpt: 'Short.', version: 2, body: created.body });
+    const published = await t.json(['posts', 'publish', created.id]);
+    expect(published).toMatchObject({ status: 'published', version: 3 });
+    expect(await t.json(['posts', 'get', created.id])).toEqual(published);
+    const shown = await t.margin(['posts', 'get', created.id]);
+    expect(shown.out).toContain('status:    published');
+    expect(shown.out.endsWith('# Hi\n\nFrom stdin.\n')).toBe(true);
+  });
+
+  it('exits 4 with the detail of the 412 when the post changed since the version given, and changes nothing', async () => {
+    const t = await served(make);
+    await t.login();
+    const post = await t.json(['posts', 'create', '--title', 'Contested']);
+    await t.json(['posts', 'edit', post.id, '--title', 'First writer', '--if-match', '1']);
+    const stale = await t.margin(['posts', 'edit', post.id, '--title', 'Second writer', '--if-match', '1']);
+    expect(stale.code).toBe(EXIT.conflict);
+    expect(stale.err).toMatch(/^margin: Precondition failed: .+/);
+    expect(await t.json(['posts', 'get', post.id])).toMatchObject({ title: 'First writer', version: 2 });
+  });
+
+  it('exits 5 for an unknown post, 6 with each invalid field, 2 for a usage error and 3 when not logged in', async () => {
+    const t = await served(make);
+    const before = await t.margin(['posts', 'list']);
+    expect(before).toMatchObject({ code: EXIT.unauthorized, out: '' });
+    expect(before.err).toContain('not logged in; run margin login');
+    const refused = await t.margin(['login', '--email', ADMIN.email], { stdin: 'wrong password\n' });
+    expect(refused.code).toBe(EXIT.unauthorized);
+    expect(refused.err).toMatch(/^margin: .+: .+/);
+
+    await t.login();
+    const missing = await t.margin(['posts', 'get', '01JDQ8Z4M6X2V7K9T3N5R8W1YB']);
+    expect(missing.code).toBe(EXIT.notFound);
+    expect(missing.err).toMatch(/^margin: Not found: /);
+    const invalid = await t.margin(['posts', 'create', '--title', 'x'.repeat(201), '--tag', 'a'.repeat(41)]);
+    expect(invalid.code).toBe(EXIT.invalid);
+    expect(invalid.err).toContain('  /body/title: ');
+    expect(invalid.err).toContain('  /body/tags/0: ');
+    expect((await t.margin(['posts', 'frobnicate'])).code).toBe(EXIT.usage);
+    expect((await t.margin(['posts', 'list', '--colour'])).code).toBe(EXIT.usage);
+    expect((await t.margin(['posts', 'create'])).code).toBe(EXIT.usage);
+    expect((await t.margin(['posts', 'edit', 'x', '--title', 't', '--if-match', 'W/"1"'])).code).toBe(EXIT.usage);
+    expect((await t.margin([])).code).toBe(EXIT.usage);
+    expect((await t.margin(['--help'])).code).toBe(EXIT.ok);
+    expect(await t.json(['posts', 'list'])).toEqual([]);
+  });
+
+  it('refreshes an expired access token once, keeps the new pair, and forgets the session at logout', async () => {
+    const t = await served(make);
+    await t.login();
+    const first = t.credentials();
+    t.clock.advance((TTL_SECONDS + 60) * 1000);
+    expect(await t.json(['whoami'])).toMatchObject({ email: ADMIN.email });
+    const second = t.credentials();
+    expect(second.accessToken).not.toBe(first.accessToken);
+    expect(second.refreshToken).not.toBe(first.refreshToken);
+    expect(await t.json(['whoami'])).toMatchObject({ email: ADMIN.email });
+    expect(t.credentials()).toEqual(second);
+
+    expect((await t.margin(['logout'])).code).toBe(EXIT.ok);
+    expect((await t.margin(['whoami'])).code).toBe(EXIT.unauthorized);
+  });
+
+  it('ends the session when the server refuses its refresh token, and says to log in again', async () => {
+    const t = await served(make);
+    await t.login();
+    const saved = t.credentials();
+    // Another copy of the session refreshes first: the saved refresh token is then spent.
+    t.clock.advance((TTL_SECONDS + 60) * 1000);
+    expect((await t.json(['whoami'])).email).toBe(ADMIN.email);
+    writeFileSync(join(t.env.MARGIN_CONFIG_DIR, 'credentials.json'), JSON.stringify(saved));
+    t.clock.advance(24 * 3600 * 1000);
+    const outcome = await t.margin(['whoami']);
+    expect(outcome.code).toBe(EXIT.unauthorized);
+    expect(outcome.err).toContain('run margin login');
+  });
+});
+
+describe('the margin program', () => {
+  it('runs from bin/margin.mjs: login, a --json listing on stdout, and exit 7 with the address when the server is gone', async () => {
+    const { createMemoryStore } = await import('../../src/adapters/memory/store.js');
+    const t = await served(async () => createMemoryStore());
+    const program = (args: string[], stdin = '') =>
+      new Promise<Outcome>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(ROOT, 'bin/margin.mjs'), ...args], {
+          env: { PATH: process.env.PATH ?? '', ...t.env },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        child.on('error', reject);
+        child.on('exit', (code) => resolve({ code: code ?? -1, out, err }));
+        child.stdin.end(stdin);
+      });
+    const login = await program(['login', '--email', ADMIN.email], `${ADMIN.password}\n`);
+    expect(login.code, login.err).toBe(EXIT.ok);
+    const listed = await program(['posts', 'list', '--json']);
+    expect(listed).toMatchObject({ code: EXIT.ok, err: '' });
+    expect(JSON.parse(listed.out)).toEqual([]);
+    const usage = await program(['nope']);
+    expect(usage.code).toBe(EXIT.usage);
+    expect(usage.err).toContain('unknown command "nope"');
+    // The server goes away: the saved address is reported.
+    await t.closeServer();
+    const gone = await program(['posts', 'list']);
+    expect(gone.code).toBe(EXIT.unavailable);
+    expect(gone.err).toContain(`cannot reach ${t.baseUrl}: ECONNREFUSED`);
+  }, 30_000);
+});

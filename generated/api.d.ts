@@ -333,6 +333,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the whole site as a zip of markdown files
+         * @description Streams a zip archive with one markdown file per post (YAML front matter, then the body unchanged) and, last, `manifest.json`: the format version, the export time, the filters, the counts by status and, for every file, its path, post id, size and SHA-256. The answer starts at once and is sent as it is written (no `Content-Length`), a page of posts at a time, so a site of any size exports in constant memory. Posts come in the order of their ids (oldest first). `layout=flat` writes `<slug>.md` at the root with MarginCMS's own front matter (what an import reads back exactly); `layout=hugo` writes `content/posts/<slug>.md` with the keys Hugo expects (`draft`, `date`, `lastmod`, `publishDate`, `description`) and the MarginCMS ones under `margin`. A failure after the first byte cuts the archive short, which every unzip tool reports as a damaged archive.
+         */
+        get: operations["exportSite"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/activity": {
         parameters: {
             query?: never;
@@ -850,6 +870,8 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
             actor: components["schemas"]["Actor"];
         };
+        /** @description A zip archive (deflated entries, UTF-8 names): the posts' markdown files, then `manifest.json`. */
+        SiteArchive: string;
         /**
          * @description Lowercase ASCII words joined by single hyphens; unique across all posts whatever their status.
          * @example writing-markdown-that-ages-well
@@ -1300,6 +1322,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The archive, streamed as it is written. */
+        SiteExportResponse: {
+            headers: {
+                "Content-Disposition": components["headers"]["ExportDisposition"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/zip": components["schemas"]["SiteArchive"];
+            };
+        };
         /** @description A sitemaps.org 0.9 `urlset`. */
         SitemapResponse: {
             headers: {
@@ -1410,6 +1442,8 @@ export interface components {
         CursorQuery: components["schemas"]["Cursor"];
         /** @description The other side of the comparison: `current` (the post as it is now) or another revision's version in decimal digits. The diff reads from `against` to `{version}`. */
         DiffAgainstQuery: string;
+        /** @description Where the files go and which front-matter keys they carry: `flat` (`<slug>.md` at the root, MarginCMS's keys) or `hugo` (`content/posts/<slug>.md`, Hugo's keys plus `margin`). */
+        ExportLayout: "flat" | "hugo";
         /**
          * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422. Sent bare (`abc`) or as a structured-field string (`"abc"`, as the IETF Idempotency-Key draft writes it), it is the same key.
          * @example 9f1c2f0e-6d55-4a8f-9a43-0b8f1d2c7e11
@@ -1501,6 +1535,11 @@ export interface components {
          * @example "3"
          */
         ETag: string;
+        /**
+         * @description Asks browsers to save the archive under a name with the export's date.
+         * @example attachment; filename="margin-export-2026-12-04.zip"
+         */
+        ExportDisposition: string;
         /**
          * @description `true` when this answer is the stored answer to an earlier request with the same Idempotency-Key.
          * @example true
@@ -1924,6 +1963,29 @@ export interface operations {
         responses: {
             200: components["responses"]["TagListResponse"];
             401: components["responses"]["UnauthorizedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    exportSite: {
+        parameters: {
+            query?: {
+                /** @description Only posts with one of these statuses; repeat the parameter (`status=draft&status=published`). */
+                status?: components["parameters"]["StatusFilter"];
+                /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
+                tag?: components["parameters"]["TagFilter"];
+                /** @description Where the files go and which front-matter keys they carry: `flat` (`<slug>.md` at the root, MarginCMS's keys) or `hugo` (`content/posts/<slug>.md`, Hugo's keys plus `margin`). */
+                layout?: components["parameters"]["ExportLayout"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SiteExportResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
         };

@@ -9,6 +9,7 @@ export interface RequestDefaults {
   createPost: { query: never; body: "body" | "excerpt" | "status" | "tags" };
   deletePost: { query: never; body: never };
   exportPost: { query: never; body: never };
+  exportSite: { query: "layout"; body: never };
   getAtomFeed: { query: never; body: never };
   getContentPost: { query: never; body: never };
   getContentPostBySlug: { query: never; body: never };

@@ -95,6 +95,7 @@ export async function compose(options: CompositionOptions) {
       auth,
       posts,
       readiness,
+      clock,
       content: {
         site: {
           siteUrl: content.siteUrl,

@@ -1,4 +1,13 @@
-import { checkedPostQuery, NotFoundError, type Clock, type Post, type PostQuery, type PostState, type Store } from '../domain/index.js';
+import {
+  checkedPostQuery,
+  NotFoundError,
+  type Clock,
+  type Post,
+  type PostFilter,
+  type PostQuery,
+  type PostState,
+  type Store,
+} from '../domain/index.js';
 
 /** The largest version a post can reach (a PostgreSQL `integer`): no revision has a greater one. */
 const MAX_VERSION = 2_147_483_647;
@@ -67,6 +76,27 @@ export class PostQueries {
       current,
     });
     return { from: state(other, against === 'current'), to: state(revision, false) };
+  }
+
+  /**
+   * The filter as applied (its tag normalised) and every post matching it, whole, `batchSize` at a time in id order (see
+   * `PostRepository.walk`): each batch is read when the previous one has been taken, so a caller
+   * that writes each batch out before asking for the next holds one batch at a time.
+   * @throws ValidationError at `/tag` of the query, at once (before any batch)
+   */
+  walk(filter: PostFilter, batchSize = 100): { filter: PostFilter; batches: AsyncGenerator<Post[]> } {
+    const { tag } = checkedPostQuery({ ...filter, sort: { key: 'createdAt', direction: 'asc' }, limit: batchSize });
+    const checked: PostFilter = { ...filter, ...(tag !== undefined ? { tag } : {}) };
+    const posts = this.#store.posts;
+    const batches = (async function* () {
+      for (let after: string | null = null; ;) {
+        const batch = await posts.walk(checked, after, batchSize);
+        if (batch.length === 0) return;
+        yield batch;
+        after = batch[batch.length - 1]!.id;
+      }
+    })();
+    return { filter: checked, batches };
   }
 
   listActivity(query: Parameters<Store['activity']['list']>[0]) {

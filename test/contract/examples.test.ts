@@ -1,6 +1,8 @@
 // The contract itself: the split spec's file index, the bundle's operations and security, its error
 // media types, and every response example validated against its schema.
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
@@ -47,6 +49,7 @@ const expectedOperationIds = [
   'getRevisionDiff',
   'restoreRevision',
   'exportPost',
+  'exportSite',
   'listTags',
   'listActivity',
   'getStats',
@@ -105,9 +108,9 @@ describe("the split spec's index (openapi/openapi.yaml)", () => {
 describe("the bundle's operations (generated/openapi.json)", () => {
   const ops = operations(bundle);
 
-  it('has exactly the 27 operations of v1 (20 admin, 7 content), each operationId once', () => {
+  it('has exactly the 28 operations of v1 (21 admin, 7 content), each operationId once', () => {
     const ids = ops.map((op) => op.operationId);
-    expect(ids).toHaveLength(27);
+    expect(ids).toHaveLength(28);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...expectedOperationIds].sort());
   });
@@ -176,6 +179,26 @@ describe('every response example (generated/openapi.json)', () => {
     expect(c.example, 'the example has a value').toHaveProperty('value');
     const errors = validator.errors(c.media.schema, c.example.value);
     expect(errors, formatErrors(errors)).toEqual([]);
+  });
+});
+
+describe('the site export example (SiteExportFlat)', () => {
+  it('is a real archive: its string is the zip byte for byte, and its manifest lists each file with its size and SHA-256', () => {
+    const text = exampleValue(bundle, 'SiteExportFlat') as string;
+    // Every character is one byte below 0x80, so the mock's UTF-8 answer is these bytes exactly.
+    expect([...text].every((c) => c.charCodeAt(0) < 0x80)).toBe(true);
+    const entries = unzipSync(Uint8Array.from(text, (c) => c.charCodeAt(0)));
+    const manifest = JSON.parse(Buffer.from(entries['manifest.json']!).toString('utf8')) as {
+      format: string;
+      counts: { posts: number };
+      files: { path: string; bytes: number; sha256: string }[];
+    };
+    expect(manifest).toMatchObject({ format: 'margincms-export', version: 1, layout: 'flat', counts: { posts: 3 } });
+    expect(Object.keys(entries).sort()).toEqual([...manifest.files.map((f) => f.path), 'manifest.json'].sort());
+    for (const file of manifest.files) {
+      expect(entries[file.path]!.byteLength).toBe(file.bytes);
+      expect(createHash('sha256').update(entries[file.path]!).digest('hex')).toBe(file.sha256);
+    }
   });
 });
 

@@ -242,3 +242,25 @@ describe('the Prism mock, Content API', () => {
     expect(answer.body).toBe(exampleValue(bundle, example));
   });
 });
+
+describe('the Prism mock, the examples of #13', () => {
+  it('answers exportSite with the SiteExportFlat archive, byte for byte a zip that unzips', async () => {
+    const response = await fetch(`${prism!.baseUrl}/export`, { headers: { ...auth, Prefer: 'example=SiteExportFlat' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/zip/);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const expected = exampleValue(bundle, 'SiteExportFlat') as string;
+    expect(Buffer.from(bytes).toString('latin1')).toBe(expected);
+    const { unzipSync } = await import('fflate');
+    expect(Object.keys(unzipSync(bytes))).toContain('manifest.json');
+  });
+
+  it('answers getRevisionDiff with the RevisionDiffAgainstCurrent example', async () => {
+    const answer = await call('GET', `/posts/${postId}/revisions/1/diff`, {
+      headers: { ...auth, Prefer: 'example=RevisionDiffAgainstCurrent' },
+    });
+    expect(answer.status, about(answer)).toBe(200);
+    expect(answer.body).toEqual(exampleValue(bundle, 'RevisionDiffAgainstCurrent'));
+    expect(formatErrors(validator.errors({ $ref: '#/components/schemas/RevisionDiff' }, answer.body))).toBe('');
+  });
+});

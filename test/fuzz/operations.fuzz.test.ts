@@ -368,8 +368,8 @@ beforeAll(async () => {
 });
 
 describe('fuzzing every operation of the contract', () => {
-  it('covers all 27 operations of the bundle the server runs', () => {
-    expect(operations).toHaveLength(27);
+  it('covers all 28 operations of the bundle the server runs', () => {
+    expect(operations).toHaveLength(28);
     expect(server.contract.document).toEqual(document);
   });
 

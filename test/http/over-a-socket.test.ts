@@ -6,6 +6,7 @@
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { ServerType } from '@hono/node-server';
+import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveApp } from '../../src/adapters/http/node-server.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
@@ -52,6 +53,28 @@ function send(method: string, path: string, chunks: string[], headers: Record<st
 const loginBody = (password: string) => JSON.stringify({ email: ADMIN.email, password });
 
 describe('the app over a socket', () => {
+  it('streams the site export chunked, without a Content-Length, as a zip that unzips to its manifest', async () => {
+    const login = await send('POST', '/auth/login', [loginBody(ADMIN.password)], { 'content-type': 'application/json' });
+    const { accessToken } = JSON.parse(login.body) as { accessToken: string };
+    const { headers, bytes } = await new Promise<{ headers: IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'GET', path: '/api/v1/export', headers: { authorization: `Bearer ${accessToken}` } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ headers: res.headers, bytes: Buffer.concat(chunks) }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(headers['transfer-encoding']).toBe('chunked');
+    expect(headers['content-length']).toBeUndefined();
+    expect(headers['content-type']).toBe('application/zip');
+    const entries = unzipSync(new Uint8Array(bytes));
+    expect(JSON.parse(Buffer.from(entries['manifest.json']!).toString('utf8'))).toMatchObject({ format: 'margincms-export' });
+  });
+
   it('answers a declared Content-Length over the limit with 413 problem+json', async () => {
     const body = loginBody('x'.repeat(LIMIT));
     const answer = await send('POST', '/auth/login', [body], {

@@ -821,6 +821,62 @@ export function describePostRepositoryContract(make: MakeStore): void {
       });
     });
 
+    describe('walking', () => {
+      async function walkAll(filter: Parameters<PostRepository['walk']>[0], batch: number): Promise<string[]> {
+        const seen: string[] = [];
+        for (let after: string | null = null; ;) {
+          const posts_ = await posts().walk(filter, after, batch);
+          if (posts_.length === 0) return seen;
+          seen.push(...posts_.map((p) => p.id));
+          after = posts_[posts_.length - 1]!.id;
+        }
+      }
+
+      it('walk returns whole posts, bodies included, in id byte order whatever the insertion order', async () => {
+        for (const n of [7, 2, 9, 1, 5]) await posts().create(newPost(n, { body: `Body ${n}\n`, tags: ['t', `n${n}`] }));
+        const batch = await posts().walk({}, null, 100);
+        expect(batch.map((p) => p.id)).toEqual([1, 2, 5, 7, 9].map(ulid));
+        expect(batch[0]).toStrictEqual(await posts().get(ulid(1)));
+        expect(batch[0]!.body).toBe('Body 1\n');
+      });
+
+      it('walk resumes strictly after the id given, in batches of the limit, each post once, and answers [] past the last', async () => {
+        for (const n of [4, 8, 1, 6, 3, 2, 7, 5]) await posts().create(newPost(n));
+        expect(await walkAll({}, 3)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map(ulid));
+        expect((await posts().walk({}, ulid(5), 2)).map((p) => p.id)).toEqual([ulid(6), ulid(7)]);
+        expect(await posts().walk({}, ulid(8), 10)).toEqual([]);
+        // An id that no post has still orders the walk.
+        expect((await posts().walk({}, `${ulid(4)}Z`, 10)).map((p) => p.id)).toEqual([5, 6, 7, 8].map(ulid));
+      });
+
+      it('walk applies the status and tag filters of the list', async () => {
+        await posts().create(newPost(1, { status: 'draft', tags: ['a'] }));
+        await posts().create(newPost(2, { status: 'published', publishedAt: minute(1), tags: ['a', 'b'] }));
+        await posts().create(newPost(3, { status: 'archived', publishedAt: minute(1), tags: ['b'] }));
+        await posts().create(newPost(4, { status: 'published', publishedAt: minute(2), tags: [] }));
+        expect(await walkAll({ status: ['published'] }, 1)).toEqual([ulid(2), ulid(4)]);
+        expect(await walkAll({ status: ['draft', 'archived'] }, 1)).toEqual([ulid(1), ulid(3)]);
+        expect(await walkAll({ tag: 'b' }, 1)).toEqual([ulid(2), ulid(3)]);
+        expect(await walkAll({ tag: 'b', status: ['published'] }, 5)).toEqual([ulid(2)]);
+        expect(await walkAll({ tag: 'nope' }, 5)).toEqual([]);
+        expect(await walkAll({ status: [] }, 5)).toEqual([1, 2, 3, 4].map(ulid));
+      });
+
+      it('walk includes a post created during the walk when its id comes after the last one returned', async () => {
+        for (const n of [1, 2, 3]) await posts().create(newPost(n));
+        const first = await posts().walk({}, null, 2);
+        await posts().create(newPost(9));
+        await posts().create(newPost(0));
+        const rest = await posts().walk({}, first[1]!.id, 10);
+        expect(rest.map((p) => p.id)).toEqual([ulid(3), ulid(9)]);
+      });
+
+      it('walk refuses a limit outside 1 to 100 without reading', async () => {
+        await expect(posts().walk({}, null, 0)).rejects.toThrow(RangeError);
+        await expect(posts().walk({}, null, 101)).rejects.toThrow(RangeError);
+      });
+    });
+
     describe('read models', () => {
       it('tagCounts counts posts per tag over every status, most used first, ties by name in byte order', async () => {
         await posts().create(newPost(1, { status: 'draft', tags: ['b', 'a'] }));

@@ -472,6 +472,11 @@ function toResponse(route: Route, path: string, reply: { status: number; body?: 
   }
   if (reply.body === undefined) return respond(null, reply.status, headers);
   const media = route.mediaTypes.get(reply.status) ?? 'application/json';
+  if (reply.body instanceof ReadableStream) {
+    // Streamed as it is produced: chunked, no Content-Length.
+    headers['content-type'] = media;
+    return new Response(reply.body, { status: reply.status, headers });
+  }
   if (/json$/.test(media)) {
     headers['content-type'] = media;
     return respond(JSON.stringify(reply.body), reply.status, headers);

@@ -25,8 +25,11 @@ type WithDefaults<T, D extends PropertyKey> = [D] extends [never]
     ? Omit<T, D & keyof T> & { [P in D & keyof T]-?: Exclude<T[P], undefined> }
     : T;
 
+/** The body a handler answers with: a stream of bytes for a zip download, else the schema's type. */
+type BodyOf<C> = 'application/zip' extends keyof C ? ReadableStream<Uint8Array> : C[keyof C];
+
 type ReplyFor<S, R> = R extends { content: infer C }
-  ? { status: S; body: C[keyof C]; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> }
+  ? { status: S; body: BodyOf<C>; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> }
   : { status: S; body?: undefined; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> };
 
 type Responses<K extends OperationId> = Op<K>['responses'];

@@ -6,6 +6,7 @@ import { isVisibleToReaders, POST_STATUSES, type Post, type PostStatus, type Pos
 import type {
   NewPost,
   PostChanges,
+  PostFilter,
   PostPage,
   PostQuery,
   PostRepository,
@@ -145,6 +146,18 @@ export class MemoryPostRepository implements PostRepository {
       const rest = after === null ? matches : matches.filter((m) => compareSortKeys(m.key, after, direction) > 0);
       const page = pageOf(rest, query.limit, (last) => encodeCursor(scope, postPosition(last.post, key)));
       return { items: page.items.map((m) => summarize(m.post)), nextCursor: page.nextCursor, ...countedTotal(matches.length, query) };
+    });
+  }
+
+  walk(filter: PostFilter, afterId: string | null, limit: number): Promise<Post[]> {
+    return this.#session.exec((data) => {
+      checkedPageLimit(limit);
+      const matches = matcher({ ...filter, sort: { key: 'createdAt', direction: 'asc' }, limit });
+      return [...data.posts.values()]
+        .filter((post) => (afterId === null || compareUtf8(post.id, afterId) > 0) && matches(post))
+        .sort((a, b) => compareUtf8(a.id, b.id))
+        .slice(0, limit)
+        .map(copyPost);
     });
   }
 

@@ -58,6 +58,9 @@ export interface PostQuery {
 /** How many matches a post page counts at most by default (the contract's `PostPage.total`). */
 export const POST_TOTAL_CAP = 1000;
 
+/** What `walk` selects: the status and tag filters of `PostQuery`. */
+export type PostFilter = Pick<PostQuery, 'status' | 'tag'>;
+
 export interface PostPage {
   items: PostSummary[];
   nextCursor: string | null;
@@ -110,6 +113,13 @@ export interface TagCount {
  *   created between fetches. A cursor used with another sort or other filters, or one that is not
  *   a cursor at all, throws `InvalidCursorError`.
  *
+ * Walking (whole posts, for an export)
+ * - `walk(filter, afterId, limit)` returns up to `limit` (1 to 100) whole posts, bodies included,
+ *   whose id is greater than `afterId` in byte order (every post when null), in id byte order, with
+ *   the `status` and `tag` filters of the list. Past the last match it returns []. Walking with the
+ *   last id of each batch returns each match once, and a post created meanwhile with a greater id
+ *   is included.
+ *
  * Read models
  * - `tagCounts` counts, for every tag on any post of any status, the posts carrying it, most used
  *   first, ties by name in byte order. With `visibleAt` it counts only the posts readers may see
@@ -131,6 +141,7 @@ export interface PostRepository {
   get(id: string): Promise<Post | null>;
   getBySlug(slug: string): Promise<Post | null>;
   list(query: PostQuery): Promise<PostPage>;
+  walk(filter: PostFilter, afterId: string | null, limit: number): Promise<Post[]>;
   update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post>;
   delete(id: string, expectedVersion: number): Promise<Post>;
   slugsLike(base: string): Promise<string[]>;

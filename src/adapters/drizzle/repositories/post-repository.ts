@@ -1,4 +1,4 @@
-import { and, asc, count as count_, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count as count_, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../../domain/paging.js';
@@ -6,6 +6,7 @@ import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../
 import type {
   NewPost,
   PostChanges,
+  PostFilter,
   PostPage,
   PostQuery,
   PostRepository,
@@ -231,6 +232,24 @@ export class DrizzlePostRepository implements PostRepository {
 
     const page = pageOf(rows.map(toSummary), limit, (last) => encodeCursor(scope, postPosition(last, key)));
     return { ...page, ...countedTotal(counted, query) };
+  }
+
+  async walk(filter: PostFilter, afterId: string | null, limit: number): Promise<Post[]> {
+    checkedPageLimit(limit);
+    const statuses = filter.status !== undefined && filter.status.length > 0 ? [...new Set(filter.status)] : [];
+    const conditions: SQL[] = [];
+    if (afterId !== null) conditions.push(gt(posts.id, afterId));
+    if (statuses.length > 0) conditions.push(inArray(posts.status, statuses));
+    if (filter.tag !== undefined) conditions.push(sql`${posts.tags} @> ARRAY[${filter.tag}]::text[]`);
+    const rows = await this.session.run((db) =>
+      db
+        .select(postColumns)
+        .from(posts)
+        .where(and(...conditions))
+        .orderBy(asc(posts.id))
+        .limit(limit),
+    );
+    return rows.map(toPost);
   }
 
   async update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post> {

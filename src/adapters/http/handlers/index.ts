@@ -1,4 +1,4 @@
-import type { Store } from '../../../domain/index.js';
+import type { Clock, Store } from '../../../domain/index.js';
 import type { AuthService } from '../../../app/auth-service.js';
 import type { PostUseCases } from '../../../app/post-use-cases.js';
 import type { HandlerRegistry } from '../registry.js';
@@ -8,6 +8,7 @@ import { contentHandlers, type ContentSite } from './content.js';
 import { metaHandlers, type ReadinessCheck } from './meta.js';
 import { postHandlers } from './posts.js';
 import { revisionHandlers } from './revisions.js';
+import { siteHandlers } from './site.js';
 import { statsHandlers } from './stats.js';
 import { tagHandlers } from './tags.js';
 
@@ -17,6 +18,7 @@ export interface HandlerDeps {
   posts: PostUseCases;
   readiness?: ReadinessCheck;
   content: ContentSite;
+  clock: Clock;
 }
 
 /** Every operation's handler, one file per spec tag. A missing operationId fails `tsc` here. */
@@ -26,6 +28,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...authHandlers(deps.auth),
     ...postHandlers(deps.posts),
     ...revisionHandlers(deps.posts),
+    ...siteHandlers(deps.posts, deps.clock),
     ...tagHandlers(deps.posts.queries),
     ...activityHandlers(deps.posts.queries),
     ...statsHandlers(deps.posts.queries),

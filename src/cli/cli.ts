@@ -197,6 +197,7 @@ async function posts(sub: string | undefined, args: string[], values: Values, io
       const limit = values.limit === undefined ? 20 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100)
         throw new CliError(EXIT.usage, '--limit takes a whole number from 1 to 100');
+      if ((values.tag?.length ?? 0) > 1) throw new CliError(EXIT.usage, 'posts list filters by one --tag');
       const items: Post[] = [];
       let cursor: string | undefined;
       do {

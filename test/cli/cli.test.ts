@@ -148,6 +148,8 @@ describeOnEveryStore('the margin CLI', (make) => {
     expect(invalid.err).toContain('  /body/tags/0: ');
     expect((await t.margin(['posts', 'frobnicate'])).code).toBe(EXIT.usage);
     expect((await t.margin(['posts', 'list', '--colour'])).code).toBe(EXIT.usage);
+    expect((await t.margin(['posts', 'list', '--tag', 'a', '--tag', 'b'])).code).toBe(EXIT.usage);
+    expect((await t.margin(['posts', 'list', '--limit', '0'])).code).toBe(EXIT.usage);
     expect((await t.margin(['posts', 'create'])).code).toBe(EXIT.usage);
     expect((await t.margin(['posts', 'edit', 'x', '--title', 't', '--if-match', 'W/"1"'])).code).toBe(EXIT.usage);
     expect((await t.margin([])).code).toBe(EXIT.usage);

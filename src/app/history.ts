@@ -3,6 +3,7 @@ import {
   type ActivityType,
   type Actor,
   type Clock,
+  type CreationRecord,
   type IdGenerator,
   type Post,
   type TransactionalRepositories,
@@ -21,6 +22,11 @@ export class History {
   /** The revision and the activity event of a change, written at once (one round trip on PostgreSQL). */
   async record(repos: TransactionalRepositories, post: Post, type: ActivityType, actor: Actor): Promise<void> {
     await Promise.all([repos.revisions.append(revisionOf(post, actor)), this.event(repos, post, type, actor)]);
+  }
+
+  /** What `PostRepository.createRecorded` stores with a new post: its revision and `created` event by `actor`. */
+  creation(actor: Actor): CreationRecord {
+    return { actor, eventId: this.#ids.next(), occurredAt: this.#clock.now() };
   }
 
   /** The activity event alone (a deletion has no revision to keep). */

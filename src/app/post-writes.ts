@@ -11,6 +11,7 @@ import {
   type Post,
   type PostChanges,
   type Store,
+  type TransactionalRepositories,
 } from '../domain/index.js';
 import { existingPost, postIfMatches, requireExpectedVersion, writeIfMatches, type ExpectedVersion } from './conditional-write.js';
 import type { History } from './history.js';
@@ -61,7 +62,7 @@ export class PostWrites {
 
   async create(input: NewPostInput, actor: Actor, idempotency?: Idempotency<Post>): Promise<Idempotent<Post>> {
     const tags = checkedPostContent(input) ?? [];
-    return this.#idempotent.inOneTransaction(actor, idempotency, async (repos) => {
+    const write = async (repos: TransactionalRepositories): Promise<Post> => {
       const now = this.#clock.now();
       const publishAt = scheduleAfter(input.status, null, input.publishAt, now);
       const draft = {
@@ -76,10 +77,14 @@ export class PostWrites {
         publishedAt: input.status === 'published' ? now : null,
         publishAt,
       };
-      const post = await createWithFreeSlug(repos, input.slug, input.title, (slug) => repos.posts.create({ ...draft, slug }));
-      await this.#history.record(repos, post, 'created', actor);
-      return post;
-    });
+      return createWithFreeSlug(repos, input.slug, input.title, (slug) =>
+        repos.posts.createRecorded({ ...draft, slug }, this.#history.creation(actor)),
+      );
+    };
+    // `createRecorded` stores the post with its revision and event atomically by itself (a rule of
+    // the port): without a key to store the answer with, a create needs no transaction around it.
+    if (idempotency === undefined) return { replayed: false, result: await write(this.#store) };
+    return this.#idempotent.inOneTransaction(actor, idempotency, write);
   }
 
   async update(id: string, expected: ExpectedVersion, edit: PostEdit, actor: Actor): Promise<Post> {

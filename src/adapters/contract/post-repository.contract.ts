@@ -4,7 +4,7 @@ import { DuplicateIdError, InvalidCursorError, NotFoundError, SlugTakenError, Ve
 import type { Post, PostStatus } from '../../domain/post.js';
 import { POST_TOTAL_CAP } from '../../domain/ports/post-repository.js';
 import type { PostQuery, PostRepository, PostSort, PostSortKey } from '../../domain/ports/post-repository.js';
-import { type MakeStore, minute, newPost, rejectionOf, revisionOf, times, ulid, useStore } from './fixtures.js';
+import { ADA, type MakeStore, minute, newPost, rejectionOf, revisionOf, times, ulid, useStore } from './fixtures.js';
 
 /**
  * The ordering fixture: ten posts whose titles disagree between UTF-8 byte order, UTF-16 order
@@ -298,6 +298,104 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(stored.publishedAt?.getTime()).toBe(minute(1).getTime());
         expect(stored.updatedAt.getTime()).toBe(minute(40).getTime());
         expect(await posts().get(ulid(1))).not.toBe(await posts().get(ulid(1)));
+      });
+    });
+
+    describe('createRecorded: a post with the start of its history', () => {
+      const record = (n: number, at = minute(40)) => ({ actor: ADA, eventId: ulid(5000 + n), occurredAt: at });
+
+      async function historyOf(id: string) {
+        const revisions = await store().revisions.list(id, { limit: 10 });
+        const events = await store().activity.list({ postId: id, limit: 10 });
+        return { revisions: revisions.items, events: events.items };
+      }
+
+      it('createRecorded stores the post as create does, its first revision and its created event', async () => {
+        const input = newPost(1, {
+          title: 'Hello: "world" #1',
+          slug: 'hello',
+          excerpt: 'An excerpt',
+          body: '# Hello\n\nWorld',
+          tags: ['b', 'a'],
+          status: 'published',
+          wordCount: 2,
+          createdAt: new Date('2026-03-04T05:06:07.891Z'),
+          publishedAt: new Date('2026-03-04T06:00:00.001Z'),
+        });
+        const occurredAt = new Date('2026-03-04T05:06:07.999Z');
+        const created = await posts().createRecorded(input, record(1, occurredAt));
+        const expected: Post = { ...input, version: 1, updatedAt: new Date('2026-03-04T05:06:07.891Z') };
+        expect(created).toStrictEqual(expected);
+        expect(await posts().get(input.id)).toStrictEqual(expected);
+        expect(await store().revisions.get(input.id, 1)).toStrictEqual(revisionOf(expected));
+        const { revisions, events } = await historyOf(input.id);
+        expect(revisions.map((r) => r.version)).toStrictEqual([1]);
+        expect(events).toStrictEqual([
+          {
+            id: ulid(5001),
+            type: 'created',
+            postId: input.id,
+            postTitle: 'Hello: "world" #1',
+            postVersion: 1,
+            actor: ADA,
+            occurredAt,
+          },
+        ]);
+      });
+
+      it('createRecorded with a taken slug throws SlugTakenError and stores no post, revision or event', async () => {
+        const first = await posts().createRecorded(newPost(1, { slug: 'taken', title: 'First' }), record(1));
+        const error = await rejectionOf(posts().createRecorded(newPost(2, { slug: 'taken', title: 'Second' }), record(2)));
+        expect(error).toBeInstanceOf(SlugTakenError);
+        expect((error as SlugTakenError).slug).toBe('taken');
+        expect(await posts().get(ulid(2))).toBeNull();
+        expect(await historyOf(ulid(2))).toStrictEqual({ revisions: [], events: [] });
+        expect((await store().activity.list({ limit: 10 })).items.map((e) => e.id)).toStrictEqual([ulid(5001)]);
+        expect(await posts().get(first.id)).toStrictEqual(first);
+      });
+
+      it('createRecorded with a duplicate id throws DuplicateIdError and leaves the existing post and its history alone', async () => {
+        const original = await posts().createRecorded(newPost(1, { slug: 'original', title: 'Original' }), record(1));
+        const before = await historyOf(original.id);
+        const error = await rejectionOf(posts().createRecorded(newPost(1, { slug: 'other', title: 'Other' }), record(2)));
+        expect(error).toBeInstanceOf(DuplicateIdError);
+        expect(await posts().getBySlug('other')).toBeNull();
+        expect(await posts().get(original.id)).toStrictEqual(original);
+        expect(await historyOf(original.id)).toStrictEqual(before);
+      });
+
+      it('createRecorded with an event id already in the log throws DuplicateIdError and stores no post', async () => {
+        await posts().createRecorded(newPost(1), record(1));
+        const error = await rejectionOf(posts().createRecorded(newPost(2), record(1)));
+        expect(error).toBeInstanceOf(DuplicateIdError);
+        expect(await posts().get(ulid(2))).toBeNull();
+        expect(await historyOf(ulid(2))).toStrictEqual({ revisions: [], events: [] });
+      });
+
+      it('createRecorded inside a unit of work commits with it and is undone with it', async () => {
+        await store().unitOfWork.run((repos) => repos.posts.createRecorded(newPost(1), record(1)));
+        const failure = new Error('after the create');
+        const error = await rejectionOf(
+          store().unitOfWork.run(async (repos) => {
+            await repos.posts.createRecorded(newPost(2), record(2));
+            throw failure;
+          }),
+        );
+        expect(error).toBe(failure);
+        expect((await historyOf(ulid(1))).revisions).toHaveLength(1);
+        expect(await posts().get(ulid(2))).toBeNull();
+        expect(await historyOf(ulid(2))).toStrictEqual({ revisions: [], events: [] });
+      });
+
+      it('a taken slug inside a unit of work leaves it usable: the next slug commits with the rest', async () => {
+        await posts().create(newPost(1, { slug: 'taken' }));
+        const created = await store().unitOfWork.run(async (repos) => {
+          const error = await rejectionOf(repos.posts.createRecorded(newPost(2, { slug: 'taken' }), record(2)));
+          expect(error).toBeInstanceOf(SlugTakenError);
+          return repos.posts.createRecorded(newPost(2, { slug: 'taken-2' }), record(3));
+        });
+        expect(created.slug).toBe('taken-2');
+        expect((await historyOf(ulid(2))).events.map((e) => e.id)).toStrictEqual([ulid(5003)]);
       });
     });
 

@@ -3,7 +3,9 @@ import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '
 import { DuplicateIdError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import { countedTotal, countLimitOf } from '../../domain/paging.js';
 import { isVisibleToReaders, POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
+import { revisionOf, type Revision } from '../../domain/ports/revision-repository.js';
 import type {
+  CreationRecord,
   NewPost,
   PostChanges,
   PostFilter,
@@ -101,6 +103,20 @@ function matcher(query: PostQuery): (post: Post) => boolean {
 
 const SUFFIX = /^[0-9]+$/;
 
+/** A duplicate id, then a taken slug, throws as the port says. */
+function checkInsertable(data: MemoryData, post: NewPost): void {
+  if (data.posts.has(post.id)) throw new DuplicateIdError(post.id);
+  if (slugHolder(data, post.slug) !== undefined) throw new SlugTakenError(post.slug);
+}
+
+/** Stores `post` at version 1 (the checks of `create` first) and returns the stored object. */
+function insert(data: MemoryData, post: NewPost): Post {
+  checkInsertable(data, post);
+  const stored = copyPost({ ...post, version: 1, updatedAt: post.createdAt });
+  data.posts.set(stored.id, stored);
+  return stored;
+}
+
 export class MemoryPostRepository implements PostRepository {
   readonly #session: Session;
 
@@ -109,11 +125,28 @@ export class MemoryPostRepository implements PostRepository {
   }
 
   create(post: NewPost): Promise<Post> {
+    return this.#session.exec((data) => copyPost(insert(data, post)));
+  }
+
+  createRecorded(post: NewPost, record: CreationRecord): Promise<Post> {
     return this.#session.exec((data) => {
-      if (data.posts.has(post.id)) throw new DuplicateIdError(post.id);
-      if (slugHolder(data, post.slug) !== undefined) throw new SlugTakenError(post.slug);
-      const stored = copyPost({ ...post, version: 1, updatedAt: post.createdAt });
-      data.posts.set(stored.id, stored);
+      // Every check before the first write: the session's call is atomic, so throwing stores nothing.
+      checkInsertable(data, post);
+      if (data.activity.has(record.eventId)) throw new DuplicateIdError(record.eventId);
+      const history = data.revisions.get(post.id) ?? new Map<number, Revision>();
+      if (history.has(1)) throw new VersionConflictError(1, Math.max(...history.keys()));
+      const stored = insert(data, post);
+      history.set(1, revisionOf(stored, record.actor));
+      data.revisions.set(post.id, history);
+      data.activity.set(record.eventId, {
+        id: record.eventId,
+        type: 'created',
+        postId: stored.id,
+        postTitle: stored.title,
+        postVersion: stored.version,
+        actor: { id: record.actor.id, name: record.actor.name },
+        occurredAt: copyDate(record.occurredAt),
+      });
       return copyPost(stored);
     });
   }

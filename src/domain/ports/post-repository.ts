@@ -1,4 +1,5 @@
 import type { Post, PostStatus, PostSummary } from '../post.js';
+import type { Actor } from './revision-repository.js';
 
 /** A post as first stored: version 1, `updatedAt` equal to `createdAt`. */
 export interface NewPost {
@@ -13,6 +14,16 @@ export interface NewPost {
   createdAt: Date;
   publishedAt: Date | null;
   publishAt: Date | null;
+}
+
+/** The start of a new post's history, stored with it by `createRecorded`. */
+export interface CreationRecord {
+  /** Who created the post: the actor of its first revision and of its `created` event. */
+  actor: Actor;
+  /** The id of the `created` activity event. */
+  eventId: string;
+  /** When the `created` event occurred. */
+  occurredAt: Date;
 }
 
 /** Fields a write may change; absent fields keep their value. */
@@ -81,6 +92,12 @@ export interface TagCount {
  *
  * Storage
  * - `create` stores a post at version 1 with `updatedAt = createdAt` and returns it as stored.
+ * - `createRecorded(post, record)` is `create` with the start of the post's history in the same
+ *   atomic write: its first revision (`revisionOf` the stored post, by `record.actor`) and a
+ *   `created` activity event (`record.eventId` at `record.occurredAt`, the post's title, version
+ *   1). All three are stored or none is: a taken slug throws `SlugTakenError`, a duplicate id
+ *   `DuplicateIdError`, and neither leaves a revision or an event behind. It is atomic by itself,
+ *   outside a unit of work as inside one.
  * - Slugs are unique across every post whatever its status: `create` or `update` with a slug that
  *   another post holds throws `SlugTakenError` and stores nothing. A duplicate id throws
  *   `DuplicateIdError`, a different error.
@@ -138,6 +155,7 @@ export interface TagCount {
  */
 export interface PostRepository {
   create(post: NewPost): Promise<Post>;
+  createRecorded(post: NewPost, record: CreationRecord): Promise<Post>;
   get(id: string): Promise<Post | null>;
   getBySlug(slug: string): Promise<Post | null>;
   list(query: PostQuery): Promise<PostPage>;

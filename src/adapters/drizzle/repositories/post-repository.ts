@@ -4,6 +4,7 @@ import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../do
 import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../../domain/paging.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../../domain/post.js';
 import type {
+  CreationRecord,
   NewPost,
   PostChanges,
   PostFilter,
@@ -14,7 +15,7 @@ import type {
   TagCount,
 } from '../../../domain/ports/post-repository.js';
 import { type Database, type DbSession } from '../driver/database.js';
-import { posts, postTags } from '../schema/schema.js';
+import { activityEvents, posts, postTags, revisions } from '../schema/schema.js';
 
 const summaryColumns = {
   id: posts.id,
@@ -86,6 +87,86 @@ function toSummary(row: SummaryRow): PostSummary {
 
 function toPost(row: PostRow): Post {
   return { ...toSummary(row), body: row.body };
+}
+
+/** A named placeholder of the create statement (`createRecorded`). */
+const slot = (name: string) => sql.placeholder(name);
+
+/**
+ * `createRecorded` as one statement: the post, then (writable CTEs reading its RETURNING row) its
+ * first revision and its `created` event. A taken slug makes `p` empty, so neither CTE inserts
+ * anything; any other violation fails the whole statement. Values are placeholders, so the query is
+ * built once per session and PostgreSQL parses it once per connection.
+ */
+function createRecordedStatement(db: Database) {
+  const p = db.$with('p').as(
+    db
+      .insert(posts)
+      .values({
+        id: slot('id'),
+        title: slot('title'),
+        slug: slot('slug'),
+        excerpt: slot('excerpt'),
+        body: slot('body'),
+        searchText: slot('searchText'),
+        tags: slot('tags'),
+        status: slot('status'),
+        version: 1,
+        wordCount: slot('wordCount'),
+        createdAt: slot('createdAt'),
+        updatedAt: slot('createdAt'),
+        // Cast in SQL: the column's encoder would not pass a null through.
+        publishedAt: sql`${slot('publishedAt')}::timestamptz`,
+        publishAt: sql`${slot('publishAt')}::timestamptz`,
+      })
+      .onConflictDoNothing({ target: posts.slug })
+      .returning(postColumns),
+  );
+  const actorId = sql<string>`${slot('actorId')}::text`.as('actor_id');
+  const actorName = sql<string>`${slot('actorName')}::text`.as('actor_name');
+  const revision = db.$with('r').as(
+    db
+      .insert(revisions)
+      .select(
+        db
+          .select({
+            postId: p.id,
+            version: p.version,
+            title: p.title,
+            slug: p.slug,
+            excerpt: p.excerpt,
+            body: p.body,
+            tags: p.tags,
+            status: p.status,
+            wordCount: p.wordCount,
+            createdAt: p.updatedAt,
+            actorId,
+            actorName,
+          })
+          .from(p),
+      )
+      .returning({ version: revisions.version }),
+  );
+  const event = db.$with('a').as(
+    db
+      .insert(activityEvents)
+      .select(
+        db
+          .select({
+            id: sql<string>`${slot('eventId')}::text`.as('id'),
+            type: sql<string>`'created'`.as('type'),
+            postId: p.id,
+            postTitle: p.title,
+            postVersion: p.version,
+            actorId,
+            actorName,
+            occurredAt: sql<Date>`${slot('occurredAt')}::timestamptz`.as('occurred_at'),
+          })
+          .from(p),
+      )
+      .returning({ id: activityEvents.id }),
+  );
+  return db.with(p, revision, event).select().from(p);
 }
 
 function prepareStatements(db: Database) {
@@ -174,6 +255,35 @@ export class DrizzlePostRepository implements PostRepository {
           .prepare('posts_create')
           .execute(),
       { id: post.id, slug: post.slug },
+    );
+    if (rows[0] === undefined) throw new SlugTakenError(post.slug);
+    return toPost(rows[0]);
+  }
+
+  #createStatement: ReturnType<ReturnType<typeof createRecordedStatement>['prepare']> | undefined;
+
+  async createRecorded(post: NewPost, record: CreationRecord): Promise<Post> {
+    const rows = await this.session.run(
+      () =>
+        (this.#createStatement ??= createRecordedStatement(this.session.db).prepare('posts_create_recorded')).execute({
+          id: post.id,
+          title: post.title,
+          slug: post.slug,
+          excerpt: post.excerpt,
+          body: post.body,
+          searchText: searchTextOf(post),
+          tags: [...post.tags],
+          status: post.status,
+          wordCount: post.wordCount,
+          createdAt: post.createdAt,
+          publishedAt: post.publishedAt?.toISOString() ?? null,
+          publishAt: post.publishAt?.toISOString() ?? null,
+          actorId: record.actor.id,
+          actorName: record.actor.name,
+          eventId: record.eventId,
+          occurredAt: record.occurredAt.toISOString(),
+        }),
+      { id: post.id, slug: post.slug, version: 1 },
     );
     if (rows[0] === undefined) throw new SlugTakenError(post.slug);
     return toPost(rows[0]);

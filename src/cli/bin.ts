@@ -13,4 +13,5 @@ process.exitCode = await run(process.argv.slice(2), {
   env: process.env,
   stdin: readStdin,
   isTty: Boolean(process.stdin.isTTY),
+  errIsTty: Boolean(process.stderr.isTTY),
 });

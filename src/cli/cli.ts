@@ -3,12 +3,13 @@
  * (`src/client`). Run it as `npx margin …` from a clone. `margin --help` lists the commands; the
  * exit codes are in exit-codes.ts.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createMarginClient, type MarginClient, type Post } from '../client/index.js';
 import { credentialsFile, forgetCredentials, loadCredentials, saveCredentials, type Credentials } from './credentials.js';
 import { CliError, EXIT, problemError, type ExitCode } from './exit-codes.js';
+import { saveCheckedArchive, type ArchiveChecker } from './site-export.js';
 
 const DEFAULT_URL = 'http://localhost:8080/api/v1';
 
@@ -25,6 +26,9 @@ Usage: margin <command> [options]
   posts create --title T [--body-file FILE|-] [--excerpt E] [--tag T]... [--slug S] [--publish]
   posts edit ID [--title T] [--body-file FILE|-] [--excerpt E] [--tag T]... [--slug S] [--if-match VERSION]
   posts publish ID [--if-match VERSION]
+  export [--out FILE] [--layout flat|hugo] [--status S]... [--tag T]
+                                      The whole site as a zip of markdown files (default
+                                      margin-export-<date>.zip), checked against its manifest
 
 Options: --json prints what the server answered as JSON on stdout, for scripts.
          MARGIN_URL sets the server for login (default ${DEFAULT_URL}).
@@ -50,6 +54,8 @@ const OPTIONS = {
   slug: { type: 'string' },
   publish: { type: 'boolean' },
   'if-match': { type: 'string' },
+  out: { type: 'string', short: 'o' },
+  layout: { type: 'string' },
 } satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -61,6 +67,10 @@ interface Io {
   /** Reads all of stdin (for `--body-file -` and a piped password). */
   stdin: () => Promise<string>;
   isTty: boolean;
+  /** stderr is a terminal: long work shows a progress line there. */
+  errIsTty?: boolean;
+  /** Now, for default file names (tests fix it). */
+  now?: () => Date;
 }
 
 /** Runs one command line; answers the exit code. Never throws. */
@@ -107,6 +117,9 @@ async function dispatch(positionals: string[], values: Values, io: Io): Promise<
     }
     case 'posts':
       return posts(sub, rest, values, io, print);
+    case 'export':
+      if (sub !== undefined) throw new CliError(EXIT.usage, 'export takes no arguments; use --out FILE');
+      return exportSite(values, io, print);
     default:
       throw new CliError(EXIT.usage, `unknown command ${JSON.stringify(command)}; run margin --help`);
   }
@@ -272,6 +285,57 @@ async function posts(sub: string | undefined, args: string[], values: Values, io
     default:
       throw new CliError(EXIT.usage, `unknown posts command ${JSON.stringify(sub)}; run margin --help`);
   }
+}
+
+async function exportSite(values: Values, io: Io, print: Print): Promise<void> {
+  const layout = values.layout ?? 'flat';
+  if (layout !== 'flat' && layout !== 'hugo') throw new CliError(EXIT.usage, '--layout is flat or hugo');
+  if ((values.tag?.length ?? 0) > 1) throw new CliError(EXIT.usage, 'export filters by one --tag');
+  const out = values.out ?? `margin-export-${(io.now?.() ?? new Date()).toISOString().slice(0, 10)}.zip`;
+  if (existsSync(out)) throw new CliError(EXIT.usage, `${out} exists; choose another with --out`);
+  const { client } = session(io);
+  const answer = await call(io, () =>
+    client.api.GET('/export', {
+      params: {
+        query: {
+          layout,
+          ...(values.status ? { status: values.status as Post['status'][] } : {}),
+          ...(values.tag?.[0] ? { tag: values.tag[0] } : {}),
+        },
+      },
+      parseAs: 'stream',
+    }),
+  );
+  const stream = (await ok(Promise.resolve(answer))) as unknown as ReadableStream<Uint8Array> | null;
+  if (stream === null) throw new CliError(EXIT.failed, 'the server answered the export without a body');
+  const started = Date.now();
+  let shown = 0;
+  const progress = (checker: ArchiveChecker) => {
+    if (!io.errIsTty || Date.now() - shown < 100) return;
+    shown = Date.now();
+    io.err(`\rExporting: ${checker.files} posts, ${mib(checker.bytes)}`);
+  };
+  let checked;
+  try {
+    checked = await saveCheckedArchive(stream, out, progress);
+  } catch (error) {
+    if (io.errIsTty) io.err('\n');
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new CliError(EXIT.usage, `${out}.part exists; remove it or choose another --out`);
+    if (typeof code === 'string') throw new CliError(EXIT.failed, `cannot write ${out}: ${code}`);
+    throw new CliError(EXIT.unavailable, `the export failed and nothing was kept: ${(error as Error).message}`);
+  }
+  if (io.errIsTty) io.err(`\rExporting: ${checked.files.length} posts, ${mib(checked.bytes)}\n`);
+  const seconds = (Date.now() - started) / 1000;
+  return print(
+    { file: out, bytes: checked.bytes, posts: checked.files.length, counts: checked.manifest.counts },
+    () =>
+      `Exported ${checked.files.length} posts to ${out} (${mib(checked.bytes)} in ${seconds.toFixed(1)} s), checked against its manifest.\n`,
+  );
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 function describe(post: Post): string {

@@ -4,11 +4,12 @@
  * to prove the launcher, the exit code and the streams.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerType } from '@hono/node-server';
+import { strFromU8, unzipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveApp } from '../../src/adapters/http/node-server.js';
 import { run } from '../../src/cli/cli.js';
@@ -49,7 +50,10 @@ async function served(make: MakeStore) {
   cleanups.push(() => rmSync(configDir, { recursive: true, force: true }));
   const env = { MARGIN_CONFIG_DIR: join(configDir, 'margin'), MARGIN_URL: baseUrl };
   /** Runs one command line; `stdin` is what a pipe would give it. */
-  async function margin(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Outcome> {
+  async function margin(
+    args: string[],
+    options: { stdin?: string; env?: Record<string, string>; errIsTty?: boolean } = {},
+  ): Promise<Outcome> {
     let out = '';
     let err = '';
     const code = await run(args, {
@@ -58,6 +62,8 @@ async function served(make: MakeStore) {
       env: { ...env, ...options.env },
       stdin: async () => options.stdin ?? '',
       isTty: false,
+      errIsTty: options.errIsTty ?? false,
+      now: () => new Date('2026-12-04T12:00:00Z'),
     });
     return { code, out, err };
   }
@@ -155,6 +161,41 @@ describeOnEveryStore('the margin CLI', (make) => {
     expect((await t.margin([])).code).toBe(EXIT.usage);
     expect((await t.margin(['--help'])).code).toBe(EXIT.ok);
     expect(await t.json(['posts', 'list'])).toEqual([]);
+  });
+
+  it('exports the site to a file checked against its manifest, with the filters and a progress line, and never replaces a file', async () => {
+    const t = await served(make);
+    await t.login();
+    const published = await t.json(['posts', 'create', '--title', 'Out: "west" #1', '--tag', 'travel', '--publish']);
+    const draft = await t.json(['posts', 'create', '--title', 'Not yet', '--body-file', '-'], { stdin: 'Draft body.\n' });
+    const cwd = process.cwd();
+    process.chdir(t.configDir);
+    cleanups.push(() => process.chdir(cwd));
+
+    const exported = await t.margin(['export'], { errIsTty: true });
+    expect(exported.code, exported.err).toBe(EXIT.ok);
+    expect(exported.out).toMatch(/^Exported 2 posts to margin-export-2026-12-04\.zip \(.+\), checked against its manifest\.\n$/);
+    expect(exported.err).toMatch(/\rExporting: 2 posts, [0-9.]+ MiB\n$/);
+    const archive = unzipSync(readFileSync(join(t.configDir, 'margin-export-2026-12-04.zip')));
+    expect(Object.keys(archive).sort()).toEqual([`${draft.slug}.md`, `${published.slug}.md`, 'manifest.json'].sort());
+    expect(strFromU8(archive[`${draft.slug}.md`]!)).toMatch(/\n---\nDraft body\.\n$/);
+    expect(readdirSync(t.configDir).filter((name) => name.endsWith('.part'))).toEqual([]);
+
+    const hugo = join(t.configDir, 'published.zip');
+    const filtered = await t.json(['export', '--out', hugo, '--layout', 'hugo', '--status', 'published']);
+    expect(filtered).toMatchObject({ file: hugo, posts: 1, counts: { posts: 1, published: 1, draft: 0 } });
+    expect(Object.keys(unzipSync(readFileSync(hugo))).sort()).toEqual([`content/posts/${published.slug}.md`, 'manifest.json']);
+
+    const before = readFileSync(hugo);
+    const again = await t.margin(['export', '--out', hugo]);
+    expect(again.code).toBe(EXIT.usage);
+    expect(again.err).toContain(`${hugo} exists`);
+    expect(readFileSync(hugo).equals(before)).toBe(true);
+    expect((await t.margin(['export', '--layout', 'jekyll'])).code).toBe(EXIT.usage);
+    const invalid = await t.margin(['export', '--out', join(t.configDir, 'bad.zip'), '--status', 'lost']);
+    expect(invalid.code).toBe(EXIT.invalid);
+    expect(existsSync(join(t.configDir, 'bad.zip'))).toBe(false);
+    expect(existsSync(join(t.configDir, 'bad.zip.part'))).toBe(false);
   });
 
   it('refreshes an expired access token once, keeps the new pair, and forgets the session at logout', async () => {

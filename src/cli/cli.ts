@@ -9,7 +9,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createMarginClient, type MarginClient, type Post } from '../client/index.js';
 import { credentialsFile, forgetCredentials, loadCredentials, saveCredentials, type Credentials } from './credentials.js';
 import { CliError, EXIT, problemError, type ExitCode } from './exit-codes.js';
-import { saveCheckedArchive, type ArchiveChecker } from './site-export.js';
+import { saveCheckedArchive } from './site-export.js';
 
 const DEFAULT_URL = 'http://localhost:8080/api/v1';
 
@@ -306,14 +306,14 @@ async function exportSite(values: Values, io: Io, print: Print): Promise<void> {
       parseAs: 'stream',
     }),
   );
-  const stream = (await ok(Promise.resolve(answer))) as unknown as ReadableStream<Uint8Array> | null;
-  if (stream === null) throw new CliError(EXIT.failed, 'the server answered the export without a body');
+  const stream = (await ok(Promise.resolve(answer))) as unknown as ReadableStream<Uint8Array> | null | undefined;
+  if (stream == null) throw new CliError(EXIT.failed, 'the server answered the export without a body');
   const started = Date.now();
   let shown = 0;
-  const progress = (checker: ArchiveChecker) => {
+  const progress = (bytes: number) => {
     if (!io.errIsTty || Date.now() - shown < 100) return;
     shown = Date.now();
-    io.err(`\rExporting: ${checker.files} posts, ${mib(checker.bytes)}`);
+    io.err(`\rExporting: ${mib(bytes)}`);
   };
   let checked;
   try {
@@ -321,14 +321,14 @@ async function exportSite(values: Values, io: Io, print: Print): Promise<void> {
   } catch (error) {
     if (io.errIsTty) io.err('\n');
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new CliError(EXIT.usage, `${out}.part exists; remove it or choose another --out`);
+    if (code === 'EEXIST') throw new CliError(EXIT.usage, `${out} or ${out}.part exists; remove it or choose another --out`);
     if (typeof code === 'string') throw new CliError(EXIT.failed, `cannot write ${out}: ${code}`);
     throw new CliError(EXIT.unavailable, `the export failed and nothing was kept: ${(error as Error).message}`);
   }
-  if (io.errIsTty) io.err(`\rExporting: ${checked.files.length} posts, ${mib(checked.bytes)}\n`);
+  if (io.errIsTty) io.err(`\rExporting: ${mib(checked.bytes)}, ${checked.files.length} posts checked\n`);
   const seconds = (Date.now() - started) / 1000;
   return print(
-    { file: out, bytes: checked.bytes, posts: checked.files.length, counts: checked.manifest.counts },
+    { file: out, bytes: checked.bytes, posts: checked.files.length, counts: checked.counts },
     () =>
       `Exported ${checked.files.length} posts to ${out} (${mib(checked.bytes)} in ${seconds.toFixed(1)} s), checked against its manifest.\n`,
   );

@@ -1,50 +1,86 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { strToU8, zipSync } from 'fflate';
+import { strToU8, Zip, ZipDeflate, zipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ArchiveChecker, saveCheckedArchive } from './site-export.js';
+import { checkArchive, saveCheckedArchive } from './site-export.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** A zip like the server's: the files, then a manifest naming them (`lie` alters one entry of it). */
-function archive(files: Record<string, string>, lie?: { path: string; sha256?: string; bytes?: number } | 'drop'): Uint8Array {
-  const entries = Object.entries(files).map(([path, text]) => ({ path, bytes: strToU8(text).byteLength, sha256: sha256(strToU8(text)) }));
-  const listed = lie === 'drop' ? entries.slice(1) : entries.map((e) => (lie && e.path === lie.path ? { ...e, ...lie } : e));
-  const manifest = { format: 'margincms-export', version: 1, counts: { posts: entries.length }, files: listed };
+type Listed = { path: string; bytes: number; sha256: string };
+
+/** A zip with the files, then a manifest; `edit` changes the manifest before it is written. */
+function archive(files: Record<string, string>, edit: (manifest: { format: string; version: number; files: Listed[] }) => void = () => {}) {
+  const listed = Object.entries(files).map(([path, text]) => ({ path, bytes: strToU8(text).byteLength, sha256: sha256(strToU8(text)) }));
+  const manifest = { format: 'margincms-export', version: 1, counts: { posts: listed.length }, files: listed };
+  edit(manifest);
   return zipSync({
     ...Object.fromEntries(Object.entries(files).map(([path, text]) => [path, strToU8(text)])),
     'manifest.json': strToU8(JSON.stringify(manifest)),
   });
 }
 
-function checked(bytes: Uint8Array, chunk = 7) {
-  const checker = new ArchiveChecker();
-  for (let at = 0; at < bytes.byteLength; at += chunk) checker.push(bytes.subarray(at, at + chunk));
-  return checker.finish();
+/** As the server writes it: streamed entries with data descriptors (sizes after the data). */
+function streamedArchive(files: Record<string, Uint8Array>): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  const zip = new Zip((error, chunk) => {
+    if (error) throw error;
+    chunks.push(chunk);
+  });
+  const listed: Listed[] = [];
+  const add = (path: string, data: Uint8Array) => {
+    const entry = new ZipDeflate(path, { level: 6 });
+    zip.add(entry);
+    entry.push(data, true);
+  };
+  for (const [path, data] of Object.entries(files)) {
+    listed.push({ path, bytes: data.byteLength, sha256: sha256(data) });
+    add(path, data);
+  }
+  add(
+    'manifest.json',
+    strToU8(JSON.stringify({ format: 'margincms-export', version: 1, counts: { posts: listed.length }, files: listed })),
+  );
+  zip.end();
+  return Buffer.concat(chunks);
 }
 
 const FILES = { 'a.md': '---\ntitle: A\n---\nBody A\n', 'b.md': '---\ntitle: B\n---\n' + 'long line\n'.repeat(5000) };
 
-describe('ArchiveChecker', () => {
-  it('accepts an archive whose manifest names every file with its size and SHA-256, read in small chunks', () => {
-    const result = checked(archive(FILES));
-    expect(result.files.map((f) => f.path)).toEqual(['a.md', 'b.md']);
-    expect(result.files[1]!.bytes).toBe(strToU8(FILES['b.md']).byteLength);
-    expect(result.manifest.counts).toEqual({ posts: 2 });
+describe('checkArchive', () => {
+  it('accepts an archive whose manifest names exactly its files with their sizes and SHA-256', () => {
+    const result = checkArchive(archive(FILES));
+    expect(result.files.map((f) => f.path).sort()).toEqual(['a.md', 'b.md']);
+    expect(result.files.find((f) => f.path === 'b.md')!.bytes).toBe(strToU8(FILES['b.md']).byteLength);
+    expect(result.counts).toEqual({ posts: 2 });
   });
 
-  it('refuses an archive cut short before its manifest', () => {
-    const whole = archive(FILES);
-    const cut = whole.subarray(0, Math.floor(whole.byteLength / 2));
-    expect(() => checked(cut)).toThrow(/cut short/);
+  it('accepts the streamed entries the server writes (data descriptors), incompressible bytes included', () => {
+    const files = { 'noise.md': new Uint8Array(randomBytes(300_000)), 'text.md': strToU8(FILES['b.md']) };
+    expect(checkArchive(streamedArchive(files)).files).toHaveLength(2);
   });
 
-  it('refuses a file whose SHA-256 or size disagrees with the manifest, and a manifest that leaves a file out', () => {
-    expect(() => checked(archive(FILES, { path: 'a.md', sha256: '0'.repeat(64) }))).toThrow(/a\.md does not match the manifest/);
-    expect(() => checked(archive(FILES, { path: 'b.md', bytes: 1 }))).toThrow(/b\.md does not match the manifest/);
-    expect(() => checked(archive(FILES, 'drop'))).toThrow(/lists 1 files but the archive holds 2/);
+  it('refuses an archive cut short, even after its manifest (no central directory)', () => {
+    const whole = streamedArchive({ 'a.md': strToU8(FILES['a.md']) });
+    for (const keep of [Math.floor(whole.byteLength / 2), whole.byteLength - 30]) {
+      expect(() => checkArchive(whole.subarray(0, keep)), String(keep)).toThrow(/cut short/);
+    }
+  });
+
+  it('refuses a file whose SHA-256 or size disagrees with the manifest', () => {
+    expect(() => checkArchive(archive(FILES, (m) => (m.files[0]!.sha256 = '0'.repeat(64))))).toThrow(/a\.md does not match the manifest/);
+    expect(() => checkArchive(archive(FILES, (m) => (m.files[1]!.bytes = 1)))).toThrow(/b\.md does not match the manifest/);
+  });
+
+  it('refuses a manifest that leaves a file out, lists one twice or names a missing one, and one of another format', () => {
+    expect(() => checkArchive(archive(FILES, (m) => m.files.shift()))).toThrow(/a\.md is in the archive but not in the manifest/);
+    expect(() => checkArchive(archive(FILES, (m) => m.files.push(m.files[0]!)))).toThrow(/lists a file twice/);
+    expect(() => checkArchive(archive(FILES, (m) => m.files.push({ ...m.files[0]!, path: 'c.md' })))).toThrow(
+      /c\.md is in the manifest but not in the archive/,
+    );
+    expect(() => checkArchive(archive(FILES, (m) => (m.version = 2)))).toThrow(/not a margincms-export version 1 manifest/);
+    expect(() => checkArchive(zipSync({ 'a.md': strToU8('x') }))).toThrow(/no manifest\.json/);
   });
 });
 
@@ -58,44 +94,67 @@ describe('saveCheckedArchive', () => {
     dirs.push(dir);
     return dir;
   };
-  const streamOf = (bytes: Uint8Array, failAfter?: number) =>
-    new ReadableStream<Uint8Array>({
-      start(controller) {
-        const end = failAfter ?? bytes.byteLength;
-        for (let at = 0; at < end; at += 100) controller.enqueue(bytes.slice(at, Math.min(at + 100, end)));
-        if (failAfter === undefined) controller.close();
-        else controller.error(new TypeError('terminated'));
+  /** The bytes in chunks of 100, pulled one at a time; with `failAt`, the stream errors once that many were sent. */
+  const streamOf = (bytes: Uint8Array, failAt?: number) => {
+    let at = 0;
+    const state = { cancelled: false };
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (failAt !== undefined && at >= failAt) return controller.error(new TypeError('terminated'));
+        if (at >= bytes.byteLength) return controller.close();
+        controller.enqueue(bytes.slice(at, at + 100));
+        at += 100;
+      },
+      cancel() {
+        state.cancelled = true;
       },
     });
+    return { stream, state, sent: () => at };
+  };
 
-  it('writes the checked archive under its name and leaves no .part behind', async () => {
+  it('writes the checked archive under its name, reports progress, and leaves no .part behind', async () => {
     const dir = folder();
-    const bytes = archive(FILES);
+    const bytes = streamedArchive({ 'a.md': strToU8(FILES['a.md']), 'b.md': strToU8(FILES['b.md']) });
     const seen: number[] = [];
-    const result = await saveCheckedArchive(streamOf(bytes), join(dir, 'site.zip'), (c) => seen.push(c.bytes));
+    const result = await saveCheckedArchive(streamOf(bytes).stream, join(dir, 'site.zip'), (n) => seen.push(n));
     expect(readFileSync(join(dir, 'site.zip')).equals(Buffer.from(bytes))).toBe(true);
     expect(readdirSync(dir)).toEqual(['site.zip']);
     expect(result.bytes).toBe(bytes.byteLength);
-    expect(seen.at(-1)).toBe(bytes.byteLength);
     expect(seen.length).toBeGreaterThan(1);
+    expect(seen.at(-1)).toBe(bytes.byteLength);
   });
 
-  it('keeps nothing when the stream fails midway or the archive does not check out', async () => {
+  it('keeps nothing when the stream fails after some bytes were written, or the archive does not check out', async () => {
     const dir = folder();
-    const bytes = archive(FILES);
-    await expect(saveCheckedArchive(streamOf(bytes, 200), join(dir, 'failed.zip'), () => undefined)).rejects.toThrow('terminated');
-    await expect(
-      saveCheckedArchive(streamOf(archive(FILES, { path: 'a.md', bytes: 2 })), join(dir, 'lying.zip'), () => undefined),
-    ).rejects.toThrow(/does not match/);
+    const bytes = streamedArchive({ 'b.md': strToU8(FILES['b.md']) });
+    const failing = streamOf(bytes, 300);
+    const written: number[] = [];
+    await expect(saveCheckedArchive(failing.stream, join(dir, 'failed.zip'), (n) => written.push(n))).rejects.toThrow('terminated');
+    expect(written.at(-1)).toBe(300);
+    const lying = archive(FILES, (m) => (m.files[0]!.bytes = 2));
+    await expect(saveCheckedArchive(streamOf(lying).stream, join(dir, 'lying.zip'), () => undefined)).rejects.toThrow(/does not match/);
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  it('refuses to write over a .part another export left', async () => {
+  it('leaves another export’s .part alone and cancels the download', async () => {
     const dir = folder();
     writeFileSync(join(dir, 'site.zip.part'), 'someone else');
-    const error = await saveCheckedArchive(streamOf(archive(FILES)), join(dir, 'site.zip'), () => undefined).catch((e: unknown) => e);
+    const download = streamOf(archive(FILES));
+    const error = await saveCheckedArchive(download.stream, join(dir, 'site.zip'), () => undefined).catch((e: unknown) => e);
     expect((error as NodeJS.ErrnoException).code).toBe('EEXIST');
+    expect(download.state.cancelled).toBe(true);
     expect(readFileSync(join(dir, 'site.zip.part'), 'utf8')).toBe('someone else');
     expect(existsSync(join(dir, 'site.zip'))).toBe(false);
+  });
+
+  it('never replaces a file that appeared under the name during the export', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, 'site.zip'), 'created meanwhile');
+    const error = await saveCheckedArchive(streamOf(archive(FILES)).stream, join(dir, 'site.zip'), () => undefined).catch(
+      (e: unknown) => e,
+    );
+    expect((error as NodeJS.ErrnoException).code).toBe('EEXIST');
+    expect(readFileSync(join(dir, 'site.zip'), 'utf8')).toBe('created meanwhile');
+    expect(readdirSync(dir)).toEqual(['site.zip']);
   });
 });

@@ -1,125 +1,117 @@
 /**
- * `margin export`: the site's archive (`GET /export`) written to a file as it arrives, checked
- * while it streams: every file is inflated and hashed, and the archive counts as whole only when
- * it ends with a manifest that names each file with the same size and SHA-256. The bytes go to
- * `<file>.part`, renamed to `<file>` once checked, so an interrupted export never leaves a file that
- * looks complete.
+ * `margin export`: the site's archive (`GET /export`) written to `<file>.part` as it arrives, then
+ * checked from the file before it gets its name: the zip must end with its central directory (a
+ * cut stream does not), hold exactly the files its `manifest.json` lists, each with the listed
+ * size and SHA-256, and be a MarginCMS export of a version this CLI knows. The check reads the
+ * finished file rather than the stream because fflate's streaming reader finds the end of an entry
+ * written with a data descriptor (as the server's are) by searching for a signature, which
+ * compressed bytes may contain by chance; the central directory says where each entry ends.
  */
-import { createHash, type Hash } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
-import { Unzip, UnzipInflate } from 'fflate';
+import { createHash } from 'node:crypto';
+import { link, open, readFile, rm } from 'node:fs/promises';
+import { unzipSync } from 'fflate';
 
-export interface ArchiveFileSeen {
+const FORMAT = 'margincms-export';
+const VERSION = 1;
+
+interface ArchiveFileSeen {
   path: string;
   bytes: number;
   sha256: string;
 }
 
-/** What the check found: the posts' files and the manifest's own list. */
+/** What the check found: the posts' files and the manifest's counts. */
 export interface CheckedArchive {
   bytes: number;
   files: ArchiveFileSeen[];
-  manifest: { format?: unknown; version?: unknown; counts?: Record<string, unknown>; files?: unknown };
+  counts: Record<string, number>;
 }
 
-/** Reads a zip as a stream of chunks, inflating and hashing every entry. */
-export class ArchiveChecker {
-  readonly #unzip = new Unzip();
-  readonly #files: ArchiveFileSeen[] = [];
-  readonly #pending = new Set<string>();
-  #manifest: Uint8Array[] | null = null;
-  #error: Error | null = null;
-  bytes = 0;
+interface ManifestShape {
+  format?: unknown;
+  version?: unknown;
+  counts?: unknown;
+  files?: unknown;
+}
 
-  constructor() {
-    this.#unzip.register(UnzipInflate);
-    this.#unzip.onfile = (file) => {
-      const path = file.name;
-      const isManifest = path === 'manifest.json';
-      const chunks: Uint8Array[] = [];
-      const hash: Hash = createHash('sha256');
-      let size = 0;
-      this.#pending.add(path);
-      file.ondata = (error, data, final) => {
-        if (error) {
-          this.#error ??= new Error(`${path}: ${error.message}`);
-          return;
-        }
-        size += data.byteLength;
-        if (isManifest) chunks.push(data);
-        else hash.update(data);
-        if (final) {
-          this.#pending.delete(path);
-          if (isManifest) this.#manifest = chunks;
-          else this.#files.push({ path, bytes: size, sha256: hash.digest('hex') });
-        }
-      };
-      file.start();
-    };
+/** Checks a whole archive; throws an Error saying what is wrong with it. */
+export function checkArchive(bytes: Uint8Array): CheckedArchive {
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(bytes);
+  } catch {
+    throw new Error('the archive is not a whole zip (its directory is missing): the export was cut short');
   }
-
-  /** The number of post files inflated so far. */
-  get files(): number {
-    return this.#files.length;
+  const manifestBytes = entries['manifest.json'];
+  if (manifestBytes === undefined) throw new Error('the archive has no manifest.json');
+  let manifest: ManifestShape;
+  try {
+    manifest = JSON.parse(Buffer.from(manifestBytes).toString('utf8')) as ManifestShape;
+  } catch {
+    throw new Error('the manifest is not JSON');
   }
-
-  push(chunk: Uint8Array): void {
-    this.bytes += chunk.byteLength;
-    this.#unzip.push(chunk);
-    if (this.#error) throw this.#error;
+  if (manifest.format !== FORMAT || manifest.version !== VERSION) {
+    throw new Error(`the manifest is not a ${FORMAT} version ${VERSION} manifest`);
   }
-
-  /** Ends the stream; throws when the archive is cut short or its manifest disagrees with its files. */
-  finish(): CheckedArchive {
-    const cutShort = new Error('the archive ended before its manifest: the export was cut short');
-    try {
-      this.#unzip.push(new Uint8Array(0), true);
-    } catch {
-      throw cutShort; // fflate: an entry's data ended before its end
+  const files: ArchiveFileSeen[] = Object.entries(entries)
+    .filter(([path]) => path !== 'manifest.json')
+    .map(([path, data]) => ({ path, bytes: data.byteLength, sha256: createHash('sha256').update(data).digest('hex') }));
+  const listed = Array.isArray(manifest.files) ? (manifest.files as Partial<ArchiveFileSeen>[]) : [];
+  const listedPaths = new Set(listed.map((entry) => entry.path));
+  if (listedPaths.size !== listed.length) throw new Error('the manifest lists a file twice');
+  const seen = new Map(files.map((file) => [file.path, file]));
+  for (const path of seen.keys()) {
+    if (!listedPaths.has(path)) throw new Error(`${path} is in the archive but not in the manifest`);
+  }
+  for (const entry of listed) {
+    const file = seen.get(String(entry.path));
+    if (!file) throw new Error(`${String(entry.path)} is in the manifest but not in the archive`);
+    if (file.bytes !== entry.bytes || file.sha256 !== entry.sha256) {
+      throw new Error(`${file.path} does not match the manifest (size or SHA-256)`);
     }
-    if (this.#error) throw this.#error;
-    if (this.#pending.size > 0 || this.#manifest === null) throw cutShort;
-    const manifest = JSON.parse(Buffer.concat(this.#manifest).toString('utf8')) as CheckedArchive['manifest'];
-    const listed = Array.isArray(manifest.files) ? (manifest.files as ArchiveFileSeen[]) : [];
-    const seen = new Map(this.#files.map((f) => [f.path, f]));
-    if (listed.length !== this.#files.length) {
-      throw new Error(`the manifest lists ${listed.length} files but the archive holds ${this.#files.length}`);
-    }
-    for (const entry of listed) {
-      const file = seen.get(entry.path);
-      if (!file || file.bytes !== entry.bytes || file.sha256 !== entry.sha256) {
-        throw new Error(`${entry.path} does not match the manifest (size or SHA-256)`);
-      }
-    }
-    return { bytes: this.bytes, files: this.#files, manifest };
   }
+  const counts = typeof manifest.counts === 'object' && manifest.counts !== null ? (manifest.counts as Record<string, number>) : {};
+  return { bytes: bytes.byteLength, files, counts };
 }
 
 /**
- * Writes `stream` to `path` through `<path>.part`, checking it on the way; `onProgress` hears of
- * each chunk. Refuses to replace an existing file (the `.part` is opened exclusively as well).
+ * Writes `stream` to `<path>.part` (opened exclusively: another export's `.part` is left alone),
+ * telling `onProgress` the bytes so far; checks the file; then links it to `path`, which fails
+ * rather than replace a file that appeared meanwhile. On any failure the stream is cancelled and
+ * nothing is kept.
  */
 export async function saveCheckedArchive(
   stream: ReadableStream<Uint8Array>,
   path: string,
-  onProgress: (checker: ArchiveChecker) => void,
+  onProgress: (bytes: number) => void,
 ): Promise<CheckedArchive> {
   const part = `${path}.part`;
-  const checker = new ArchiveChecker();
-  const file = await open(part, 'wx', 0o644);
+  let file;
   try {
-    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
-      checker.push(chunk);
-      await file.write(chunk);
-      onProgress(checker);
+    file = await open(part, 'wx', 0o644);
+  } catch (error) {
+    await stream.cancel().catch(() => undefined);
+    throw error;
+  }
+  let written = 0;
+  try {
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      await file.write(value);
+      written += value.byteLength;
+      onProgress(written);
     }
-    const checked = checker.finish();
     await file.sync();
     await file.close();
-    await rename(part, path);
+    const checked = checkArchive(await readFile(part));
+    await link(part, path);
+    await rm(part);
     return checked;
   } catch (error) {
     await file.close().catch(() => undefined);
+    await stream.cancel().catch(() => undefined);
     await rm(part, { force: true });
     throw error;
   }

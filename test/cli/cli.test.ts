@@ -175,7 +175,7 @@ describeOnEveryStore('the margin CLI', (make) => {
     const exported = await t.margin(['export'], { errIsTty: true });
     expect(exported.code, exported.err).toBe(EXIT.ok);
     expect(exported.out).toMatch(/^Exported 2 posts to margin-export-2026-12-04\.zip \(.+\), checked against its manifest\.\n$/);
-    expect(exported.err).toMatch(/\rExporting: 2 posts, [0-9.]+ MiB\n$/);
+    expect(exported.err).toMatch(/\rExporting: [0-9.]+ MiB, 2 posts checked\n$/);
     const archive = unzipSync(readFileSync(join(t.configDir, 'margin-export-2026-12-04.zip')));
     expect(Object.keys(archive).sort()).toEqual([`${draft.slug}.md`, `${published.slug}.md`, 'manifest.json'].sort());
     expect(strFromU8(archive[`${draft.slug}.md`]!)).toMatch(/\n---\nDraft body\.\n$/);

@@ -359,6 +359,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
         const before = await historyOf(original.id);
         const error = await rejectionOf(posts().createRecorded(newPost(1, { slug: 'other', title: 'Other' }), record(2)));
         expect(error).toBeInstanceOf(DuplicateIdError);
+        expect((error as DuplicateIdError).id).toBe(ulid(1));
         expect(await posts().getBySlug('other')).toBeNull();
         expect(await posts().get(original.id)).toStrictEqual(original);
         expect(await historyOf(original.id)).toStrictEqual(before);
@@ -368,6 +369,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
         await posts().createRecorded(newPost(1), record(1));
         const error = await rejectionOf(posts().createRecorded(newPost(2), record(1)));
         expect(error).toBeInstanceOf(DuplicateIdError);
+        expect((error as DuplicateIdError).id).toBe(ulid(5001));
         expect(await posts().get(ulid(2))).toBeNull();
         expect(await historyOf(ulid(2))).toStrictEqual({ revisions: [], events: [] });
       });

@@ -11,6 +11,8 @@ import { DuplicateIdError, SlugTakenError, UnavailableError, VersionConflictErro
 /** What the failing call was about, so that the domain error can name it. */
 export interface PgErrorContext {
   id?: string;
+  /** The activity event's id, when a call writes an event beside another row (`id`). */
+  eventId?: string;
   slug?: string;
   version?: number;
 }
@@ -35,7 +37,7 @@ const UNIQUE_CONSTRAINTS: Readonly<Record<string, Mapper>> = {
   posts_pkey: duplicateId,
   posts_slug_key: (ctx) => new SlugTakenError(ctx.slug ?? ''),
   revisions_pkey: (ctx) => new VersionConflictError(ctx.version ?? 0, null),
-  activity_events_pkey: duplicateId,
+  activity_events_pkey: (ctx) => new DuplicateIdError(ctx.eventId ?? ctx.id ?? ''),
   users_pkey: duplicateId,
   refresh_tokens_pkey: duplicateId,
   refresh_tokens_token_hash_key: duplicateId,

@@ -283,7 +283,7 @@ export class DrizzlePostRepository implements PostRepository {
           eventId: record.eventId,
           occurredAt: record.occurredAt.toISOString(),
         }),
-      { id: post.id, slug: post.slug, version: 1 },
+      { id: post.id, slug: post.slug, version: 1, eventId: record.eventId },
     );
     if (rows[0] === undefined) throw new SlugTakenError(post.slug);
     return toPost(rows[0]);

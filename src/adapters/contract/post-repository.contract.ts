@@ -6,6 +6,22 @@ import { POST_TOTAL_CAP } from '../../domain/ports/post-repository.js';
 import type { PostQuery, PostRepository, PostSort, PostSortKey } from '../../domain/ports/post-repository.js';
 import { ADA, type MakeStore, minute, newPost, rejectionOf, revisionOf, times, ulid, useStore } from './fixtures.js';
 
+/** A published post with every field set: the fixture of the create rules. */
+function publishedHello(overrides: Partial<Parameters<typeof newPost>[1]> = {}) {
+  return newPost(1, {
+    title: 'Hello',
+    slug: 'hello',
+    excerpt: 'An excerpt',
+    body: '# Hello\n\nWorld',
+    tags: ['b', 'a'],
+    status: 'published',
+    wordCount: 2,
+    createdAt: new Date('2026-03-04T05:06:07.891Z'),
+    publishedAt: new Date('2026-03-04T06:00:00.001Z'),
+    ...overrides,
+  });
+}
+
 /**
  * The ordering fixture: ten posts whose titles disagree between UTF-8 byte order, UTF-16 order
  * and any collation (case, accents, ß, an emoji, U+FF5A), with equal timestamps, equal titles and
@@ -115,17 +131,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
 
     describe('storage', () => {
       it('create stores a post at version 1 with updatedAt = createdAt and returns it as stored', async () => {
-        const input = newPost(1, {
-          title: 'Hello',
-          slug: 'hello',
-          excerpt: 'An excerpt',
-          body: '# Hello\n\nWorld',
-          tags: ['b', 'a'],
-          status: 'published',
-          wordCount: 2,
-          createdAt: new Date('2026-03-04T05:06:07.891Z'),
-          publishedAt: new Date('2026-03-04T06:00:00.001Z'),
-        });
+        const input = publishedHello();
         const created = await posts().create(input);
         const expected: Post = {
           ...input,
@@ -311,17 +317,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
       }
 
       it('createRecorded stores the post as create does, its first revision and its created event', async () => {
-        const input = newPost(1, {
-          title: 'Hello: "world" #1',
-          slug: 'hello',
-          excerpt: 'An excerpt',
-          body: '# Hello\n\nWorld',
-          tags: ['b', 'a'],
-          status: 'published',
-          wordCount: 2,
-          createdAt: new Date('2026-03-04T05:06:07.891Z'),
-          publishedAt: new Date('2026-03-04T06:00:00.001Z'),
-        });
+        const input = publishedHello({ title: 'Hello: "world" #1' });
         const occurredAt = new Date('2026-03-04T05:06:07.999Z');
         const created = await posts().createRecorded(input, record(1, occurredAt));
         const expected: Post = { ...input, version: 1, updatedAt: new Date('2026-03-04T05:06:07.891Z') };

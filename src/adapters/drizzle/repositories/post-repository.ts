@@ -93,35 +93,60 @@ function toPost(row: PostRow): Post {
 const slot = (name: string) => sql.placeholder(name);
 
 /**
+ * The INSERT of a new post (version 1, `updatedAt = createdAt`) with placeholders for its values
+ * (`newPostParams`). ON CONFLICT on the slug rather than a savepoint: a taken slug stores nothing
+ * and returns no row, leaving a transaction usable; any other violation (a duplicate id) is an error.
+ */
+function insertNewPost(db: Database) {
+  return db
+    .insert(posts)
+    .values({
+      id: slot('id'),
+      title: slot('title'),
+      slug: slot('slug'),
+      excerpt: slot('excerpt'),
+      body: slot('body'),
+      searchText: slot('searchText'),
+      tags: slot('tags'),
+      status: slot('status'),
+      version: 1,
+      wordCount: slot('wordCount'),
+      createdAt: slot('createdAt'),
+      updatedAt: slot('createdAt'),
+      // Cast in SQL: the column's encoder would not pass a null through.
+      publishedAt: sql`${slot('publishedAt')}::timestamptz`,
+      publishAt: sql`${slot('publishAt')}::timestamptz`,
+    })
+    .onConflictDoNothing({ target: posts.slug })
+    .returning(postColumns);
+}
+
+/** The values of `insertNewPost`'s placeholders for `post`. */
+function newPostParams(post: NewPost) {
+  return {
+    id: post.id,
+    title: post.title,
+    slug: post.slug,
+    excerpt: post.excerpt,
+    body: post.body,
+    searchText: searchTextOf(post),
+    tags: [...post.tags],
+    status: post.status,
+    wordCount: post.wordCount,
+    createdAt: post.createdAt,
+    publishedAt: post.publishedAt?.toISOString() ?? null,
+    publishAt: post.publishAt?.toISOString() ?? null,
+  };
+}
+
+/**
  * `createRecorded` as one statement: the post, then (writable CTEs reading its RETURNING row) its
  * first revision and its `created` event. A taken slug makes `p` empty, so neither CTE inserts
  * anything; any other violation fails the whole statement. Values are placeholders, so the query is
  * built once per session and PostgreSQL parses it once per connection.
  */
 function createRecordedStatement(db: Database) {
-  const p = db.$with('p').as(
-    db
-      .insert(posts)
-      .values({
-        id: slot('id'),
-        title: slot('title'),
-        slug: slot('slug'),
-        excerpt: slot('excerpt'),
-        body: slot('body'),
-        searchText: slot('searchText'),
-        tags: slot('tags'),
-        status: slot('status'),
-        version: 1,
-        wordCount: slot('wordCount'),
-        createdAt: slot('createdAt'),
-        updatedAt: slot('createdAt'),
-        // Cast in SQL: the column's encoder would not pass a null through.
-        publishedAt: sql`${slot('publishedAt')}::timestamptz`,
-        publishAt: sql`${slot('publishAt')}::timestamptz`,
-      })
-      .onConflictDoNothing({ target: posts.slug })
-      .returning(postColumns),
-  );
+  const p = db.$with('p').as(insertNewPost(db));
   const actorId = sql<string>`${slot('actorId')}::text`.as('actor_id');
   const actorName = sql<string>`${slot('actorName')}::text`.as('actor_name');
   const revision = db.$with('r').as(
@@ -227,57 +252,23 @@ export class DrizzlePostRepository implements PostRepository {
     return statements;
   }
 
+  #createStatement: ReturnType<ReturnType<typeof insertNewPost>['prepare']> | undefined;
+  #createRecordedStatement: ReturnType<ReturnType<typeof createRecordedStatement>['prepare']> | undefined;
+
   async create(post: NewPost): Promise<Post> {
-    // ON CONFLICT on the slug rather than a savepoint: a taken slug stores nothing and leaves the
-    // transaction usable, in one statement. Any other violation (a duplicate id) is an error.
     const rows = await this.session.run(
-      (db) =>
-        db
-          .insert(posts)
-          .values({
-            id: post.id,
-            title: post.title,
-            slug: post.slug,
-            excerpt: post.excerpt,
-            body: post.body,
-            searchText: searchTextOf(post),
-            tags: [...post.tags],
-            status: post.status,
-            version: 1,
-            wordCount: post.wordCount,
-            createdAt: post.createdAt,
-            updatedAt: post.createdAt,
-            publishedAt: post.publishedAt,
-            publishAt: post.publishAt,
-          })
-          .onConflictDoNothing({ target: posts.slug })
-          .returning(postColumns)
-          .prepare('posts_create')
-          .execute(),
+      () => (this.#createStatement ??= insertNewPost(this.session.db).prepare('posts_create')).execute(newPostParams(post)),
       { id: post.id, slug: post.slug },
     );
     if (rows[0] === undefined) throw new SlugTakenError(post.slug);
     return toPost(rows[0]);
   }
 
-  #createStatement: ReturnType<ReturnType<typeof createRecordedStatement>['prepare']> | undefined;
-
   async createRecorded(post: NewPost, record: CreationRecord): Promise<Post> {
     const rows = await this.session.run(
       () =>
-        (this.#createStatement ??= createRecordedStatement(this.session.db).prepare('posts_create_recorded')).execute({
-          id: post.id,
-          title: post.title,
-          slug: post.slug,
-          excerpt: post.excerpt,
-          body: post.body,
-          searchText: searchTextOf(post),
-          tags: [...post.tags],
-          status: post.status,
-          wordCount: post.wordCount,
-          createdAt: post.createdAt,
-          publishedAt: post.publishedAt?.toISOString() ?? null,
-          publishAt: post.publishAt?.toISOString() ?? null,
+        (this.#createRecordedStatement ??= createRecordedStatement(this.session.db).prepare('posts_create_recorded')).execute({
+          ...newPostParams(post),
           actorId: record.actor.id,
           actorName: record.actor.name,
           eventId: record.eventId,

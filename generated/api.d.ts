@@ -353,6 +353,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import posts from a zip of markdown files (dry run by default)
+         * @description Reads a zip archive of markdown files with front matter: a MarginCMS export (either layout, recognised by its `manifest.json`), or a site written for Hugo (`content/**`, YAML `---` or TOML `+++` front matter, page bundles), Jekyll (`_posts/YYYY-MM-DD-slug.md`, `_drafts/`) or Astro (`src/content/**`, `pubDate`, `updatedDate`, `draft`). Each file is matched to a post by the id it carries (a MarginCMS export), else by its slug, and reported as `create`, `update` (with the fields that differ), `unchanged` or `skip` (with the reason and the file's path). `mode=dry-run`, the default, writes nothing; `mode=apply` writes each post on its own, with its own revision and activity event by the caller, so a bad file never stops the others. Importing the same archive again reports every post `unchanged` and changes nothing. A post created from a MarginCMS export keeps its id and its timestamps, so export → import into an empty site → export gives the same files.
+         *
+         *     The whole archive is checked before anything is read or written: an archive that is not a zip, holds more entries or more inflated bytes than the server allows, an entry whose path is absolute or climbs out with `..`, a symbolic link, an encrypted entry, an entry that inflates to more than it declares (a zip bomb), or a MarginCMS manifest of an unknown version is refused with a 422 `archive-refused` problem naming the entry, and nothing is written. Files over the per-file limit (that of a request body) are skipped, not inflated.
+         */
+        post: operations["importSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/activity": {
         parameters: {
             query?: never;
@@ -803,7 +825,7 @@ export interface components {
          * @description A stable URI naming the kind of problem. Clients branch on it, never on `title` or `detail`.
          * @enum {string}
          */
-        ProblemType: "https://margincms.dev/problems/malformed-request" | "https://margincms.dev/problems/validation-failed" | "https://margincms.dev/problems/unauthorized" | "https://margincms.dev/problems/invalid-credentials" | "https://margincms.dev/problems/invalid-refresh-token" | "https://margincms.dev/problems/not-found" | "https://margincms.dev/problems/method-not-allowed" | "https://margincms.dev/problems/slug-taken" | "https://margincms.dev/problems/idempotency-key-in-flight" | "https://margincms.dev/problems/idempotency-key-reused" | "https://margincms.dev/problems/precondition-failed" | "https://margincms.dev/problems/precondition-required" | "https://margincms.dev/problems/payload-too-large" | "https://margincms.dev/problems/too-many-attempts" | "https://margincms.dev/problems/rate-limited" | "https://margincms.dev/problems/internal-error" | "https://margincms.dev/problems/not-implemented" | "https://margincms.dev/problems/service-unavailable";
+        ProblemType: "https://margincms.dev/problems/malformed-request" | "https://margincms.dev/problems/validation-failed" | "https://margincms.dev/problems/unauthorized" | "https://margincms.dev/problems/invalid-credentials" | "https://margincms.dev/problems/invalid-refresh-token" | "https://margincms.dev/problems/not-found" | "https://margincms.dev/problems/method-not-allowed" | "https://margincms.dev/problems/slug-taken" | "https://margincms.dev/problems/idempotency-key-in-flight" | "https://margincms.dev/problems/idempotency-key-reused" | "https://margincms.dev/problems/precondition-failed" | "https://margincms.dev/problems/precondition-required" | "https://margincms.dev/problems/payload-too-large" | "https://margincms.dev/problems/archive-refused" | "https://margincms.dev/problems/too-many-attempts" | "https://margincms.dev/problems/rate-limited" | "https://margincms.dev/problems/internal-error" | "https://margincms.dev/problems/not-implemented" | "https://margincms.dev/problems/service-unavailable";
         Readiness: {
             /** @constant */
             status: "ready";
@@ -872,6 +894,63 @@ export interface components {
         };
         /** @description A zip archive (deflated entries, UTF-8 names): the posts' markdown files, then `manifest.json`. */
         SiteArchive: string;
+        /** @description A zip archive of markdown files (`.md` or `.markdown`) with YAML or TOML front matter: a MarginCMS export, or the content folder of a Hugo, Jekyll or Astro site. Other files (images, configuration) are reported as skipped. */
+        ImportArchive: string;
+        /**
+         * @description What the import does (or, in a dry run, would do) with one file: `create` a post, `update` the post it matches, leave it `unchanged` (the same content), or `skip` the file (see `reason`).
+         * @enum {string}
+         */
+        ImportAction: "create" | "update" | "unchanged" | "skip";
+        /**
+         * @description Why a file is skipped: `not_a_post` (not a markdown file, or a section page such as Hugo's `_index.md`), `too_large` (over the per-file limit; not inflated), `invalid_front_matter` (no front matter, or YAML/TOML that does not parse, or a date or id that is not one), `invalid_post` (a post the API would refuse: no title, a title over 200 characters, a bad tag…), `slug_taken` (another post holds the slug), `duplicate` (an earlier file of the archive already names this post or slug), `checksum_mismatch` (the file is not what the MarginCMS manifest lists), `conflict` (the post changed while the import ran; import again).
+         * @enum {string}
+         */
+        ImportSkipReason: "not_a_post" | "too_large" | "invalid_front_matter" | "invalid_post" | "slug_taken" | "duplicate" | "checksum_mismatch" | "conflict";
+        /** @description One file of the archive and what the import does with it. */
+        ImportItem: {
+            /** @description The entry's path in the archive. */
+            path: string;
+            action: components["schemas"]["ImportAction"];
+            /** @description The post created, updated or matched; null for a skipped file (and for a create in a dry run without an id in the file). */
+            id: components["schemas"]["PostId"] | null;
+            /** @description The post's slug, when the file yields one. */
+            slug: components["schemas"]["Slug"] | null;
+            /** @description For an `update`, the fields that differ (`title`, `slug`, `excerpt`, `body`, `tags`, `status`, `publishAt`); otherwise empty. */
+            changed: ("title" | "slug" | "excerpt" | "body" | "tags" | "status" | "publishAt")[];
+            /** @description Why a file is skipped; null otherwise. */
+            reason: components["schemas"]["ImportSkipReason"] | null;
+            /** @description For a skipped file, what is wrong with it, for a human (for an invalid post, each `pointer: message`); null otherwise. */
+            detail: string | null;
+        };
+        /** @description What an import did, or in a dry run would do, file by file in the archive's order. */
+        ImportReport: {
+            /** @enum {string} */
+            mode: "dry-run" | "apply";
+            /**
+             * @description `margincms` when the archive is a MarginCMS export (its manifest was checked, and every file against it), else `markdown`.
+             * @enum {string}
+             */
+            source: "margincms" | "markdown";
+            counts: {
+                /** @description Files in the archive (folders and the manifest aside). */
+                files: number;
+                create: number;
+                update: number;
+                unchanged: number;
+                skip: number;
+            };
+            items: components["schemas"]["ImportItem"][];
+        };
+        /** @description A 422 problem naming why the whole archive is refused and, when one entry is the cause, its path. */
+        ArchiveRefusedProblem: components["schemas"]["Problem"] & {
+            /**
+             * @description `not_a_zip`, `too_many_entries`, `too_large` (more inflated bytes than allowed), `unsafe_path` (absolute, a drive letter, a backslash or `..`), `symlink`, `encrypted`, `unsupported_compression`, `size_mismatch` (an entry inflates to other than it declares: a zip bomb or a damaged archive), `damaged` (an entry does not inflate), `unsupported_manifest` (a MarginCMS manifest of another format or version).
+             * @enum {string}
+             */
+            reason: "not_a_zip" | "too_many_entries" | "too_large" | "unsafe_path" | "symlink" | "encrypted" | "unsupported_compression" | "size_mismatch" | "damaged" | "unsupported_manifest";
+            /** @description The entry's path as the archive names it; null when the archive as a whole is the cause. */
+            entry: string | null;
+        };
         /**
          * @description Lowercase ASCII words joined by single hyphens; unique across all posts whatever their status.
          * @example writing-markdown-that-ages-well
@@ -1332,6 +1411,24 @@ export interface components {
                 "application/zip": components["schemas"]["SiteArchive"];
             };
         };
+        /** @description The report, file by file. */
+        ImportReportResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ImportReport"];
+            };
+        };
+        /** @description The archive is refused as a whole and nothing was written (`reason` says why, `entry` names the file), or the `mode` parameter is not one of its values. */
+        ArchiveRefusedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ArchiveRefusedProblem"] | components["schemas"]["ValidationProblem"];
+            };
+        };
         /** @description A sitemaps.org 0.9 `urlset`. */
         SitemapResponse: {
             headers: {
@@ -1444,6 +1541,8 @@ export interface components {
         DiffAgainstQuery: string;
         /** @description Where the files go and which front-matter keys they carry: `flat` (`<slug>.md` at the root, MarginCMS's keys) or `hugo` (`content/posts/<slug>.md`, Hugo's keys plus `margin`). */
         ExportLayout: "flat" | "hugo";
+        /** @description `dry-run` (the default) reports what an import would do and writes nothing; `apply` does it. */
+        ImportMode: "dry-run" | "apply";
         /**
          * @description A client-chosen key (for example a UUID), scoped to the authenticated user and kept for 24 hours. Repeating the request with the same key and body replays the first answer with `Idempotent-Replayed: true`; while the first request is still running the answer is 409 with Retry-After; the same key with a different body is a 422. Sent bare (`abc`) or as a structured-field string (`"abc"`, as the IETF Idempotency-Key draft writes it), it is the same key.
          * @example 9f1c2f0e-6d55-4a8f-9a43-0b8f1d2c7e11
@@ -1504,6 +1603,12 @@ export interface components {
         RefreshBody: {
             content: {
                 "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        /** @description The archive, sent as the raw body with `Content-Type: application/zip`, up to the import limit (64 MiB by default). */
+        SiteImportBody: {
+            content: {
+                "application/zip": components["schemas"]["ImportArchive"];
             };
         };
         UpdatePostBody: {
@@ -1986,6 +2091,27 @@ export interface operations {
             200: components["responses"]["SiteExportResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    importSite: {
+        parameters: {
+            query?: {
+                /** @description `dry-run` (the default) reports what an import would do and writes nothing; `apply` does it. */
+                mode?: components["parameters"]["ImportMode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["SiteImportBody"];
+        responses: {
+            200: components["responses"]["ImportReportResponse"];
+            400: components["responses"]["MalformedRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            413: components["responses"]["PayloadTooLargeResponse"];
+            422: components["responses"]["ArchiveRefusedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
         };

@@ -22,6 +22,7 @@ export interface RequestDefaults {
   getRssFeed: { query: never; body: never };
   getSitemap: { query: never; body: never };
   getStats: { query: never; body: never };
+  importSite: { query: "mode"; body: never };
   listActivity: { query: "limit"; body: never };
   listContentPosts: { query: "limit"; body: never };
   listContentTags: { query: never; body: never };

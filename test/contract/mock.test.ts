@@ -255,6 +255,24 @@ describe('the Prism mock, the examples of #13', () => {
     expect(Object.keys(unzipSync(bytes))).toContain('manifest.json');
   });
 
+  it.each([
+    ['ImportDryRunHugo', 200, 'ImportReport'],
+    ['ImportReimportUnchanged', 200, 'ImportReport'],
+    ['ArchiveRefusedTraversal', 422, 'ArchiveRefusedProblem'],
+    ['ArchiveRefusedZipBomb', 422, 'ArchiveRefusedProblem'],
+  ] as const)('answers importSite, sent a zip, with the %s example (%i)', async (example, status, schema) => {
+    const { zipSync } = await import('fflate');
+    const response = await fetch(`${prism!.baseUrl}/import?mode=dry-run`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/zip', Prefer: `code=${status}, example=${example}` },
+      body: zipSync({ 'hello.md': new TextEncoder().encode('---\ntitle: Hello\n---\nWorld\n') }),
+    });
+    expect(response.status).toBe(status);
+    const body = (await response.json()) as unknown;
+    expect(body).toEqual(exampleValue(bundle, example));
+    expect(formatErrors(validator.errors({ $ref: `#/components/schemas/${schema}` }, body))).toBe('');
+  });
+
   it('answers getRevisionDiff with the RevisionDiffAgainstCurrent example', async () => {
     const answer = await call('GET', `/posts/${postId}/revisions/1/diff`, {
       headers: { ...auth, Prefer: 'example=RevisionDiffAgainstCurrent' },

@@ -143,6 +143,21 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await posts().getBySlug('hello')).toStrictEqual(expected);
       });
 
+      it('create and createRecorded keep a given updatedAt (the last edit of an imported post) to the millisecond', async () => {
+        const updatedAt = new Date('2026-05-06T07:08:09.123Z');
+        const created = await posts().create(publishedHello({ updatedAt }));
+        expect(created.updatedAt).toStrictEqual(updatedAt);
+        expect(created.createdAt).toStrictEqual(new Date('2026-03-04T05:06:07.891Z'));
+        expect((await posts().get(created.id))?.updatedAt).toStrictEqual(updatedAt);
+        const occurredAt = new Date('2026-06-01T00:00:00.000Z');
+        const recorded = await posts().createRecorded(
+          publishedHello({ id: ulid(2), slug: 'hello-2', updatedAt: new Date('2026-04-01T00:00:00.001Z') }),
+          { actor: ADA, eventId: ulid(90), occurredAt },
+        );
+        expect(recorded.updatedAt).toStrictEqual(new Date('2026-04-01T00:00:00.001Z'));
+        expect((await posts().get(ulid(2)))?.updatedAt).toStrictEqual(new Date('2026-04-01T00:00:00.001Z'));
+      });
+
       it('create with a slug that another post holds throws SlugTakenError and stores nothing', async () => {
         await posts().create(newPost(1, { slug: 'taken', title: 'First' }));
         const error = await rejectionOf(posts().create(newPost(2, { slug: 'taken', title: 'Second' })));

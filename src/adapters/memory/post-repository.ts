@@ -112,7 +112,7 @@ function checkInsertable(data: MemoryData, post: NewPost): void {
 /** Stores `post` at version 1 (the checks of `create` first) and returns the stored object. */
 function insert(data: MemoryData, post: NewPost): Post {
   checkInsertable(data, post);
-  const stored = copyPost({ ...post, version: 1, updatedAt: post.createdAt });
+  const stored = copyPost({ ...post, version: 1, updatedAt: post.updatedAt ?? post.createdAt });
   data.posts.set(stored.id, stored);
   return stored;
 }

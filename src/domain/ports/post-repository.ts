@@ -1,7 +1,7 @@
 import type { Post, PostStatus, PostSummary } from '../post.js';
 import type { Actor } from './revision-repository.js';
 
-/** A post as first stored: version 1, `updatedAt` equal to `createdAt`. */
+/** A post as first stored: version 1, `updatedAt` equal to `createdAt` unless given. */
 export interface NewPost {
   id: string;
   title: string;
@@ -12,6 +12,11 @@ export interface NewPost {
   status: PostStatus;
   wordCount: number;
   createdAt: Date;
+  /**
+   * The last edit, when the post had a life before this store (an import keeps it); absent for a
+   * post written here, whose `updatedAt` is its `createdAt`.
+   */
+  updatedAt?: Date;
   publishedAt: Date | null;
   publishAt: Date | null;
 }
@@ -91,7 +96,8 @@ export interface TagCount {
  * test there whose name echoes it.
  *
  * Storage
- * - `create` stores a post at version 1 with `updatedAt = createdAt` and returns it as stored.
+ * - `create` stores a post at version 1 with `updatedAt = createdAt` (or the `updatedAt` it is
+ *   given) and returns it as stored.
  * - `createRecorded(post, record)` is `create` with the start of the post's history in the same
  *   atomic write: its first revision (`revisionOf` the stored post, by `record.actor`) and a
  *   `created` activity event (`record.eventId` at `record.occurredAt`, the post's title, version

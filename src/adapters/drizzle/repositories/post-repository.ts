@@ -112,7 +112,7 @@ function insertNewPost(db: Database) {
       version: 1,
       wordCount: slot('wordCount'),
       createdAt: slot('createdAt'),
-      updatedAt: slot('createdAt'),
+      updatedAt: slot('updatedAt'),
       // Cast in SQL: the column's encoder would not pass a null through.
       publishedAt: sql`${slot('publishedAt')}::timestamptz`,
       publishAt: sql`${slot('publishAt')}::timestamptz`,
@@ -134,6 +134,7 @@ function newPostParams(post: NewPost) {
     status: post.status,
     wordCount: post.wordCount,
     createdAt: post.createdAt,
+    updatedAt: post.updatedAt ?? post.createdAt,
     publishedAt: post.publishedAt?.toISOString() ?? null,
     publishAt: post.publishAt?.toISOString() ?? null,
   };

@@ -11,7 +11,7 @@ import { AuthService } from './app/auth-service.js';
 import { Housekeeping } from './app/housekeeping.js';
 import { createPostUseCases } from './app/post-use-cases.js';
 import { Readiness } from './app/readiness.js';
-import { loadConfig, type Config, type ContentConfig } from './config.js';
+import { loadConfig, type Config, type ContentConfig, type ImportLimits } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
 import type { Logger } from './log.js';
 import { BUNDLE_FILE } from './paths.js';
@@ -42,6 +42,8 @@ export interface CompositionOptions {
   docs?: boolean;
   /** The public Content API's site, caching and rate limit (default: the defaults of `loadConfig`). */
   content?: ContentConfig;
+  /** POST /import's limits (default: the defaults of `loadConfig`). */
+  imports?: ImportLimits;
 }
 
 function dummyHash(hasher: PasswordHasher): Promise<string> {
@@ -88,6 +90,7 @@ export async function compose(options: CompositionOptions) {
   });
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const content = options.content ?? loadConfig({}).content;
+  const imports = options.imports ?? loadConfig({}).imports;
   const app = createApp({
     contract: options.contract,
     handlers: createHandlers({
@@ -105,6 +108,7 @@ export async function compose(options: CompositionOptions) {
         },
         cache: { maxAgeSeconds: content.maxAgeSeconds, staleWhileRevalidateSeconds: content.staleWhileRevalidateSeconds },
       },
+      imports: { limits: imports, maxFileBytes: options.bodyLimitBytes, document: options.contract.document },
     }),
     contentRateLimitPerMinute: content.rateLimitPerMinute,
     observers: options.observers ?? [],
@@ -116,6 +120,7 @@ export async function compose(options: CompositionOptions) {
     },
     logger: options.logger,
     bodyLimitBytes: options.bodyLimitBytes,
+    importLimitBytes: imports.limitBytes,
     corsOrigins: options.corsOrigins,
     trustProxy: options.trustProxy,
   });

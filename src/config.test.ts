@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, ENV_VARIABLES, loadConfig, loadDatabaseConfig } from './config.js';
 
 describe('loadConfig', () => {
-  it('defaults to embedded PGlite under .data on 127.0.0.1:8080 with a 1 MiB body limit, the access log on and metrics off', () => {
+  it('defaults to embedded PGlite under .data on 127.0.0.1:8080 with a 1 MiB body limit (64 MiB for an import), the access log on and metrics off', () => {
     expect(loadConfig({})).toEqual({
       host: '127.0.0.1',
       port: 8080,
@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       metrics: null,
       shutdown: { delaySeconds: 0, timeoutSeconds: 10 },
       bodyLimitBytes: 1048576,
+      imports: { limitBytes: 67108864, maxEntries: 50000, maxInflatedBytes: 268435456 },
       corsOrigins: [],
       trustProxy: false,
       auth: {
@@ -51,6 +52,16 @@ describe('loadConfig', () => {
     expect(config.auth.loginThrottle).toEqual({ maxFailures: 3, maxFailuresPerAddress: 50, windowSeconds: 600 });
     expect(config.idempotency).toEqual({ ttlSeconds: 86400, leaseSeconds: 10 });
     expect(() => loadConfig({ LOGIN_MAX_FAILURES: '0' })).toThrow(/LOGIN_MAX_FAILURES must be an integer from 1/);
+  });
+
+  it('reads the import limits, refusing an archive limit under 1 KiB and a zero entry count', () => {
+    expect(loadConfig({ IMPORT_LIMIT_BYTES: '2048', IMPORT_MAX_ENTRIES: '10', IMPORT_MAX_INFLATED_BYTES: '1048576' }).imports).toEqual({
+      limitBytes: 2048,
+      maxEntries: 10,
+      maxInflatedBytes: 1048576,
+    });
+    expect(() => loadConfig({ IMPORT_LIMIT_BYTES: '10' })).toThrow(/IMPORT_LIMIT_BYTES must be an integer from 1024/);
+    expect(() => loadConfig({ IMPORT_MAX_ENTRIES: '0' })).toThrow(/IMPORT_MAX_ENTRIES must be an integer from 1/);
   });
 
   it('reads the housekeeping interval (0 turns it off) and batch size, refusing a batch of 0', () => {

@@ -16,8 +16,10 @@ export interface Config {
     /** Longest wait for requests in flight once the listener is closed; then they are cut and the process exits 1. */
     timeoutSeconds: number;
   };
-  /** Request bodies over this many bytes are answered 413. */
+  /** Request bodies over this many bytes are answered 413; also the largest file an import reads. */
   bodyLimitBytes: number;
+  /** POST /import: the largest archive (413 above), and the most entries and inflated bytes it may hold. */
+  imports: ImportLimits;
   /** Origins allowed by CORS; empty allows none. */
   corsOrigins: string[];
   /** Take the client address from X-Forwarded-For (behind a trusted proxy only). */
@@ -68,6 +70,12 @@ interface LoginThrottleConfig {
   windowSeconds: number;
 }
 
+export interface ImportLimits {
+  limitBytes: number;
+  maxEntries: number;
+  maxInflatedBytes: number;
+}
+
 export interface HousekeepingConfig {
   /** Seconds between runs in the server; 0 runs none (then `make purge` from cron). */
   intervalSeconds: number;
@@ -116,7 +124,13 @@ export const ENV_VARIABLES = {
     default: '10',
     doc: 'Longest wait for requests in flight at shutdown; then they are cut and the exit code is 1.',
   },
-  BODY_LIMIT_BYTES: { default: '1048576', doc: 'Largest accepted request body; larger is a 413.' },
+  BODY_LIMIT_BYTES: { default: '1048576', doc: 'Largest accepted request body; larger is a 413. Also the largest file an import reads.' },
+  IMPORT_LIMIT_BYTES: { default: '67108864', doc: 'Largest zip POST /import accepts (64 MiB); larger is a 413.' },
+  IMPORT_MAX_ENTRIES: { default: '50000', doc: 'Most entries (files and folders) an imported zip may hold; more is refused.' },
+  IMPORT_MAX_INFLATED_BYTES: {
+    default: '268435456',
+    doc: 'Most bytes the files of an imported zip may inflate to together (256 MiB); more is refused.',
+  },
   DATABASE_URL: { default: '', doc: 'postgres://… to use PostgreSQL; empty for embedded PGlite.' },
   DATA_DIR: { default: '.data', doc: 'Where embedded PGlite keeps its files (no DATABASE_URL).' },
   DB_POOL_SIZE: { default: '10', doc: 'PostgreSQL connections in the pool.' },
@@ -181,6 +195,11 @@ export function loadConfig(env: Env): Config {
   const host = read('HOST');
   const port = integer('PORT', 0, 65535);
   const bodyLimitBytes = integer('BODY_LIMIT_BYTES', 1024, 100 * 1024 * 1024);
+  const imports = {
+    limitBytes: integer('IMPORT_LIMIT_BYTES', 1024, 2 * 1024 * 1024 * 1024),
+    maxEntries: integer('IMPORT_MAX_ENTRIES', 1, 1_000_000),
+    maxInflatedBytes: integer('IMPORT_MAX_INFLATED_BYTES', 1024, 16 * 1024 * 1024 * 1024),
+  };
   const accessLog = boolean('ACCESS_LOG');
   const metricsPort = read('METRICS_PORT');
   let metrics: Config['metrics'] = null;
@@ -238,6 +257,7 @@ export function loadConfig(env: Env): Config {
     metrics,
     shutdown,
     bodyLimitBytes,
+    imports,
     corsOrigins,
     trustProxy,
     auth: {

@@ -45,6 +45,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     observers,
     readiness,
     content: config.content,
+    imports: config.imports,
   });
 
   const metricsServer = prometheus && metrics && config.metrics ? await prometheus.serveMetrics(metrics, config.metrics) : null;

@@ -6,6 +6,7 @@ import { IdempotentRunner, type IdempotencyTimes } from './idempotent-runner.js'
 import { PostQueries } from './post-queries.js';
 import { PostWrites } from './post-writes.js';
 import { ScheduledPublishing } from './scheduled-publishing.js';
+import { SiteImport } from './site-import.js';
 
 export interface PostUseCases {
   writes: PostWrites;
@@ -14,6 +15,8 @@ export interface PostUseCases {
   /** What readers may see (the Content API). */
   content: ContentQueries;
   scheduled: ScheduledPublishing;
+  /** Whole-site import from markdown files. */
+  imports: SiteImport;
 }
 
 /** The use cases on posts over one store, sharing one history writer and one idempotency runner. */
@@ -33,6 +36,7 @@ export function createPostUseCases(options: {
     bulk: new BulkPosts({ store, clock, history, idempotent }),
     queries: new PostQueries(store, clock),
     content: new ContentQueries(store, clock),
+    imports: new SiteImport({ store, clock, history, newId: () => ids.next() }),
     scheduled: new ScheduledPublishing({ unitOfWork: store.unitOfWork, clock, history, batchSize: options.publishBatchSize ?? 100 }),
   };
 }

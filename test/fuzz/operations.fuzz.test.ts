@@ -5,11 +5,13 @@
  * one the operation declares (or 404/405 problem outside it) and the body validates against the
  * spec (both checked by the contract fetch); a problem's `status` equals the HTTP status; and, for
  * a write refused with a 4xx, that nothing changed (the posts and the activity log read the same).
+ * An operation that takes a zip (importSite) gets damaged archives instead of damaged JSON.
  *
  * Reproduce a failure with the seed and path fast-check prints: FUZZ_SEED=<seed> make test.
  * More runs: FUZZ_RUNS=<n> (default 30 per operation and kind of damage).
  */
 import fc from 'fast-check';
+import { strToU8, zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import { ContractViolation } from '../support/contract-fetch.js';
@@ -32,7 +34,9 @@ interface Operation {
   method: string;
   path: string;
   parameters: Parameter[];
+  /** The JSON schema of the body; undefined for an operation without one or with a zip. */
   body: Json | undefined;
+  takesZip: boolean;
   protected: boolean;
 }
 
@@ -41,7 +45,7 @@ interface Damage {
   path?: Record<string, string>;
   query?: string;
   headers?: Record<string, string>;
-  body?: { text: string; contentType: string | null };
+  body?: { text: string | Uint8Array; contentType: string | null };
 }
 
 type Server = Awaited<ReturnType<typeof testServer>>;
@@ -78,7 +82,8 @@ function operationsOf(doc: Json): Operation[] {
           schema: deref(parameter.schema ?? {}),
         } as Parameter;
       });
-      const body = op.requestBody ? deref(deref(op.requestBody).content['application/json'].schema) : undefined;
+      const content = op.requestBody ? (deref(op.requestBody).content as Json) : {};
+      const body = content['application/json'] ? deref(content['application/json'].schema) : undefined;
       const security = (op.security ?? doc.security ?? []) as Json[];
       found.push({
         operationId: op.operationId,
@@ -86,6 +91,7 @@ function operationsOf(doc: Json): Operation[] {
         path,
         parameters,
         body,
+        takesZip: content['application/zip'] !== undefined,
         protected: security.some((requirement) => Object.keys(requirement).length > 0),
       });
     }
@@ -273,13 +279,41 @@ function bodyDamage(op: Operation, valid: Json): fc.Arbitrary<Damage['body']> {
   return fc.oneof(...(badEnum ? [badEnum, ...kinds] : kinds));
 }
 
+/** A small valid import: one markdown post with front matter. */
+const VALID_ZIP = zipSync({ 'posts/fuzzed.md': strToU8('---\ntitle: A fuzzed import\ntags: [fuzz]\n---\n# Hello\n') });
+
+/** Archives as a hostile client sends them: noise, cut or bit-flipped zips, unsafe names, wrong types. */
+function zipDamage(): fc.Arbitrary<Damage['body']> {
+  const asZip = (bytes: Uint8Array) => ({ text: bytes, contentType: 'application/zip' });
+  const noise = fc.uint8Array({ minLength: 1, maxLength: 2000 }).map(asZip);
+  const cut = fc.integer({ min: 1, max: VALID_ZIP.length - 1 }).map((end) => asZip(VALID_ZIP.slice(0, end)));
+  const flipped = fc
+    .array(fc.tuple(fc.nat({ max: VALID_ZIP.length - 1 }), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 8 })
+    .map((flips) => {
+      const bytes = VALID_ZIP.slice();
+      for (const [at, mask] of flips) bytes[at]! ^= mask;
+      return asZip(bytes);
+    });
+  const unsafeName = fc
+    .constantFrom('../escape.md', '/etc/passwd.md', 'C:\\evil.md', 'a/../../b.md', 'posts\\..\\..\\x.md', '\u0000.md', '')
+    .map((name) => asZip(zipSync({ [name]: strToU8('---\ntitle: x\n---\n') })));
+  const badFrontMatter = fc
+    .string({ maxLength: 200 })
+    .map((text) => asZip(zipSync({ 'posts/a.md': strToU8(`---\n${text}\n---\nbody`), 'posts/b.md': strToU8(text) })));
+  const contentType = fc
+    .constantFrom('application/json', 'text/plain', 'multipart/form-data; boundary=x', 'application/zipx', 'zip', '')
+    .map((type) => ({ text: VALID_ZIP, contentType: type === '' ? null : type }));
+  const empty = fc.constant(asZip(new Uint8Array(0)));
+  return fc.oneof(noise, cut, flipped, unsafeName, badFrontMatter, contentType, empty);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sending and checking.
 
 interface Baseline {
   path: Record<string, string>;
   headers: Record<string, string>;
-  body: Json | undefined;
+  body: Json | Uint8Array | undefined;
 }
 
 async function createPost(title = 'Fuzz target'): Promise<string> {
@@ -308,7 +342,8 @@ async function baseline(op: Operation): Promise<Baseline> {
     bulkPosts: { ids: [id], action: 'publish' },
     updatePost: { title: 'Edited by the fuzzer' },
   };
-  return { path: { id, version: '1' }, headers, body: op.body ? bodies[op.operationId] : undefined };
+  const body = op.takesZip ? VALID_ZIP : op.body ? bodies[op.operationId] : undefined;
+  return { path: { id, version: '1' }, headers, body };
 }
 
 /** What a write must leave alone when it is refused: the posts and the activity log. */
@@ -321,10 +356,13 @@ async function snapshot(): Promise<string> {
 async function sendDamaged(op: Operation, base: Baseline, damage: Damage): Promise<Response> {
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => damage.path?.[name] ?? encodeURIComponent(base.path[name]!));
   const headers: Record<string, string> = { ...base.headers, ...damage.headers };
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (damage.body) {
     body = damage.body.text;
     if (damage.body.contentType !== null) headers['content-type'] = damage.body.contentType;
+  } else if (base.body instanceof Uint8Array) {
+    body = base.body;
+    headers['content-type'] = 'application/zip';
   } else if (base.body !== undefined) {
     body = JSON.stringify(base.body);
     headers['content-type'] = 'application/json';
@@ -368,8 +406,9 @@ beforeAll(async () => {
 });
 
 describe('fuzzing every operation of the contract', () => {
-  it('covers all 28 operations of the bundle the server runs', () => {
-    expect(operations).toHaveLength(28);
+  it('covers all 29 operations of the bundle the server runs, the one that takes a zip included', () => {
+    expect(operations).toHaveLength(29);
+    expect(operations.filter((op) => op.takesZip).map((op) => op.operationId)).toEqual(['importSite']);
     expect(server.contract.document).toEqual(document);
   });
 
@@ -412,10 +451,19 @@ describe('fuzzing every operation of the contract', () => {
 
       if (op.body) {
         it('survives bodies that break its schema, malformed JSON and wrong content types', async () => {
-          const valid = (await baseline(find())).body!;
+          const valid = (await baseline(find())).body as Json;
           await property(
             find(),
             bodyDamage(op, valid).map((body) => ({ body })),
+          );
+        });
+      }
+
+      if (op.takesZip) {
+        it('survives damaged archives, unsafe entry names, broken front matter and wrong content types', async () => {
+          await property(
+            find(),
+            zipDamage().map((body) => ({ body })),
           );
         });
       }

@@ -6,7 +6,7 @@ import { loadContract, type Contract } from '../../src/adapters/http/contract.js
 import type { HandlerRegistry, Principal } from '../../src/adapters/http/registry.js';
 import { createOrResetUser } from '../../src/app/users.js';
 import { compose } from '../../src/composition.js';
-import { loadConfig, type ContentConfig } from '../../src/config.js';
+import { loadConfig, type ContentConfig, type ImportLimits } from '../../src/config.js';
 import { FixedClock, InvalidTokenError, type Clock, type PasswordHasher, type Store } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createValidatingFetch, type ValidatingFetchOptions } from './contract-fetch.js';
@@ -70,6 +70,8 @@ export interface TestServerOptions {
   readiness?: Readiness;
   /** The Content API's settings over the defaults; the rate limit is off unless given. */
   content?: Partial<ContentConfig>;
+  /** POST /import's limits, over the defaults. */
+  imports?: Partial<ImportLimits>;
 }
 
 /**
@@ -102,6 +104,7 @@ export async function testServer(options: TestServerOptions) {
     idempotency: defaults.idempotency,
     housekeepingBatchSize: defaults.housekeeping.batchSize,
     content: { ...defaults.content, rateLimitPerMinute: 0, ...options.content },
+    imports: { ...defaults.imports, ...options.imports },
     ...(options.hasher ? { hasher: options.hasher } : {}),
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),

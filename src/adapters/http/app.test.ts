@@ -40,19 +40,22 @@ const VALID_BODIES: Partial<Record<OperationId, unknown>> = {
   bulkPosts: { ids: [ULID], action: 'publish' },
   updatePost: { title: 'Hello' },
 };
+/** The smallest zip there is (an end-of-central-directory record alone), for the operation that takes one. */
+const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array<number>(18).fill(0)]);
 
 describe('routing', () => {
   it('routes every operation of the bundle to its own handler', async () => {
     const reached: OperationId[] = [];
     const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
-    expect(contract.routes).toHaveLength(28);
+    expect(contract.routes).toHaveLength(29);
     for (const route of contract.routes) {
       const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
       const body = VALID_BODIES[route.operationId];
+      const zip = route.bodyType === 'zip';
       const response = await fetch(url(path), {
         method: route.method.toUpperCase(),
-        headers: { ...bearer, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        headers: { ...bearer, 'content-type': zip ? 'application/zip' : 'application/json' },
+        ...(zip ? { body: EMPTY_ZIP } : body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       expect(response.status, `${route.operationId} ${route.method} ${path}`).not.toBe(404);
       expect(response.status, route.operationId).not.toBe(405);
@@ -267,6 +270,7 @@ describe('bearer security', () => {
         'getRevisionDiff',
         'exportSite',
         'getStats',
+        'importSite',
         'listActivity',
         'listPosts',
         'listRevisions',

@@ -25,6 +25,8 @@ export interface AppOptions {
   authenticate: (token: string) => Promise<Principal>;
   logger: Logger;
   bodyLimitBytes: number;
+  /** The body limit of the operations that take a zip archive (POST /import); defaults to `bodyLimitBytes`. */
+  importLimitBytes?: number;
   /** Origins allowed by CORS; empty allows none. */
   corsOrigins?: string[];
   /** Take the client address from X-Forwarded-For. */
@@ -156,25 +158,34 @@ export function createApp(options: AppOptions): Hono<Env> {
   });
   // The body is not read, so the connection is closed after the answer (said with
   // `Connection: close`) rather than kept alive with unread bytes in it.
-  const tooLarge = () => {
-    throw new HttpProblem(
-      413,
-      'payload-too-large',
-      `The request body is larger than ${options.bodyLimitBytes} bytes.`,
-      {},
-      { connection: 'close' },
-    );
+  const tooLarge = (limit: number) => () => {
+    throw new HttpProblem(413, 'payload-too-large', `The request body is larger than ${limit} bytes.`, {}, { connection: 'close' });
   };
-  const limitBody = bodyLimit({ maxSize: options.bodyLimitBytes, onError: tooLarge });
+  // Operations that take a zip archive have a limit of their own.
+  const zipPaths = new Set(contract.routes.filter((route) => route.bodyType === 'zip').map((route) => route.honoPath));
+  const limits = {
+    json: {
+      bytes: options.bodyLimitBytes,
+      middleware: bodyLimit({ maxSize: options.bodyLimitBytes, onError: tooLarge(options.bodyLimitBytes) }),
+    },
+    zip: {
+      bytes: options.importLimitBytes ?? options.bodyLimitBytes,
+      middleware: bodyLimit({
+        maxSize: options.importLimitBytes ?? options.bodyLimitBytes,
+        onError: tooLarge(options.importLimitBytes ?? options.bodyLimitBytes),
+      }),
+    },
+  };
   // Only operations that take a body can answer 413; others never read one. A declared
   // Content-Length is checked before anything is read, as `bodyLimit` does, but without touching
   // the Fetch body stream (which would turn the Node request into a full Fetch Request); a chunked
   // body goes through `bodyLimit`, which counts it as it streams.
   app.use(`${API_ROOT}/*`, (c, next) => {
     if (!['POST', 'PUT', 'PATCH'].includes(c.req.method)) return next();
+    const limit = zipPaths.has(c.req.path) ? limits.zip : limits.json;
     const declared = c.req.header('content-length');
-    if (declared === undefined || c.req.header('transfer-encoding') !== undefined) return limitBody(c, next);
-    return Number(declared) > options.bodyLimitBytes ? tooLarge() : next();
+    if (declared === undefined || c.req.header('transfer-encoding') !== undefined) return limit.middleware(c, next);
+    return Number(declared) > limit.bytes ? tooLarge(limit.bytes)() : next();
   });
 
   const perMinute = options.contentRateLimitPerMinute ?? 0;
@@ -286,12 +297,13 @@ export function createApp(options: AppOptions): Hono<Env> {
       if (observers.length > 0) c.set('principal', principal);
     }
 
-    const body = route.hasBody ? await readJsonBody(request) : undefined;
+    // A zip is handed to the handler as bytes; the schema of a binary body has nothing to check.
+    const body = route.bodyType === 'zip' ? await readZipBody(request) : route.hasBody ? await readJsonBody(request) : undefined;
     const result = contract.validateRequest(route, {
       params: c.req.param() as Record<string, string>,
       query: parseQuery(queryOf(request.url)),
       headers,
-      body,
+      body: route.bodyType === 'zip' ? undefined : body,
     });
     if (!result.valid) throw validationProblem(result.errors);
 
@@ -400,6 +412,16 @@ function parseQuery(search: string): Record<string, string | string[]> {
     else query[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
   return query;
+}
+
+async function readZipBody(request: Request): Promise<Uint8Array> {
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!/^application\/zip\s*(?:;|$)/i.test(contentType)) {
+    throw new HttpProblem(400, 'malformed-request', 'The request body must be a zip archive sent with Content-Type: application/zip.');
+  }
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength === 0) throw new HttpProblem(400, 'malformed-request', 'The request body is empty; send the zip archive.');
+  return bytes;
 }
 
 async function readJsonBody(request: Request): Promise<unknown> {

@@ -26,6 +26,8 @@ export interface Route {
   /** Health and readiness (tag `meta`): answered even while the server admits no other operation. */
   alwaysAdmitted: boolean;
   hasBody: boolean;
+  /** How the body is read: JSON, or the raw bytes of a zip archive (`application/zip`); null without a body. */
+  bodyType: 'json' | 'zip' | null;
   /** The header parameters the operation declares, lowercased. */
   declaredHeaderNames: string[];
   /** The request headers the app reads for this operation: `authorization` and the declared ones. */
@@ -86,6 +88,13 @@ function nonCanonical(instancePath: string): ErrorObject {
   };
 }
 
+function bodyTypeOf(operation: Operation): Route['bodyType'] {
+  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
+  if (content === undefined) return null;
+  if ('application/zip' in content) return 'zip';
+  return 'json';
+}
+
 export function loadBundle(): Record<string, unknown> {
   return JSON.parse(readFileSync(BUNDLE_FILE, 'utf8')) as Record<string, unknown>;
 }
@@ -143,6 +152,7 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       requiresAuth: security.some((requirement) => Object.keys(requirement as object).length > 0),
       alwaysAdmitted: (operation.tags ?? []).includes('meta'),
       hasBody: operation.requestBody !== undefined,
+      bodyType: bodyTypeOf(operation),
       declaredHeaderNames,
       headerNames: ['authorization', ...declaredHeaderNames],
       arrayQueryNames: new Set(

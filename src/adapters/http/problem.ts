@@ -15,6 +15,7 @@ const PROBLEM_TYPES = {
   'precondition-failed': 'Precondition failed',
   'precondition-required': 'Precondition required',
   'payload-too-large': 'Payload too large',
+  'archive-refused': 'Archive refused',
   'too-many-attempts': 'Too many attempts',
   'rate-limited': 'Too many requests',
   'internal-error': 'Internal server error',

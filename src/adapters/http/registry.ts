@@ -12,11 +12,13 @@ type PathParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']
 type QueryParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['query']>>;
 type HeaderParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['header']>>;
 type RequestBody<K extends OperationId> =
-  Op<K> extends { requestBody: { content: { 'application/json': infer B } } }
-    ? B
-    : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
-      ? B | undefined
-      : undefined;
+  Op<K> extends { requestBody: { content: { 'application/zip': unknown } } }
+    ? Uint8Array
+    : Op<K> extends { requestBody: { content: { 'application/json': infer B } } }
+      ? B
+      : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
+        ? B | undefined
+        : undefined;
 
 /** `T` with the properties named by `D` present: validation has filled in their defaults. */
 type WithDefaults<T, D extends PropertyKey> = [D] extends [never]

@@ -8,7 +8,7 @@ import { contentHandlers, type ContentSite } from './content.js';
 import { metaHandlers, type ReadinessCheck } from './meta.js';
 import { postHandlers } from './posts.js';
 import { revisionHandlers } from './revisions.js';
-import { siteHandlers } from './site.js';
+import { siteHandlers, type SiteImportDeps } from './site.js';
 import { statsHandlers } from './stats.js';
 import { tagHandlers } from './tags.js';
 
@@ -19,6 +19,7 @@ export interface HandlerDeps {
   readiness?: ReadinessCheck;
   content: ContentSite;
   clock: Clock;
+  imports: SiteImportDeps;
 }
 
 /** Every operation's handler, one file per spec tag. A missing operationId fails `tsc` here. */
@@ -28,7 +29,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...authHandlers(deps.auth),
     ...postHandlers(deps.posts),
     ...revisionHandlers(deps.posts),
-    ...siteHandlers(deps.posts, deps.clock),
+    ...siteHandlers(deps.posts, deps.clock, deps.imports),
     ...tagHandlers(deps.posts.queries),
     ...activityHandlers(deps.posts.queries),
     ...statsHandlers(deps.posts.queries),

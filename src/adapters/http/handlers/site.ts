@@ -1,9 +1,27 @@
 import type { PostUseCases } from '../../../app/post-use-cases.js';
-import type { Clock } from '../../../domain/index.js';
-import type { HandlerRegistry } from '../registry.js';
+import type { ImportLimits } from '../../../config.js';
+import type { Actor, Clock } from '../../../domain/index.js';
+import type { HandlerRegistry, Principal } from '../registry.js';
 import { exportArchive } from '../site-export.js';
+import { checkArchive } from '../site-import/archive.js';
+import { importFilesOf, postFieldsValidator } from '../site-import/import-files.js';
 
-export function siteHandlers(posts: PostUseCases, clock: Clock): Pick<HandlerRegistry, 'exportSite'> {
+export interface SiteImportDeps {
+  limits: Pick<ImportLimits, 'maxEntries' | 'maxInflatedBytes'>;
+  /** The largest markdown file an import reads (the request body limit). */
+  maxFileBytes: number;
+  /** The bundle: imported posts are checked against its `CreatePostRequest`. */
+  document: Record<string, unknown>;
+}
+
+const actorOf = (principal: Principal | null): Actor => ({ id: principal!.userId, name: principal!.name });
+
+export function siteHandlers(
+  posts: PostUseCases,
+  clock: Clock,
+  imports: SiteImportDeps,
+): Pick<HandlerRegistry, 'exportSite' | 'importSite'> {
+  let validator: ReturnType<typeof postFieldsValidator> | undefined;
   return {
     async exportSite({ query }) {
       // A bad tag is a 422 here, before the first byte of the archive.
@@ -17,6 +35,19 @@ export function siteHandlers(posts: PostUseCases, clock: Clock): Pick<HandlerReg
         body: exportArchive(batches, { layout: query.layout, filter, exportedAt }),
         headers: { 'Content-Disposition': `attachment; filename="margin-export-${exportedAt.toISOString().slice(0, 10)}.zip"` },
       };
+    },
+
+    async importSite({ query, body, principal }) {
+      // The whole archive is checked (names, kinds, sizes, every entry inflated once) before any file is read.
+      const archive = await checkArchive(body, { ...imports.limits, maxFileBytes: imports.maxFileBytes });
+      try {
+        validator ??= postFieldsValidator(imports.document);
+        const { source, files } = await importFilesOf(archive, validator, imports.maxFileBytes);
+        const report = await posts.imports.run(files, query.mode, actorOf(principal));
+        return { status: 200, body: { mode: report.mode, source, counts: report.counts, items: report.items } };
+      } finally {
+        archive.close();
+      }
     },
   };
 }

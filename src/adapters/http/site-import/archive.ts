@@ -1,0 +1,184 @@
+/**
+ * The zip archive an import reads, checked as a whole before any of it is used. yauzl reads the
+ * central directory (not the local headers, which a streamed zip may leave incomplete) and
+ * inflates one entry at a time, each stream failing when an entry inflates to other than the
+ * size it declares; the names, kinds and sizes are checked here, and every inflated entry's
+ * CRC-32 is compared with its declared one.
+ */
+import { crc32 } from 'node:zlib';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { HttpProblem } from '../problem.js';
+
+export interface ArchiveLimits {
+  /** Entries (folders included) an archive may hold. */
+  maxEntries: number;
+  /** Bytes the entries that are read may inflate to, together. */
+  maxInflatedBytes: number;
+  /** A file declaring more than this is skipped without being inflated. */
+  maxFileBytes: number;
+}
+
+export type RefusalReason =
+  | 'not_a_zip'
+  | 'too_many_entries'
+  | 'too_large'
+  | 'unsafe_path'
+  | 'symlink'
+  | 'encrypted'
+  | 'unsupported_compression'
+  | 'size_mismatch'
+  | 'damaged'
+  | 'unsupported_manifest';
+
+/** The 422 that refuses the whole archive; nothing has been written when it is thrown. */
+export function archiveRefused(reason: RefusalReason, entry: string | null, why: string): HttpProblem {
+  return new HttpProblem(422, 'archive-refused', `The archive is refused and nothing was imported: ${why}.`, { reason, entry });
+}
+
+/** One file of a checked archive, in the archive's order. */
+export interface ArchiveFile {
+  path: string;
+  /** The size the entry declares (inflated). */
+  size: number;
+  /** Whether `size` is over the per-file limit: such a file is never inflated. */
+  tooLarge: boolean;
+}
+
+export interface CheckedArchive {
+  files: ArchiveFile[];
+  /** The inflated bytes of a file that is not too large. */
+  read(file: ArchiveFile): Promise<Uint8Array>;
+  close(): void;
+}
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+// eslint-disable-next-line no-control-regex -- refusing control characters in entry names is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Why an entry's name is unsafe to act on, or null: absolute, a drive letter, a backslash, `..`, control characters. */
+function unsafePath(name: string): string | null {
+  if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) return 'is an absolute path';
+  if (name.includes('\\')) return 'has a backslash';
+  if (CONTROL.test(name)) return 'has a control character';
+  if (name.split('/').some((segment) => segment === '..')) return 'climbs out of the archive with ".."';
+  return null;
+}
+
+const quoted = (name: string) => JSON.stringify(name);
+
+async function entriesOf(zip: ZipFile): Promise<Entry[]> {
+  return new Promise((resolve, reject) => {
+    const entries: Entry[] = [];
+    zip.on('entry', (entry: Entry) => {
+      entries.push(entry);
+      zip.readEntry();
+    });
+    zip.once('end', () => resolve(entries));
+    zip.once('error', reject);
+    zip.readEntry();
+  });
+}
+
+async function inflate(zip: ZipFile, entry: Entry, name: string): Promise<Uint8Array> {
+  let stream;
+  try {
+    stream = await zip.openReadStreamPromise(entry);
+  } catch (error) {
+    throw archiveRefused('damaged', name, `the entry ${quoted(name)} cannot be read (${(error as Error).message})`);
+  }
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/too many bytes|not enough bytes|expected/i.test(message)) {
+      throw archiveRefused(
+        'size_mismatch',
+        name,
+        `the entry ${quoted(name)} inflates to other than the ${entry.uncompressedSize} bytes it declares`,
+      );
+    }
+    throw archiveRefused('damaged', name, `the entry ${quoted(name)} does not inflate (${message})`);
+  }
+  const bytes = Buffer.concat(chunks);
+  if (crc32(bytes) !== entry.crc32) throw archiveRefused('damaged', name, `the entry ${quoted(name)} fails its CRC-32 check`);
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * Opens and checks the archive: every entry's name, kind and declared size, then every file under
+ * the per-file limit inflated once (and dropped) so that a zip bomb or a damaged entry is found
+ * before anything is imported. Throws the `archive-refused` problem on the first fault.
+ */
+export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Promise<CheckedArchive> {
+  let zip: ZipFile;
+  try {
+    zip = await yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      lazyEntries: true,
+      decodeStrings: false,
+      validateEntrySizes: true,
+      autoClose: false,
+    });
+  } catch (error) {
+    throw archiveRefused('not_a_zip', null, `the body is not a zip archive (${(error as Error).message})`);
+  }
+  try {
+    if (zip.entryCount > limits.maxEntries) {
+      throw archiveRefused(
+        'too_many_entries',
+        null,
+        `it holds ${zip.entryCount} entries, more than the ${limits.maxEntries} an import may read`,
+      );
+    }
+    let entries: Entry[];
+    try {
+      entries = await entriesOf(zip);
+    } catch (error) {
+      throw archiveRefused('not_a_zip', null, `its central directory cannot be read (${(error as Error).message})`);
+    }
+    const files: { file: ArchiveFile; entry: Entry }[] = [];
+    let declared = 0;
+    for (const entry of entries) {
+      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+      const unsafe = unsafePath(name);
+      if (unsafe !== null) throw archiveRefused('unsafe_path', name, `the entry ${quoted(name)} ${unsafe}`);
+      if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) {
+        throw archiveRefused('symlink', name, `the entry ${quoted(name)} is a symbolic link`);
+      }
+      if (entry.isEncrypted()) throw archiveRefused('encrypted', name, `the entry ${quoted(name)} is encrypted`);
+      if (name.endsWith('/')) continue; // a folder
+      if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+        throw archiveRefused(
+          'unsupported_compression',
+          name,
+          `the entry ${quoted(name)} uses compression method ${entry.compressionMethod} (only stored and deflated are read)`,
+        );
+      }
+      const tooLarge = entry.uncompressedSize > limits.maxFileBytes;
+      if (!tooLarge) declared += entry.uncompressedSize;
+      files.push({ file: { path: name, size: entry.uncompressedSize, tooLarge }, entry });
+    }
+    if (declared > limits.maxInflatedBytes) {
+      throw archiveRefused(
+        'too_large',
+        null,
+        `its entries declare ${declared} bytes, more than the ${limits.maxInflatedBytes} an import may inflate`,
+      );
+    }
+    for (const { file, entry } of files) if (!file.tooLarge) await inflate(zip, entry, file.path);
+    const byFile = new Map(files.map(({ file, entry }) => [file, entry]));
+    return {
+      files: files.map(({ file }) => file),
+      async read(file) {
+        const entry = byFile.get(file);
+        if (entry === undefined || file.tooLarge) throw new Error(`not a readable file of this archive: ${file.path}`);
+        return inflate(zip, entry, file.path);
+      },
+      close: () => zip.close(),
+    };
+  } catch (error) {
+    zip.close();
+    throw error;
+  }
+}

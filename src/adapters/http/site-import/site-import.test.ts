@@ -1,0 +1,163 @@
+import { zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { HttpProblem } from '../problem.js';
+import { checkArchive, type ArchiveLimits } from './archive.js';
+import { dateOf, importedPostOf } from './conventions.js';
+import { splitFrontMatter } from './front-matter.js';
+
+const encoder = new TextEncoder();
+const LIMITS: ArchiveLimits = { maxEntries: 100, maxInflatedBytes: 1 << 20, maxFileBytes: 1 << 16 };
+const zipOf = (files: Record<string, string>) =>
+  zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, encoder.encode(text)])));
+
+/** The refusal `checkArchive` throws for these bytes. */
+async function refusal(bytes: Uint8Array, limits = LIMITS): Promise<{ reason: unknown; entry: unknown; detail: string }> {
+  try {
+    await checkArchive(bytes, limits);
+  } catch (error) {
+    expect(error).toBeInstanceOf(HttpProblem);
+    const problem = error as HttpProblem;
+    expect(problem.status).toBe(422);
+    expect(problem.kind).toBe('archive-refused');
+    return { ...(problem.extensions as { reason: unknown; entry: unknown }), detail: problem.detail };
+  }
+  throw new Error('the archive was accepted');
+}
+
+/** Sets a 16- or 32-bit field of every header (local at `local`, central at `central`) of the zip. */
+function patchHeaders(
+  zip: Uint8Array,
+  fields: { local?: number; central?: number; bits: 16 | 32; value: (old: number) => number },
+): Uint8Array {
+  const copy = zip.slice();
+  const view = new DataView(copy.buffer);
+  for (let at = 0; at + 4 <= copy.byteLength; at++) {
+    const signature = view.getUint32(at, true);
+    const offset = signature === 0x04034b50 ? fields.local : signature === 0x02014b50 ? fields.central : undefined;
+    if (offset === undefined) continue;
+    if (fields.bits === 16) view.setUint16(at + offset, fields.value(view.getUint16(at + offset, true)), true);
+    else view.setUint32(at + offset, fields.value(view.getUint32(at + offset, true)) >>> 0, true);
+  }
+  return copy;
+}
+
+describe('checkArchive', () => {
+  it('lists the files in archive order, folders left out, and inflates each on demand', async () => {
+    const zip = zipSync({ 'b.md': encoder.encode('bee'), 'dir/': new Uint8Array(0), 'dir/a.md': encoder.encode('ay') });
+    const archive = await checkArchive(zip, LIMITS);
+    expect(archive.files.map((f) => f.path)).toEqual(['b.md', 'dir/a.md']);
+    expect(new TextDecoder().decode(await archive.read(archive.files[1]!))).toBe('ay');
+    archive.close();
+  });
+
+  it('marks a file declaring more than the per-file limit as too large, and never inflates it', async () => {
+    const archive = await checkArchive(zipOf({ 'big.md': 'x'.repeat(200), 'small.md': 'y' }), { ...LIMITS, maxFileBytes: 100 });
+    expect(archive.files.map((f) => [f.path, f.tooLarge])).toEqual([
+      ['big.md', true],
+      ['small.md', false],
+    ]);
+    await expect(archive.read(archive.files[0]!)).rejects.toThrow(/not a readable file/);
+    archive.close();
+  });
+
+  it.each([
+    ['../up.md', 'climbs out'],
+    ['a/../../up.md', 'climbs out'],
+    ['/abs.md', 'absolute'],
+    ['C:/win.md', 'absolute'],
+    ['back\\slash.md', 'backslash'],
+    ['ctrl-é\u0001.md', 'control character'],
+  ])('refuses the unsafe path %j', async (name, why) => {
+    const refused = await refusal(zipOf({ 'ok.md': 'fine', [name]: 'x' }));
+    expect(refused).toMatchObject({ reason: 'unsafe_path', entry: name });
+    expect(refused.detail).toContain(why);
+  });
+
+  it('refuses an encrypted entry (general purpose bit 0)', async () => {
+    const zip = patchHeaders(zipOf({ 'secret.md': 'x' }), { local: 6, central: 8, bits: 16, value: (flags) => flags | 1 });
+    expect(await refusal(zip)).toMatchObject({ reason: 'encrypted', entry: 'secret.md' });
+  });
+
+  it('refuses a compression method other than stored or deflated', async () => {
+    const zip = patchHeaders(zipOf({ 'bzip.md': 'x'.repeat(100) }), { local: 8, central: 10, bits: 16, value: () => 12 });
+    expect(await refusal(zip)).toMatchObject({ reason: 'unsupported_compression', entry: 'bzip.md' });
+  });
+
+  it('refuses an entry whose CRC-32 does not match what it inflates to', async () => {
+    const zip = patchHeaders(zipOf({ 'bent.md': 'some text' }), { local: 14, central: 16, bits: 32, value: (crc) => crc ^ 1 });
+    expect(await refusal(zip)).toMatchObject({ reason: 'damaged', entry: 'bent.md' });
+  });
+
+  it('refuses an entry that inflates to more than it declares (a zip bomb), before reading any file', async () => {
+    const zip = patchHeaders(zipSync({ 'bomb.md': new Uint8Array(1 << 20) }), { local: 22, central: 24, bits: 32, value: () => 10 });
+    expect(await refusal(zip)).toMatchObject({ reason: 'size_mismatch', entry: 'bomb.md' });
+  });
+
+  it('refuses more entries, or more declared bytes, than the limits allow, and bytes that are not a zip', async () => {
+    expect(await refusal(zipOf({ a: '', b: '', c: '' }), { ...LIMITS, maxEntries: 2 })).toMatchObject({
+      reason: 'too_many_entries',
+      entry: null,
+    });
+    expect(await refusal(zipOf({ a: 'x'.repeat(60), b: 'y'.repeat(60) }), { ...LIMITS, maxInflatedBytes: 100 })).toMatchObject({
+      reason: 'too_large',
+    });
+    expect(await refusal(encoder.encode('PK not really'))).toMatchObject({ reason: 'not_a_zip', entry: null });
+  });
+});
+
+describe('splitFrontMatter', () => {
+  it('keeps the body after the closing line byte for byte, --- inside it included', () => {
+    expect(splitFrontMatter('---\ntitle: A\n---\n\n---\nbody\n')).toEqual({ data: { title: 'A' }, body: '\n---\nbody\n' });
+    expect(splitFrontMatter('\uFEFF---\r\ntitle: A\r\n---\r\nx')).toEqual({ data: { title: 'A' }, body: 'x' });
+    expect(splitFrontMatter('+++\ntitle = "T"\n+++\nx')).toEqual({ data: { title: 'T' }, body: 'x' });
+    expect(splitFrontMatter('---\n---\n')).toEqual({ data: {}, body: '' });
+  });
+
+  it('reports a file without front matter, an unclosed one, one that does not parse, and one that is not a mapping', () => {
+    expect(splitFrontMatter('# Title')).toEqual({ error: expect.stringContaining('does not start with front matter') });
+    expect(splitFrontMatter('---\ntitle: A\n')).toEqual({ error: expect.stringContaining('not closed') });
+    expect(splitFrontMatter('---\ntitle: A\ntitle: B\n---\n')).toEqual({ error: expect.stringContaining('does not parse') });
+    expect(splitFrontMatter('+++\ntitle = \n+++\n')).toEqual({ error: expect.stringContaining('TOML front matter does not parse') });
+    expect(splitFrontMatter('---\n- a\n---\n')).toEqual({ error: expect.stringContaining('not a mapping') });
+  });
+});
+
+describe('dateOf', () => {
+  it.each([
+    ['2024-02-10T09:30:00+01:00', '2024-02-10T08:30:00.000Z'],
+    ['2024-02-10T09:30:00.123Z', '2024-02-10T09:30:00.123Z'],
+    ['2023-05-06 14:30:00 +0200', '2023-05-06T12:30:00.000Z'],
+    ['2023-05-06 14:30', '2023-05-06T14:30:00.000Z'],
+    ['2024-04-05', '2024-04-05T00:00:00.000Z'],
+    ['Jul 08 2022', '2022-07-08T00:00:00.000Z'],
+    ['July 8, 2022', '2022-07-08T00:00:00.000Z'],
+  ])('reads %j as %s', (text, iso) => {
+    expect(dateOf('date', text)?.toISOString()).toBe(iso);
+  });
+
+  it.each(['2024-02-30', '2024-13-01', 'yesterday', '2024-01-01T25:00:00Z', 'Foo 08 2022'])('refuses %j', (text) => {
+    expect(() => dateOf('date', text)).toThrow(/date is not a date/);
+  });
+
+  it('takes a TOML date as it is, and an absent one as null', () => {
+    expect(dateOf('date', new Date('2024-01-02T03:04:05.006Z'))?.toISOString()).toBe('2024-01-02T03:04:05.006Z');
+    expect(dateOf('date', undefined)).toBeNull();
+    expect(dateOf('date', null)).toBeNull();
+  });
+});
+
+describe('importedPostOf', () => {
+  it('reads an id only from a MarginCMS export, and refuses one that is not a ULID there', () => {
+    const data = { id: '01JDQ8Z4M6X2V7K9T3N5R8W1YB', title: 'T', status: 'archived' };
+    expect(importedPostOf('t.md', data, '', 'markdown')).toMatchObject({ post: { id: null, status: 'published' } });
+    expect(importedPostOf('t.md', data, '', 'margincms')).toMatchObject({ post: { id: data.id, status: 'archived' } });
+    expect(importedPostOf('t.md', { ...data, id: 'nope' }, '', 'margincms')).toMatchObject({ skip: { reason: 'invalid_front_matter' } });
+  });
+
+  it('derives a slug from a file name that is not one, and strips a Jekyll date', () => {
+    expect(importedPostOf('posts/Hello World.md', { title: 'x' }, '', 'markdown')).toMatchObject({ post: { slug: 'hello-world' } });
+    expect(importedPostOf('_posts/2024-01-02-new-year.markdown', { title: 'x' }, '', 'markdown')).toMatchObject({
+      post: { slug: 'new-year', createdAt: new Date('2024-01-02T00:00:00Z') },
+    });
+  });
+});

@@ -1,0 +1,283 @@
+import {
+  activityTypeFor,
+  applyStatusChange,
+  checkedPostContent,
+  countWords,
+  DuplicateIdError,
+  isValidSlug,
+  NotFoundError,
+  SlugTakenError,
+  ValidationError,
+  VersionConflictError,
+  type Actor,
+  type Clock,
+  type NewPost,
+  type Post,
+  type PostChanges,
+  type PostStatus,
+  type Store,
+} from '../domain/index.js';
+import type { History } from './history.js';
+
+/** A post as a file of an archive describes it, read by a transport adapter. */
+export interface ImportedPost {
+  /** The id the file names (a MarginCMS export); null for files written elsewhere. */
+  id: string | null;
+  title: string;
+  slug: string;
+  excerpt: string;
+  body: string;
+  tags: string[];
+  status: PostStatus;
+  createdAt: Date | null;
+  updatedAt: Date | null;
+  publishedAt: Date | null;
+  publishAt: Date | null;
+}
+
+export type ImportSkipReason =
+  'not_a_post' | 'too_large' | 'invalid_front_matter' | 'invalid_post' | 'slug_taken' | 'duplicate' | 'checksum_mismatch' | 'conflict';
+
+/** One file of the archive: a post, or why it is not one (decided while reading it). */
+export type ImportFile =
+  { path: string; post: ImportedPost } | { path: string; skip: { reason: ImportSkipReason; detail: string; slug?: string | null } };
+
+type ImportAction = 'create' | 'update' | 'unchanged' | 'skip';
+
+/** The fields an import compares and may change, in the report's order. */
+const COMPARED = ['title', 'slug', 'excerpt', 'body', 'tags', 'status', 'publishAt'] as const;
+type ComparedField = (typeof COMPARED)[number];
+
+export interface ImportItem {
+  path: string;
+  action: ImportAction;
+  id: string | null;
+  slug: string | null;
+  changed: ComparedField[];
+  reason: ImportSkipReason | null;
+  detail: string | null;
+}
+
+export type ImportMode = 'dry-run' | 'apply';
+
+export interface ImportReport {
+  mode: ImportMode;
+  counts: { files: number } & Record<ImportAction, number>;
+  items: ImportItem[];
+}
+
+/** What a file would do to the store, decided by reading it (no write). */
+type Plan =
+  | { action: 'create'; post: ImportedPost; tags: string[] }
+  | { action: 'update'; post: ImportedPost; tags: string[]; before: Post; changed: ComparedField[] }
+  | { action: 'unchanged'; before: Post }
+  | { action: 'skip'; reason: ImportSkipReason; detail: string };
+
+/** How often a file is planned again after another write took its id, slug or version meanwhile. */
+const ATTEMPTS = 3;
+
+/**
+ * Imports posts file by file: each file is matched to a post by its id, else by its slug, and
+ * compared field by field. A dry run only reads. Applying writes each post on its own (its
+ * revision and activity event by the importing user in the same atomic write), so one bad file
+ * never undoes or stops the others; a file whose post changed while it was planned is planned
+ * again. Two files of one archive naming the same post or slug: the first wins, the second is a
+ * `duplicate`. Importing what is already there reports `unchanged` and writes nothing.
+ */
+export class SiteImport {
+  readonly #store: Store;
+  readonly #clock: Clock;
+  readonly #history: History;
+  readonly #newId: () => string;
+
+  constructor(deps: { store: Store; clock: Clock; history: History; newId: () => string }) {
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    this.#history = deps.history;
+    this.#newId = deps.newId;
+  }
+
+  async run(files: AsyncIterable<ImportFile>, mode: ImportMode, actor: Actor): Promise<ImportReport> {
+    const report: ImportReport = { mode, counts: { files: 0, create: 0, update: 0, unchanged: 0, skip: 0 }, items: [] };
+    const claimedIds = new Set<string>();
+    const claimedSlugs = new Set<string>();
+    for await (const file of files) {
+      const item =
+        'skip' in file
+          ? skipped(file.path, file.skip.slug ?? null, file.skip.reason, file.skip.detail)
+          : await this.#one(file.path, file.post, mode, actor, claimedIds, claimedSlugs);
+      report.counts.files += 1;
+      report.counts[item.action] += 1;
+      report.items.push(item);
+    }
+    return report;
+  }
+
+  async #one(
+    path: string,
+    post: ImportedPost,
+    mode: ImportMode,
+    actor: Actor,
+    claimedIds: Set<string>,
+    claimedSlugs: Set<string>,
+  ): Promise<ImportItem> {
+    if ((post.id !== null && claimedIds.has(post.id)) || claimedSlugs.has(post.slug)) {
+      return skipped(
+        path,
+        post.slug,
+        'duplicate',
+        `An earlier file of the archive already imports ${post.id !== null && claimedIds.has(post.id) ? `the post ${post.id}` : `the slug ${post.slug}`}.`,
+      );
+    }
+    let item: ImportItem | undefined;
+    for (let attempt = 1; item === undefined; attempt++) {
+      const plan = await this.#plan(post);
+      if (mode === 'dry-run' || plan.action === 'skip' || plan.action === 'unchanged') {
+        item = itemOf(path, post, plan);
+        break;
+      }
+      try {
+        const written = await this.#apply(plan, actor);
+        item = {
+          path,
+          action: plan.action,
+          id: written.id,
+          slug: written.slug,
+          changed: plan.action === 'update' ? plan.changed : [],
+          reason: null,
+          detail: null,
+        };
+      } catch (error) {
+        const raced =
+          error instanceof SlugTakenError ||
+          error instanceof DuplicateIdError ||
+          error instanceof VersionConflictError ||
+          error instanceof NotFoundError;
+        if (!raced) throw error;
+        if (attempt >= ATTEMPTS)
+          item = skipped(
+            path,
+            post.slug,
+            'conflict',
+            `The post changed ${ATTEMPTS} times while it was imported; import the archive again.`,
+          );
+      }
+    }
+    if (item.action !== 'skip') {
+      if (item.id !== null) claimedIds.add(item.id);
+      if (post.id !== null) claimedIds.add(post.id);
+      claimedSlugs.add(post.slug);
+    }
+    return item;
+  }
+
+  async #plan(post: ImportedPost): Promise<Plan> {
+    let tags: string[];
+    try {
+      tags = checkedPostContent(post) ?? [];
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return {
+        action: 'skip',
+        reason: 'invalid_post',
+        detail: error.issues.map((issue) => `${issue.pointer}: ${issue.message}`).join('; '),
+      };
+    }
+    const posts = this.#store.posts;
+    let before = post.id !== null ? await posts.get(post.id) : null;
+    const holder = before?.slug === post.slug ? before : await posts.getBySlug(post.slug);
+    if (before === null) {
+      // A file without an id is the post that holds its slug; one with an id is a post of its own.
+      if (holder !== null && post.id === null) before = holder;
+      else if (holder !== null)
+        return { action: 'skip', reason: 'slug_taken', detail: `The post ${holder.id} already uses the slug ${post.slug}.` };
+      else return { action: 'create', post, tags };
+    } else if (holder !== null && holder.id !== before.id) {
+      return { action: 'skip', reason: 'slug_taken', detail: `The post ${holder.id} already uses the slug ${post.slug}.` };
+    }
+    const changed = COMPARED.filter((field) => differs(field, before, post, tags));
+    if (changed.length === 0) return { action: 'unchanged', before };
+    return { action: 'update', post, tags, before, changed };
+  }
+
+  async #apply(plan: Extract<Plan, { action: 'create' | 'update' }>, actor: Actor): Promise<Post> {
+    const now = this.#clock.now();
+    const { post, tags } = plan;
+    if (plan.action === 'create') {
+      return this.#store.posts.createRecorded(newPostOf(post, tags, this.#newId, now), this.#history.creation(actor));
+    }
+    const { before } = plan;
+    const changes: PostChanges = {};
+    for (const field of plan.changed) {
+      if (field === 'tags') changes.tags = tags;
+      else if (field === 'body') {
+        changes.body = post.body;
+        changes.wordCount = countWords(post.body);
+      } else if (field === 'status') Object.assign(changes, applyStatusChange(before, post.status, now));
+      else if (field === 'publishAt') changes.publishAt = post.status === 'draft' ? post.publishAt : null;
+      else changes[field] = post[field];
+    }
+    if (changes.status !== undefined && plan.changed.includes('publishAt'))
+      changes.publishAt = post.status === 'draft' ? post.publishAt : null;
+    return this.#store.unitOfWork.run(async (repos) => {
+      const after = await repos.posts.update(before.id, before.version, changes, now);
+      await this.#history.record(repos, after, activityTypeFor(before, after), actor);
+      return after;
+    });
+  }
+}
+
+/**
+ * The post a file creates: its id and timestamps when it has them (a MarginCMS export keeps
+ * them, so a re-export writes the same file), else a new id and the import's time. `updatedAt`
+ * is never before `createdAt`; a published post without a publish date was published when created.
+ */
+function newPostOf(post: ImportedPost, tags: string[], newId: () => string, now: Date): NewPost {
+  const createdAt = post.createdAt ?? post.publishedAt ?? now;
+  const updatedAt = post.updatedAt !== null && post.updatedAt.getTime() > createdAt.getTime() ? post.updatedAt : createdAt;
+  return {
+    id: post.id ?? newId(),
+    title: post.title,
+    slug: post.slug,
+    excerpt: post.excerpt,
+    body: post.body,
+    tags,
+    status: post.status,
+    wordCount: countWords(post.body),
+    createdAt,
+    updatedAt,
+    publishedAt: post.publishedAt ?? (post.status === 'published' ? createdAt : null),
+    publishAt: post.status === 'draft' ? post.publishAt : null,
+  };
+}
+
+function differs(field: ComparedField, before: Post, post: ImportedPost, tags: string[]): boolean {
+  switch (field) {
+    case 'tags':
+      return before.tags.length !== tags.length || before.tags.some((tag, i) => tag !== tags[i]);
+    case 'publishAt': {
+      const wanted = post.status === 'draft' ? post.publishAt : null;
+      return (before.publishAt?.getTime() ?? null) !== (wanted?.getTime() ?? null);
+    }
+    default:
+      return before[field] !== post[field];
+  }
+}
+
+function itemOf(path: string, post: ImportedPost, plan: Plan): ImportItem {
+  switch (plan.action) {
+    case 'skip':
+      return skipped(path, post.slug, plan.reason, plan.detail);
+    case 'create':
+      return { path, action: 'create', id: post.id, slug: post.slug, changed: [], reason: null, detail: null };
+    case 'update':
+      return { path, action: 'update', id: plan.before.id, slug: post.slug, changed: plan.changed, reason: null, detail: null };
+    case 'unchanged':
+      return { path, action: 'unchanged', id: plan.before.id, slug: plan.before.slug, changed: [], reason: null, detail: null };
+  }
+}
+
+/** A skipped file's item; a slug the file names is reported only when it is a valid one. */
+function skipped(path: string, slug: string | null, reason: ImportSkipReason, detail: string): ImportItem {
+  return { path, action: 'skip', id: null, slug: slug !== null && isValidSlug(slug) ? slug : null, changed: [], reason, detail };
+}

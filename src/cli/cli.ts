@@ -4,9 +4,10 @@
  * exit codes are in exit-codes.ts.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createMarginClient, type MarginClient, type Post } from '../client/index.js';
+import { createMarginClient, type components, type MarginClient, type Post } from '../client/index.js';
 import { credentialsFile, forgetCredentials, loadCredentials, saveCredentials, type Credentials } from './credentials.js';
 import { CliError, EXIT, problemError, type ExitCode } from './exit-codes.js';
 import { saveCheckedArchive } from './site-export.js';
@@ -29,6 +30,10 @@ Usage: margin <command> [options]
   export [--out FILE] [--layout flat|hugo] [--status S]... [--tag T]
                                       The whole site as a zip of markdown files (default
                                       margin-export-<date>.zip), checked against its manifest
+  import FILE [--dry-run|--apply]     Import a zip of markdown files (a MarginCMS export, or
+                                      Hugo, Jekyll or Astro content): --dry-run (the default)
+                                      reports what would be created, updated or skipped and why;
+                                      --apply does it. Importing the same archive again changes nothing
 
 Options: --json prints what the server answered as JSON on stdout, for scripts.
          MARGIN_URL sets the server for login (default ${DEFAULT_URL}).
@@ -56,6 +61,8 @@ const OPTIONS = {
   'if-match': { type: 'string' },
   out: { type: 'string', short: 'o' },
   layout: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  apply: { type: 'boolean' },
 } satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -120,6 +127,9 @@ async function dispatch(positionals: string[], values: Values, io: Io): Promise<
     case 'export':
       if (sub !== undefined) throw new CliError(EXIT.usage, 'export takes no arguments; use --out FILE');
       return exportSite(values, io, print);
+    case 'import':
+      if (sub === undefined || rest.length > 0) throw new CliError(EXIT.usage, 'import takes one zip file: margin import FILE [--apply]');
+      return importSite(sub, values, io, print);
     default:
       throw new CliError(EXIT.usage, `unknown command ${JSON.stringify(command)}; run margin --help`);
   }
@@ -332,6 +342,89 @@ async function exportSite(values: Values, io: Io, print: Print): Promise<void> {
     () =>
       `Exported ${checked.files.length} posts to ${out} (${mib(checked.bytes)} in ${seconds.toFixed(1)} s), checked against its manifest.\n`,
   );
+}
+
+type ImportReport = components['schemas']['ImportReport'];
+
+/** The bytes of `bytes` as a stream of 64 KiB chunks, telling `onProgress` the bytes handed to the socket so far. */
+function uploadStream(bytes: Uint8Array, onProgress: (sent: number) => void): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= bytes.byteLength) {
+        controller.close();
+        return;
+      }
+      const chunk = bytes.subarray(sent, sent + 65536);
+      sent += chunk.byteLength;
+      controller.enqueue(chunk);
+      onProgress(sent);
+    },
+  });
+}
+
+async function importSite(file: string, values: Values, io: Io, print: Print): Promise<void> {
+  if (values['dry-run'] && values.apply) throw new CliError(EXIT.usage, 'import takes --dry-run or --apply, not both');
+  const mode = values.apply ? 'apply' : 'dry-run';
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new CliError(EXIT.failed, `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const { client } = session(io);
+  const total = bytes.byteLength;
+  let shown = 0;
+  const progress = (sent: number) => {
+    if (!io.errIsTty || (Date.now() - shown < 100 && sent < total)) return;
+    shown = Date.now();
+    const width = 24;
+    const done = Math.round((sent / Math.max(total, 1)) * width);
+    io.err(`\rUploading ${file} [${'#'.repeat(done)}${'-'.repeat(width - done)}] ${mib(sent)} of ${mib(total)}`);
+    if (sent >= total) io.err(`\n${mode === 'apply' ? 'Importing' : 'Checking (dry run)'}…\n`);
+  };
+  // Streamed so that a terminal sees the upload (undici needs `duplex` for a stream body); the
+  // length is sent, so the server refuses an archive over its limit before reading it.
+  const streamed = { duplex: 'half' } as Record<string, unknown>;
+  const answer = await call(io, () =>
+    client.api.POST('/import', {
+      params: { query: { mode } },
+      body: uploadStream(bytes, progress) as unknown as string,
+      bodySerializer: (body) => body,
+      headers: { 'content-type': 'application/zip', 'content-length': String(total) },
+      ...streamed,
+    }),
+  );
+  if (answer.response.status === 422 && (answer.error as { reason?: unknown } | undefined)?.reason !== undefined) {
+    const problem = answer.error as { detail?: string; reason: string; entry?: string | null };
+    throw new CliError(EXIT.invalid, `the archive is refused (${problem.reason}): ${problem.detail ?? ''}`.trimEnd(), [
+      ...(problem.entry ? [`  entry: ${problem.entry}`] : []),
+      '  nothing was imported',
+    ]);
+  }
+  const report = (await ok(Promise.resolve(answer))) as ImportReport;
+  return print(report, () => importSummary(report, file));
+}
+
+/** The report for a human: the counts, then each skipped file with its path and reason. */
+function importSummary(report: ImportReport, file: string): string {
+  const { counts } = report;
+  const verb = report.mode === 'apply' ? 'Imported' : 'Dry run of';
+  const what =
+    report.mode === 'apply'
+      ? `${counts.create} created, ${counts.update} updated, ${counts.unchanged} unchanged, ${counts.skip} skipped`
+      : `would create ${counts.create}, update ${counts.update}, leave ${counts.unchanged} unchanged, skip ${counts.skip}`;
+  const lines = [
+    `${verb} ${file} (${report.source === 'margincms' ? 'a MarginCMS export' : 'markdown files'}, ${counts.files} files): ${what}.`,
+  ];
+  for (const item of report.items.filter((entry) => entry.action === 'update')) {
+    lines.push(`  update ${item.path}: ${item.changed.join(', ')}`);
+  }
+  for (const item of report.items.filter((entry) => entry.action === 'skip')) {
+    lines.push(`  skip   ${item.path}: ${item.reason}${item.detail ? ` (${item.detail})` : ''}`);
+  }
+  if (report.mode === 'dry-run' && counts.create + counts.update > 0) lines.push('Nothing was written; run again with --apply to import.');
+  return `${lines.join('\n')}\n`;
 }
 
 function mib(bytes: number): string {

@@ -9,13 +9,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerType } from '@hono/node-server';
-import { strFromU8, unzipSync } from 'fflate';
+import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveApp } from '../../src/adapters/http/node-server.js';
 import { run } from '../../src/cli/cli.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
+import type { Post } from '../../src/client/index.js';
 import { FixedClock } from '../../src/domain/index.js';
 import { ADMIN, testServer } from '../support/http.js';
+import { zipOfFixture } from '../support/import-fixtures.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import type { MakeStore } from '../../src/adapters/contract/index.js';
 
@@ -196,6 +198,91 @@ describeOnEveryStore('the margin CLI', (make) => {
     expect(invalid.code).toBe(EXIT.invalid);
     expect(existsSync(join(t.configDir, 'bad.zip'))).toBe(false);
     expect(existsSync(join(t.configDir, 'bad.zip.part'))).toBe(false);
+  });
+
+  it('imports a Jekyll site: a dry run by default that writes nothing, --apply with a progress bar, and a second --apply that changes nothing', async () => {
+    const t = await served(make);
+    await t.login();
+    const zip = join(t.configDir, 'jekyll.zip');
+    writeFileSync(zip, zipOfFixture('jekyll'));
+
+    const dryRun = await t.margin(['import', zip]);
+    expect(dryRun.code, dryRun.err).toBe(EXIT.ok);
+    expect(dryRun.out).toBe(
+      [
+        `Dry run of ${zip} (markdown files, 4 files): would create 3, update 0, leave 0 unchanged, skip 1.`,
+        '  skip   _config.yml: not_a_post (Not a markdown file (.md or .markdown).)',
+        'Nothing was written; run again with --apply to import.',
+        '',
+      ].join('\n'),
+    );
+    expect(await t.json(['posts', 'list'])).toEqual([]);
+    expect(await t.json(['import', zip, '--dry-run'])).toMatchObject({ mode: 'dry-run', counts: { create: 3 } });
+    expect(await t.json(['posts', 'list'])).toEqual([]);
+
+    const applied = await t.margin(['import', zip, '--apply'], { errIsTty: true });
+    expect(applied.code, applied.err).toBe(EXIT.ok);
+    expect(applied.out).toMatch(/^Imported .*jekyll\.zip \(markdown files, 4 files\): 3 created, 0 updated, 0 unchanged, 1 skipped\.\n/);
+    expect(applied.err).toMatch(/\rUploading .*jekyll\.zip \[#{24}\] [0-9.]+ MiB of [0-9.]+ MiB\nImporting…\n$/);
+    const posts = await t.json<Post[]>(['posts', 'list']);
+    expect(posts.map((post) => post.slug).sort()).toEqual(['a-draft-idea', 'hello-jekyll', 'not-yet']);
+
+    const again = await t.json(['import', zip, '--apply']);
+    expect(again).toMatchObject({ mode: 'apply', counts: { files: 4, create: 0, update: 0, unchanged: 3, skip: 1 } });
+    expect(await t.json<Post[]>(['posts', 'list'])).toEqual(posts);
+
+    const both = await t.margin(['import', zip, '--apply', '--dry-run']);
+    expect(both.code).toBe(EXIT.usage);
+    expect((await t.margin(['import'])).code).toBe(EXIT.usage);
+    const missing = await t.margin(['import', join(t.configDir, 'nowhere.zip')]);
+    expect(missing.code).toBe(EXIT.failed);
+    expect(missing.err).toContain('ENOENT');
+  });
+
+  it('refuses a hostile archive with exit 6, naming the reason and the entry, and imports nothing', async () => {
+    const t = await served(make);
+    await t.login();
+    const zip = join(t.configDir, 'hostile.zip');
+    writeFileSync(
+      zip,
+      zipSync({ 'posts/ok.md': strToU8('---\ntitle: Fine\n---\nBody.\n'), '../../etc/evil.md': strToU8('---\ntitle: x\n---\n') }),
+    );
+    const refused = await t.margin(['import', zip, '--apply']);
+    expect(refused.code).toBe(EXIT.invalid);
+    expect(refused.err).toMatch(/^margin: the archive is refused \(unsafe_path\): .+\n/);
+    expect(refused.err.split('\n').slice(1)).toEqual(['  entry: ../../etc/evil.md', '  nothing was imported', '']);
+    expect(await t.json(['posts', 'list'])).toEqual([]);
+    writeFileSync(zip, 'not a zip at all');
+    const garbage = await t.margin(['import', zip, '--apply', '--json']);
+    expect(garbage.code).toBe(EXIT.invalid);
+    expect(garbage.err).toContain('(not_a_zip)');
+    expect(await t.json(['posts', 'list'])).toEqual([]);
+  });
+
+  it('moves a site between two servers: margin export, then margin import --apply, gives the same posts and the same export', async () => {
+    const from = await served(make);
+    await from.login();
+    await from.json(['posts', 'create', '--title', 'Moving: "house" #2 🚚', '--tag', 'moving', '--publish', '--body-file', '-'], {
+      stdin: '# Boxes\n\nمرحبا\n',
+    });
+    await from.json(['posts', 'create', '--title', 'Empty draft']);
+    const first = join(from.configDir, 'site.zip');
+    expect((await from.margin(['export', '--out', first])).code).toBe(EXIT.ok);
+    const moved = await from.json(['posts', 'list']);
+    // The second server starts empty (on a database store, the same database, emptied).
+    const to = await served(make);
+    await to.login();
+    expect(await to.json(['posts', 'list'])).toEqual([]);
+
+    expect(await to.json(['import', first, '--apply'])).toMatchObject({ source: 'margincms', counts: { files: 2, create: 2, skip: 0 } });
+    const second = join(to.configDir, 'site.zip');
+    expect((await to.margin(['export', '--out', second])).code).toBe(EXIT.ok);
+    const [a, b] = [unzipSync(readFileSync(first)), unzipSync(readFileSync(second))];
+    expect(Object.keys(b).sort()).toEqual(Object.keys(a).sort());
+    for (const path of Object.keys(a).filter((name) => name !== 'manifest.json')) {
+      expect(strFromU8(b[path]!), path).toBe(strFromU8(a[path]!));
+    }
+    expect(await to.json(['posts', 'list'])).toEqual(moved);
   });
 
   it('refreshes an expired access token once, keeps the new pair, and forgets the session at logout', async () => {

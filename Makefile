@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak clean
+.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak bench-transfer clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -81,6 +81,9 @@ bench-scale: install ## API p50 of list, deep page, tag and q at 1k and 100k pos
 
 bench-soak: install ## Saturated mixed load on the API for BENCH_SOAK_SECONDS (600): req/s per minute, RSS; run `make build` first
 	$(BIN)/tsx bench/soak.ts
+
+bench-transfer: install ## Whole-site export and import (dry run, apply, again) of BENCH_POSTS (10000): posts/s and peak RSS; run `make build` first
+	$(BIN)/tsx bench/transfer.ts
 
 clean: ## Remove the embedded database under .data/
 	rm -rf .data

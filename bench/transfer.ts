@@ -38,6 +38,7 @@ interface Cell {
 
 interface Report {
   counts: { files: number; create: number; update: number; unchanged: number; skip: number };
+  items: { path: string; action: string; reason: string | null; detail: string | null }[];
 }
 
 const say = (line = '') => console.log(line);
@@ -95,7 +96,10 @@ async function emptySite(sql: postgres.Sql): Promise<void> {
 function expectCounts(report: Report, expected: Partial<Report['counts']>, step: Step): void {
   for (const [key, value] of Object.entries(expected)) {
     const actual = report.counts[key as keyof Report['counts']];
-    if (actual !== value) throw new Error(`${step}: expected ${key} ${value}, the report says ${actual}`);
+    if (actual !== value) {
+      const skipped = report.items.filter((item) => item.action === 'skip').slice(0, 5);
+      throw new Error(`${step}: expected ${key} ${value}, the report says ${actual}; skipped: ${JSON.stringify(skipped)}`);
+    }
   }
 }
 

@@ -4,7 +4,7 @@ import type { Actor, Clock } from '../../../domain/index.js';
 import type { HandlerRegistry, Principal } from '../registry.js';
 import { exportArchive } from '../site-export.js';
 import { checkArchive } from '../site-import/archive.js';
-import { importFilesOf, postFieldsValidator } from '../site-import/import-files.js';
+import { IMPORT_UNLIMITED_PATHS, importFilesOf, postFieldsValidator } from '../site-import/import-files.js';
 
 export interface SiteImportDeps {
   limits: Pick<ImportLimits, 'maxEntries' | 'maxInflatedBytes'>;
@@ -39,7 +39,11 @@ export function siteHandlers(
 
     async importSite({ query, body, principal }) {
       // The whole archive is checked (names, kinds, sizes, every entry inflated once) before any file is read.
-      const archive = await checkArchive(body, { ...imports.limits, maxFileBytes: imports.maxFileBytes });
+      const archive = await checkArchive(body, {
+        ...imports.limits,
+        maxFileBytes: imports.maxFileBytes,
+        unlimitedPaths: IMPORT_UNLIMITED_PATHS,
+      });
       try {
         validator ??= postFieldsValidator(imports.document);
         const { source, files } = await importFilesOf(archive, validator, imports.maxFileBytes);

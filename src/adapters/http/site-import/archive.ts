@@ -16,6 +16,11 @@ export interface ArchiveLimits {
   maxInflatedBytes: number;
   /** A file declaring more than this is skipped without being inflated. */
   maxFileBytes: number;
+  /**
+   * Paths held to the archive's inflated limit only, not to `maxFileBytes`: the manifest of an
+   * export, which lists every post and so grows with the site.
+   */
+  unlimitedPaths?: ReadonlySet<string>;
 }
 
 export type RefusalReason =
@@ -155,7 +160,7 @@ export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Pr
           `the entry ${quoted(name)} uses compression method ${entry.compressionMethod} (only stored and deflated are read)`,
         );
       }
-      const tooLarge = entry.uncompressedSize > limits.maxFileBytes;
+      const tooLarge = entry.uncompressedSize > limits.maxFileBytes && !limits.unlimitedPaths?.has(name);
       if (!tooLarge) declared += entry.uncompressedSize;
       files.push({ file: { path: name, size: entry.uncompressedSize, tooLarge }, entry });
     }

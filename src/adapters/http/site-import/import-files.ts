@@ -16,7 +16,10 @@ import { splitFrontMatter } from './front-matter.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
+/** The manifest of a MarginCMS export; it may be larger than a post (see `IMPORT_UNLIMITED_PATHS`). */
 const MANIFEST = 'manifest.json';
+/** For `checkArchive`: the manifest is bounded by the archive's inflated limit, not by the size of a post. */
+export const IMPORT_UNLIMITED_PATHS: ReadonlySet<string> = new Set([MANIFEST]);
 const MARKDOWN = /\.(md|markdown)$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

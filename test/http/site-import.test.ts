@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
@@ -284,6 +285,46 @@ describeOnEveryStore('importSite', (make) => {
 
       const reimport = await reportOf(await importZip(target, zipSync(exported)));
       expect(reimport.counts).toMatchObject({ unchanged: awkward.length + 3, create: 0, update: 0 });
+    });
+
+    it('plans each file on the site the earlier files leave: a post renamed, then a new post at its old slug', async () => {
+      const source = await setup(make);
+      const moved = await source.create({ title: 'Moving', slug: 'old-home', status: 'published' });
+      for (let i = 1; i <= 10; i++) await source.create({ title: `Neighbour ${i}` });
+      const before = await exportFlat(source);
+      await source.patch(moved.id, 1, { slug: 'new-home', title: 'Moved' });
+      const after = await exportFlat(source);
+
+      const target = await setup(make);
+      expect((await reportOf(await importZip(target, zipSync(before)))).counts).toMatchObject({ create: 11, skip: 0 });
+      // The export after the rename, and a post of another export for the slug the post left.
+      const newcomer = encoder.encode(
+        Buffer.from(after['neighbour-1.md']!)
+          .toString('utf8')
+          .replace(/^id: .*$/m, 'id: 01JDQ8Z4M6X2V7K9T3N5R8W1YB')
+          .replace(/^title: .*$/m, 'title: A newcomer')
+          .replace(/^slug: .*$/m, 'slug: old-home'),
+      );
+      const manifest = JSON.parse(Buffer.from(after['manifest.json']!).toString('utf8')) as { files: unknown[] };
+      manifest.files.push({
+        path: 'zz-newcomer.md',
+        bytes: newcomer.byteLength,
+        sha256: createHash('sha256').update(newcomer).digest('hex'),
+      });
+      // The newcomer right after the renamed post, so that it is read while the rename is written.
+      const files: Record<string, Uint8Array> = {};
+      for (const [path, bytes] of Object.entries(after)) {
+        files[path] = path === 'manifest.json' ? encoder.encode(JSON.stringify(manifest)) : bytes;
+        if (path === 'new-home.md') files['zz-newcomer.md'] = newcomer;
+      }
+      const zip = zipSync(files);
+      const report = await reportOf(await importZip(target, zip));
+      expect(report.counts).toEqual({ files: 12, create: 1, update: 1, unchanged: 10, skip: 0 });
+      expect(byPath(report)['new-home.md']).toMatchObject({ action: 'update', id: moved.id, changed: ['title', 'slug'] });
+      expect(byPath(report)['zz-newcomer.md']).toMatchObject({ action: 'create', slug: 'old-home' });
+      const posts = await postsBySlug(target);
+      expect(posts['new-home']).toMatchObject({ id: moved.id, title: 'Moved', version: 2 });
+      expect(posts['old-home']).toMatchObject({ id: '01JDQ8Z4M6X2V7K9T3N5R8W1YB', title: 'A newcomer', version: 1 });
     });
 
     it('reads the manifest of a site whose manifest is larger than a post may be, as a MarginCMS export keeping the ids', async () => {

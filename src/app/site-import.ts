@@ -14,26 +14,19 @@ import {
   type NewPost,
   type Post,
   type PostChanges,
-  type PostStatus,
   type Store,
 } from '../domain/index.js';
 import type { History } from './history.js';
 
-/** A post as a file of an archive describes it, read by a transport adapter. */
-export interface ImportedPost {
-  /** The id the file names (a MarginCMS export); null for files written elsewhere. */
+/**
+ * A post as a file of an archive describes it, read by a transport adapter: the post's content,
+ * and the id and dates when the file has them (a MarginCMS export does).
+ */
+export type ImportedPost = Pick<Post, 'title' | 'slug' | 'excerpt' | 'body' | 'tags' | 'status' | 'publishedAt' | 'publishAt'> & {
   id: string | null;
-  title: string;
-  slug: string;
-  excerpt: string;
-  body: string;
-  tags: string[];
-  status: PostStatus;
   createdAt: Date | null;
   updatedAt: Date | null;
-  publishedAt: Date | null;
-  publishAt: Date | null;
-}
+};
 
 export type ImportSkipReason =
   'not_a_post' | 'too_large' | 'invalid_front_matter' | 'invalid_post' | 'slug_taken' | 'duplicate' | 'checksum_mismatch' | 'conflict';

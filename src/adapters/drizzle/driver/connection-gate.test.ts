@@ -124,6 +124,37 @@ describe('ConnectionGate', () => {
     expect(gate.available).toBe(1);
   });
 
+  it('starts a waiting call only once the call holding the permit has settled, and hands both their results', async () => {
+    const gate = new ConnectionGate(1, 1000, 1);
+    const first = deferred<string>();
+    const order: string[] = [];
+    const a = gate.run(async () => {
+      const value = await first.promise;
+      order.push('a finished');
+      return value;
+    });
+    const b = gate.run(async () => {
+      order.push('b started');
+      return 'b';
+    });
+    await settle();
+    expect(order).toEqual([]);
+    expect(gate.waiting).toBe(1);
+    expect(gate.available).toBe(0);
+    first.resolve('a');
+    await expect(Promise.all([a, b])).resolves.toEqual(['a', 'b']);
+    expect(order).toEqual(['a finished', 'b started']);
+    expect(gate.available).toBe(1);
+  });
+
+  it('takes a call rejected with a falsy reason for a failure, not a success', async () => {
+    const gate = new ConnectionGate(1, 1000, 4);
+    await expect(gate.run(() => Promise.reject(new UnavailableError(1)))).rejects.toBeInstanceOf(UnavailableError);
+    await expect(gate.run(() => Promise.reject(null))).rejects.toBeNull();
+    expect(gate.pipelining).toBe(false);
+    expect(gate.available).toBe(4);
+  });
+
   it('leaks no permit: releasing twice gives back one, a timed-out waiter takes none', async () => {
     const gate = new ConnectionGate(2, 100);
     const a = await gate.acquire();

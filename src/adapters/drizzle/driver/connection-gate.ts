@@ -125,9 +125,37 @@ export class ConnectionGate {
   /**
    * Runs `fn` holding one permit, or a whole connection's worth when `exclusive` or while the
    * pool is not answering; released however `fn` ends. Its outcome says whether the pool is.
+   * With the permits free and nobody waiting, `fn` starts at once (no turn of the microtask
+   * queue, no release closure): the path of nearly every statement of a pool that keeps up.
    */
-  async run<T>(fn: () => Promise<T>, exclusive = false): Promise<T> {
-    const release = await this.acquire(exclusive || !this.#answering ? this.exclusive : 1);
+  run<T>(fn: () => Promise<T>, exclusive = false): Promise<T> {
+    const weight = exclusive || !this.#answering ? this.exclusive : 1;
+    if (this.#free >= weight && this.#waiters.size === 0) {
+      this.#free -= weight;
+      this.observer?.acquired(0);
+      let running: Promise<T>;
+      try {
+        running = fn();
+      } catch (error) {
+        this.#settled(weight, answeringAfter(error));
+        return Promise.reject(error as Error);
+      }
+      return running.then(
+        (result) => {
+          this.#settled(weight, true);
+          return result;
+        },
+        (error: unknown) => {
+          this.#settled(weight, answeringAfter(error));
+          throw error;
+        },
+      );
+    }
+    return this.#runAfterWaiting(fn, weight);
+  }
+
+  async #runAfterWaiting<T>(fn: () => Promise<T>, weight: number): Promise<T> {
+    const release = await this.acquire(weight);
     try {
       const result = await fn();
       this.#answering = true;
@@ -138,6 +166,16 @@ export class ConnectionGate {
     } finally {
       release();
     }
+  }
+
+  /**
+   * The end of a call that took its permits on the fast path: what it says of the pool (`null`:
+   * nothing), then the permits back.
+   */
+  #settled(weight: number, answering: boolean | null): void {
+    if (answering !== null) this.#answering = answering;
+    this.#free += weight;
+    this.#grantWaiters();
   }
 
   #release(weight: number): Release {
@@ -168,4 +206,9 @@ export class ConnectionGate {
       cause: new Error(`no database connection was free within ${this.acquireTimeoutMs} ms`),
     });
   }
+}
+
+/** What a call's failure says of the pool: unreachable (`false`), or nothing (`null`: a bad statement, say). */
+function answeringAfter(error: unknown): false | null {
+  return error instanceof UnavailableError ? false : null;
 }

@@ -31,14 +31,19 @@ function assertOpen(state: StoreState): void {
  * `exclusive`; see `ConnectionGate.run`): waits at most the gate's acquire timeout, then throws
  * `UnavailableError` without having called `fn`.
  */
-export async function withConnection<T>(state: StoreState, fn: () => Promise<T>, exclusive = false): Promise<T> {
-  assertOpen(state);
-  const { gate } = state;
-  if (gate === undefined) return fn();
-  return gate.run(async () => {
-    assertOpen(state); // closed while waiting
-    return fn();
-  }, exclusive);
+export function withConnection<T>(state: StoreState, fn: () => Promise<T>, exclusive = false): Promise<T> {
+  // Not `async` (it runs on every statement), so a throw becomes a rejection by hand.
+  try {
+    assertOpen(state);
+    const { gate } = state;
+    if (gate === undefined) return fn();
+    return gate.run(() => {
+      assertOpen(state); // closed while waiting
+      return fn();
+    }, exclusive);
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
 }
 
 /**

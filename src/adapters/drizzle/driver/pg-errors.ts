@@ -151,11 +151,18 @@ export function toDomainError(error: unknown, ctx: PgErrorContext = {}): unknown
   return domainErrorFor(error, ctx) ?? error;
 }
 
-/** Runs `fn`, rethrowing its failure mapped by `toDomainError`. */
-export async function mapPgErrors<T>(fn: () => Promise<T>, ctx: PgErrorContext = {}): Promise<T> {
+/**
+ * Runs `fn`, rethrowing its failure mapped by `toDomainError`. Not an `async` function: it runs on
+ * every statement, and one more `await` layer is one more promise and turn of the microtask queue.
+ */
+export function mapPgErrors<T>(fn: () => Promise<T>, ctx?: PgErrorContext): Promise<T> {
+  let running: Promise<T>;
   try {
-    return await fn();
+    running = fn();
   } catch (e) {
-    throw toDomainError(e, ctx);
+    return Promise.reject(toDomainError(e, ctx) as Error);
   }
+  return running.then(undefined, (e: unknown) => {
+    throw toDomainError(e, ctx);
+  });
 }

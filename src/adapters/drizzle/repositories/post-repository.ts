@@ -86,7 +86,21 @@ function toSummary(row: SummaryRow): PostSummary {
 }
 
 function toPost(row: PostRow): Post {
-  return { ...toSummary(row), body: row.body };
+  return {
+    id: row.id,
+    title: row.title,
+    slug: row.slug,
+    excerpt: row.excerpt,
+    body: row.body,
+    tags: [...row.tags],
+    status: row.status as PostStatus,
+    version: row.version,
+    wordCount: row.wordCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    publishedAt: row.publishedAt,
+    publishAt: row.publishAt,
+  };
 }
 
 /** A named placeholder of the create statement (`createRecorded`). */

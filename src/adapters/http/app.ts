@@ -4,7 +4,7 @@ import { PatternRouter } from 'hono/router/pattern-router';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import type { Context } from 'hono';
+import type { Context, Next } from 'hono';
 import type { ErrorObject } from 'ajv';
 // The files, not the index: see rate-limiter-flexible.d.ts.
 import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
@@ -130,8 +130,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   // CORS concerns browsers, which send Origin on every cross-origin request; a request without it
   // skips the middleware (which rebuilds every answer to add its headers). `Vary: Origin` is among
   // every admin answer's base headers, so caches keep the two kinds apart; the middleware adds it again.
-  app.use('*', async (c, next) => {
-    if (c.req.header('origin') === undefined) return next();
+  const withCors = async (c: Context<Env>, next: Next): Promise<void> => {
     if (c.req.path.startsWith(CONTENT_ROOT)) {
       if (c.req.method !== 'OPTIONS') return next();
       // A preflight: answered by the middleware without going further, with the path's Allow as
@@ -155,7 +154,9 @@ export function createApp(options: AppOptions): Hono<Env> {
         if (!c.res.headers.has(name)) c.res.headers.set(name, value);
       }
     }
-  });
+  };
+  // Synchronous for the usual request without Origin: one async layer less on every request.
+  app.use('*', (c, next) => (c.req.header('origin') === undefined ? next() : withCors(c, next)));
   // The body is not read, so the connection is closed after the answer (said with
   // `Connection: close`) rather than kept alive with unread bytes in it.
   const tooLarge = (limit: number) => () => {
@@ -406,6 +407,7 @@ function allowHeader(routes: Route[]): string {
 
 function parseQuery(search: string): Record<string, string | string[]> {
   const query = Object.create(null) as Record<string, string | string[]>;
+  if (search === '') return query;
   for (const [name, value] of new URLSearchParams(search)) {
     const existing = query[name];
     if (existing === undefined) query[name] = value;
@@ -489,8 +491,12 @@ function queryOf(url: string): string {
 
 function toResponse(route: Route, path: string, reply: { status: number; body?: unknown; headers?: Record<string, unknown> }): Response {
   const headers: Record<string, string> = { ...baseHeaders(path) };
-  for (const [name, value] of Object.entries(reply.headers ?? {})) {
-    if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+  const given = reply.headers;
+  if (given !== undefined) {
+    for (const name in given) {
+      const value = given[name];
+      if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+    }
   }
   if (reply.body === undefined) return respond(null, reply.status, headers);
   const media = route.mediaTypes.get(reply.status) ?? 'application/json';
@@ -499,7 +505,7 @@ function toResponse(route: Route, path: string, reply: { status: number; body?: 
     headers['content-type'] = media;
     return new Response(reply.body, { status: reply.status, headers });
   }
-  if (/json$/.test(media)) {
+  if (media.endsWith('json')) {
     headers['content-type'] = media;
     return respond(JSON.stringify(reply.body), reply.status, headers);
   }

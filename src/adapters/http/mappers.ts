@@ -21,23 +21,22 @@ export function toApiPostSummary(post: PostSummary): Schemas['PostSummary'] {
   };
 }
 
+/** A post with its body, in the contract's property order (the summary's, `body` after `excerpt`). */
 export function toApiPost(post: Post): Schemas['Post'] {
-  const { body, ...summary } = post;
-  const api = toApiPostSummary(summary);
   return {
-    id: api.id,
-    title: api.title,
-    slug: api.slug,
-    excerpt: api.excerpt,
-    body,
-    tags: api.tags,
-    status: api.status,
-    version: api.version,
-    wordCount: api.wordCount,
-    createdAt: api.createdAt,
-    updatedAt: api.updatedAt,
-    publishedAt: api.publishedAt,
-    publishAt: api.publishAt,
+    id: post.id,
+    title: post.title,
+    slug: post.slug,
+    excerpt: post.excerpt,
+    body: post.body,
+    tags: [...post.tags],
+    status: post.status,
+    version: post.version,
+    wordCount: post.wordCount,
+    createdAt: post.createdAt.toISOString(),
+    updatedAt: post.updatedAt.toISOString(),
+    publishedAt: post.publishedAt ? post.publishedAt.toISOString() : null,
+    publishAt: post.publishAt ? post.publishAt.toISOString() : null,
   };
 }
 

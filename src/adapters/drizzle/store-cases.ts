@@ -29,7 +29,10 @@ function newPost(n: number, over: Partial<NewPost> = {}): NewPost {
   };
 }
 
-export function describeDrizzleStoreCases(name: string, make: MakeStore): void {
+/** Runs one SQL statement on the store's database and gives its rows. */
+export type RawQuery = (text: string) => Promise<Record<string, unknown>[]>;
+
+export function describeDrizzleStoreCases(name: string, make: MakeStore, query: RawQuery): void {
   describe(`${name}: Drizzle adapter specifics`, () => {
     let store: Store;
     const open = async () => (store = await make());
@@ -90,6 +93,22 @@ export function describeDrizzleStoreCases(name: string, make: MakeStore): void {
       // Past the lease, another request may not take the key over; a retry of the same one may.
       expect(await store.idempotency.claim({ ...claim, fingerprint: 'g', now: at(86_400_000 + 30_000) })).toEqual({ outcome: 'mismatch' });
       expect(await store.idempotency.claim({ ...claim, now: at(86_400_000 + 30_000) })).toEqual({ outcome: 'claimed', progress: null });
+    });
+
+    // A row of up to a page stays inline and uncompressed (migration 0008): a `q` search reads
+    // every row's search text, and decompressing it (pglz) was most of a broad search's time.
+    it('stores a post of a few KB with its body and search text uncompressed, a long one compressed', async () => {
+      await open();
+      const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i % 97} text${i % 13}`).join(' ');
+      await store.posts.create(newPost(1, { body: words(200) })); // ~3 KB body: a ~6 KB row
+      await store.posts.create(newPost(2, { body: words(2000) })); // ~30 KB body
+      const rows = await query(
+        `select id, pg_column_compression(body) as body, pg_column_compression(search_text) as search from posts order by id`,
+      );
+      expect(rows).toEqual([
+        { id: 'P0001', body: null, search: null },
+        { id: 'P0002', body: 'pglz', search: 'pglz' },
+      ]);
     });
 
     it('after close, calls throw UnavailableError', async () => {

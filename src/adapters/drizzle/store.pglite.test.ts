@@ -14,7 +14,7 @@ import { describeDrizzleStoreCases } from './store-cases.js';
 const { make, connection } = usePglite();
 
 describeStoreContract('pglite', make);
-describeDrizzleStoreCases('pglite', make);
+describeDrizzleStoreCases('pglite', make, async (text) => (await connection().client.query<Record<string, unknown>>(text)).rows);
 
 describe('openPglite', () => {
   it('persists under dataDir: a reopened database keeps its rows and is not migrated twice', async () => {

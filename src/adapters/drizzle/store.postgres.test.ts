@@ -23,7 +23,7 @@ describe.skipIf(!available)('PostgreSQL store', () => {
   const { make, connection, databaseUrl } = usePostgres({ poolSize: 10 });
 
   describeStoreContract('postgres', make);
-  describeDrizzleStoreCases('postgres', make);
+  describeDrizzleStoreCases('postgres', make, async (text) => [...(await connection().sql.unsafe<Record<string, unknown>[]>(text))]);
 
   describe('openPostgres', () => {
     it('sets the session time zone to UTC and the statement timeout', async () => {

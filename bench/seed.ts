@@ -48,6 +48,7 @@ export async function findDeepPosition(baseUrl: string, token: string, total: nu
  * Inserts posts number `from + 1` to `to` with one INSERT … SELECT generate_series: bodies of
  * about 1 KB assembled from a few hundred sentences, 1–2 tags, 60% published, distinct
  * timestamps, ULID-shaped ids. Posts rows only (no revisions or activity): the scale test reads.
+ * Both tables are vacuumed and analysed afterwards, as autovacuum keeps a live site's.
  */
 export async function seedBySql(sql: postgres.Sql, from: number, to: number): Promise<void> {
   await sql`
@@ -74,5 +75,8 @@ export async function seedBySql(sql: postgres.Sql, from: number, to: number): Pr
                + ((i * 7919) % 59000) * interval '1 millisecond' as updated_at
       from words, generate_series(${from + 1}::int, ${to}::int) i
     ) p`;
-  await sql.unsafe('VACUUM (ANALYZE) posts');
+  // post_tags is filled by the posts trigger: without its statistics and visibility map (what
+  // autovacuum gives a live site), a tag's count reads every entry of the tag instead of an
+  // index-only scan stopping at the cap (measured at 100,000 posts: 1.13 ms against 0.21 ms).
+  await sql.unsafe('VACUUM (ANALYZE) posts, post_tags');
 }

@@ -646,6 +646,37 @@ describe('transport', () => {
     for (const header of ['etag', 'location', 'retry-after', 'idempotent-replayed']) expect(exposed).toContain(header);
   });
 
+  it('lets an allowed origin read error answers and the docs: 401, 404, 405, 413 and the bundle carry its CORS headers', async () => {
+    const server = await serve(make, { corsOrigins: [ORIGIN], bodyLimitBytes: 2048 });
+    const fromOrigin = { origin: ORIGIN };
+    const answers = {
+      401: await server.fetch(url('/posts'), { headers: fromOrigin }),
+      404: await server.fetch(url('/nothing-here'), { headers: fromOrigin }),
+      405: await server.fetch(url('/healthz'), { method: 'DELETE', headers: fromOrigin }),
+      413: await server.fetch(url('/auth/login'), {
+        method: 'POST',
+        headers: { ...fromOrigin, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: ADMIN.email, password: 'x'.repeat(3000) }),
+      }),
+      // Not an operation of the contract: fetched past the contract check.
+      200: await server.app.fetch(new Request(url('/openapi.json'), { headers: fromOrigin })),
+    };
+    for (const [status, response] of Object.entries(answers)) {
+      expect(response.status, status).toBe(Number(status));
+      expect(response.headers.get('access-control-allow-origin'), status).toBe(ORIGIN);
+      expect(response.headers.get('access-control-expose-headers'), status).toMatch(/etag/i);
+      const vary = response.headers.get('vary')?.split(/\s*,\s*/) ?? [];
+      expect(
+        vary.filter((name) => name.toLowerCase() === 'origin'),
+        status,
+      ).toHaveLength(1);
+      // The base headers survive the middleware's rebuilding of the answer.
+      expect(response.headers.get('x-content-type-options'), status).toBe('nosniff');
+    }
+    expect(answers[401].headers.get('content-type')).toBe('application/problem+json');
+    expect(answers[405].headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
   it('gives a disallowed origin no Access-Control-Allow-Origin', async () => {
     const server = await serve(make, { corsOrigins: [ORIGIN] });
     const response = await preflight(server, 'https://evil.example.com');

@@ -4,7 +4,7 @@ import { PatternRouter } from 'hono/router/pattern-router';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import type { Context, Next } from 'hono';
+import type { Context } from 'hono';
 import type { ErrorObject } from 'ajv';
 // The files, not the index: see rate-limiter-flexible.d.ts.
 import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
@@ -64,6 +64,15 @@ export interface RequestEvent {
 export type RequestObserver = (event: RequestEvent) => void;
 
 type Env = { Variables: { requestId?: string; route?: Route; principal?: Principal | null; problem?: ProblemKind } };
+
+/** Makes the answer to a request (a route's handler, the not-found answer, a step of `guard`). */
+type Answer = (c: Context<Env>) => Response | Promise<Response>;
+
+/** The methods whose requests may carry a body (and so meet the body limit). */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
+
+/** Whether `path` is `root` or below it. */
+const isUnder = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
 
 /**
  * The HTTP adapter: one Hono route per operation of the bundle, requests validated by
@@ -130,21 +139,28 @@ export function createApp(options: AppOptions): Hono<Env> {
   // CORS concerns browsers, which send Origin on every cross-origin request; a request without it
   // skips the middleware (which rebuilds every answer to add its headers). `Vary: Origin` is among
   // every admin answer's base headers, so caches keep the two kinds apart; the middleware adds it again.
-  const withCors = async (c: Context<Env>, next: Next): Promise<void> => {
+  const withCors = async (c: Context<Env>, answer: Answer): Promise<Response> => {
     if (c.req.path.startsWith(CONTENT_ROOT)) {
-      if (c.req.method !== 'OPTIONS') return next();
+      if (c.req.method !== 'OPTIONS') return answer(c);
       // A preflight: answered by the middleware without going further, with the path's Allow as
       // every OPTIONS answer has.
-      const preflight = (await contentCors(c, next)) as Response;
+      const preflight = (await contentCors(c, () => Promise.resolve())) as Response;
       for (const [name, value] of Object.entries(baseHeaders(c.req.path))) {
         if (!preflight.headers.has(name)) preflight.headers.set(name, value);
       }
       const allow = templates.find((t) => t.pattern.test(c.req.path))?.allow;
       if (allow !== undefined) preflight.headers.set('allow', allow);
-      c.res = preflight;
-      return;
+      return preflight;
     }
-    const preflight = await corsMiddleware(c, next);
+    // The middleware adds its headers to the answer `next` leaves in `c.res`: errors are answered
+    // here, as problems, so that they carry the CORS headers too.
+    const preflight = await corsMiddleware(c, async () => {
+      try {
+        c.res = await answer(c);
+      } catch (error) {
+        c.res = answerError(error, c);
+      }
+    });
     if (preflight instanceof Response) c.res = preflight;
     const vary = c.res.headers.get('vary');
     if (vary !== null) c.res.headers.set('vary', [...new Set(vary.split(/\s*,\s*/))].join(', '));
@@ -154,9 +170,9 @@ export function createApp(options: AppOptions): Hono<Env> {
         if (!c.res.headers.has(name)) c.res.headers.set(name, value);
       }
     }
+    return c.res;
   };
-  // Synchronous for the usual request without Origin: one async layer less on every request.
-  app.use('*', (c, next) => (c.req.header('origin') === undefined ? next() : withCors(c, next)));
+
   // The body is not read, so the connection is closed after the answer (said with
   // `Connection: close`) rather than kept alive with unread bytes in it.
   const tooLarge = (limit: number) => () => {
@@ -177,26 +193,33 @@ export function createApp(options: AppOptions): Hono<Env> {
       }),
     },
   };
-  // Only operations that take a body can answer 413; others never read one. A declared
+  // Only writes under the API root can answer 413; other requests never read a body. A declared
   // Content-Length is checked before anything is read, as `bodyLimit` does, but without touching
   // the Fetch body stream (which would turn the Node request into a full Fetch Request); a chunked
   // body goes through `bodyLimit`, which counts it as it streams.
-  app.use(`${API_ROOT}/*`, (c, next) => {
-    if (!['POST', 'PUT', 'PATCH'].includes(c.req.method)) return next();
+  const withinBodyLimit = (c: Context<Env>, answer: Answer): Response | Promise<Response> => {
+    if (!BODY_METHODS.has(c.req.method) || !isUnder(c.req.path, API_ROOT)) return answer(c);
     const limit = zipPaths.has(c.req.path) ? limits.zip : limits.json;
     const declared = c.req.header('content-length');
-    if (declared === undefined || c.req.header('transfer-encoding') !== undefined) return limit.middleware(c, next);
-    return Number(declared) > limit.bytes ? tooLarge(limit.bytes)() : next();
-  });
+    if (declared === undefined || c.req.header('transfer-encoding') !== undefined) {
+      let answered: Response | undefined;
+      const next = async () => {
+        answered = await answer(c);
+      };
+      // `bodyLimit` throws (`tooLarge`) past the limit, or calls `next` with the body read.
+      return limit.middleware(c, next).then((early) => answered ?? (early as Response));
+    }
+    return Number(declared) > limit.bytes ? tooLarge(limit.bytes)() : answer(c);
+  };
 
   const perMinute = options.contentRateLimitPerMinute ?? 0;
-  if (perMinute > 0) {
-    // Per process: N processes behind a balancer allow up to N times the rate (documented).
-    const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
-    app.use(`${CONTENT_ROOT}*`, async (c, next) => {
-      try {
-        await limiter.consume(clientAddress(c));
-      } catch (error) {
+  // Per process: N processes behind a balancer allow up to N times the rate (documented).
+  const limiter = perMinute > 0 ? new RateLimiterMemory({ points: perMinute, duration: 60 }) : null;
+  const withinRateLimit = (c: Context<Env>, answer: Answer): Response | Promise<Response> => {
+    if (limiter === null || !c.req.path.startsWith(CONTENT_ROOT)) return answer(c);
+    return limiter.consume(clientAddress(c)).then(
+      () => answer(c),
+      (error: unknown) => {
         if (!(error instanceof RateLimiterRes)) throw error;
         const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
         throw new HttpProblem(
@@ -206,10 +229,23 @@ export function createApp(options: AppOptions): Hono<Env> {
           {},
           { 'retry-after': String(seconds) },
         );
-      }
-      return next();
-    });
-  }
+      },
+    );
+  };
+
+  /**
+   * Every answer of the app (operations, other methods, not found, the docs) is made through
+   * `guard`: CORS for a request with an Origin (a preflight is answered there), then the Content
+   * API's rate limit, then the body limit of a write, then `answer`. Not Hono middleware on
+   * purpose: a request that matches one handler skips Hono's middleware chain (one async layer per
+   * middleware), and for the usual request, without Origin and without a body, every step but
+   * `answer` is a synchronous check.
+   */
+  const guard = (answer: Answer): Answer => {
+    const bodyLimited: Answer = (c) => withinBodyLimit(c, answer);
+    const limited: Answer = (c) => withinRateLimit(c, bodyLimited);
+    return (c) => (c.req.header('origin') === undefined ? limited(c) : withCors(c, limited));
+  };
 
   // Only operations are routes; other methods on a known path are answered from the table of path
   // templates (a static template before a parameter one), so a lookup tries 19 patterns, not 35.
@@ -227,23 +263,30 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   for (const route of contract.routes) {
     const parametrised = route.honoPath.includes(':');
-    app.on(route.method.toUpperCase(), route.honoPath, (c) => {
-      // `DELETE /posts/bulk` matches `DELETE /posts/:id`, but names the static path, which has its own methods.
-      const shadowing = parametrised ? staticTemplates.get(c.req.path) : undefined;
-      return shadowing ? otherMethod(c, shadowing.allow) : dispatch(route, c);
-    });
+    app.on(
+      route.method.toUpperCase(),
+      route.honoPath,
+      guard((c) => {
+        // `DELETE /posts/bulk` matches `DELETE /posts/:id`, but names the static path, which has its own methods.
+        const shadowing = parametrised ? staticTemplates.get(c.req.path) : undefined;
+        return shadowing ? otherMethod(c, shadowing.allow) : dispatch(route, c);
+      }),
+    );
   }
 
-  if (options.docsBundle !== undefined) mountDocs(app as unknown as Hono<never>, options.docsBundle);
-
-  app.notFound((c) => {
+  const notFound: Answer = (c) => {
     const template = templates.find((t) => t.pattern.test(c.req.path));
     if (template) return otherMethod(c, template.allow);
     const path = pathOf(c.req.url);
     return problemResponse(new HttpProblem(404, 'not-found', `No resource at ${path}.`), path);
-  });
+  };
+  if (options.docsBundle !== undefined) mountDocs(app as unknown as Hono<never>, options.docsBundle, { guard, notFound });
+  app.notFound(guard(notFound));
 
-  app.onError((error, c) => {
+  app.onError((error, c) => answerError(error, c));
+
+  /** The problem answer of an error thrown while answering (Hono's onError, and `withCors`). */
+  function answerError(error: unknown, c: Context<Env>): Response {
     const instance = pathOf(c.req.url);
     if (error instanceof HttpProblem) {
       c.set('problem', error.kind);
@@ -262,7 +305,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     c.set('problem', 'internal-error');
     logger.error('unhandled error', { requestId, method: c.req.method, path: instance, error });
     return problemResponse(new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it was logged.', { requestId }), instance);
-  });
+  }
 
   function clientAddress(c: Context<Env>): string {
     if (options.trustProxy) {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { API_ROOT } from './contract.js';
 import { respond, SECURITY_HEADERS } from './response-headers.js';
 
@@ -79,7 +79,14 @@ function page(version: string): string {
  * server: nothing from a CDN) and the bundled contract at `/api/v1/openapi.json`. Neither is an
  * operation of the contract: they describe it.
  */
-export function mountDocs(app: Hono<never>, bundleText: string): void {
+/** An answer of the docs (and the app's not-found answer, for a file it does not have). */
+type DocsAnswer = (c: Context) => Response | Promise<Response>;
+
+export function mountDocs(
+  app: Hono<never>,
+  bundleText: string,
+  { guard, notFound }: { guard: (answer: DocsAnswer) => DocsAnswer; notFound: DocsAnswer },
+): void {
   const require = createRequire(import.meta.url);
   const root = dirname(require.resolve('swagger-ui-dist/package.json'));
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
@@ -97,26 +104,35 @@ export function mountDocs(app: Hono<never>, bundleText: string): void {
   const bundleTag = `"${createHash('sha256').update(bundleText).digest('base64url').slice(0, 22)}"`;
   const headers = (extra: Record<string, string>) => ({ ...SECURITY_HEADERS, vary: 'Origin', ...extra });
 
-  app.get(DOCS_PATH, () =>
-    respond(
-      html,
-      200,
-      headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP, 'cache-control': 'no-cache' }),
+  app.get(
+    DOCS_PATH,
+    guard(() =>
+      respond(
+        html,
+        200,
+        headers({ 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DOCS_CSP, 'cache-control': 'no-cache' }),
+      ),
     ),
   );
-  app.get(`${DOCS_PATH}/:file`, (c) => {
-    const file = loadFiles().get(c.req.param('file'));
-    if (!file) return c.notFound();
-    // A view of the buffer's bytes (no copy) is a body TypeScript's Fetch types accept.
-    const bytes = new Uint8Array(file.body.buffer as ArrayBuffer, file.body.byteOffset, file.body.byteLength);
-    const response = new Response(bytes, {
-      status: 200,
-      headers: headers({ 'content-type': file.type, 'cache-control': 'public, max-age=86400' }),
-    });
-    return response;
-  });
-  app.get(BUNDLE_PATH, (c) => {
-    if (c.req.header('if-none-match') === bundleTag) return respond(null, 304, headers({ etag: bundleTag, 'cache-control': 'no-cache' }));
-    return respond(bundleText, 200, headers({ 'content-type': 'application/json', etag: bundleTag, 'cache-control': 'no-cache' }));
-  });
+  app.get(
+    `${DOCS_PATH}/:file`,
+    guard((c) => {
+      const file = loadFiles().get(c.req.param('file') ?? '');
+      if (!file) return notFound(c);
+      // A view of the buffer's bytes (no copy) is a body TypeScript's Fetch types accept.
+      const bytes = new Uint8Array(file.body.buffer as ArrayBuffer, file.body.byteOffset, file.body.byteLength);
+      const response = new Response(bytes, {
+        status: 200,
+        headers: headers({ 'content-type': file.type, 'cache-control': 'public, max-age=86400' }),
+      });
+      return response;
+    }),
+  );
+  app.get(
+    BUNDLE_PATH,
+    guard((c) => {
+      if (c.req.header('if-none-match') === bundleTag) return respond(null, 304, headers({ etag: bundleTag, 'cache-control': 'no-cache' }));
+      return respond(bundleText, 200, headers({ 'content-type': 'application/json', etag: bundleTag, 'cache-control': 'no-cache' }));
+    }),
+  );
 }

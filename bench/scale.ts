@@ -133,7 +133,7 @@ async function main(): Promise<void> {
       `${fmt((100 * l.matches) / MAX)}%`,
       fmt(s.timing.p50Ms, 2),
       fmt(l.timing.p50Ms, 2),
-      `**${fmt(l.timing.p50Ms / s.timing.p50Ms, 1)}×**`,
+      `**${fmt(l.timing.p50Ms / s.timing.p50Ms, 2)}×**`,
     ];
   });
   const file = join(resultsDir, `${stamp}-scale.json`);

@@ -74,14 +74,14 @@ function page(version: string): string {
 `;
 }
 
+/** An answer of the docs (and the app's not-found answer, for a file it does not have). */
+type DocsAnswer = (c: Context) => Response | Promise<Response>;
+
 /**
  * Serves the interactive API reference at `/api/v1/docs` (Swagger UI, every file from this
  * server: nothing from a CDN) and the bundled contract at `/api/v1/openapi.json`. Neither is an
  * operation of the contract: they describe it.
  */
-/** An answer of the docs (and the app's not-found answer, for a file it does not have). */
-type DocsAnswer = (c: Context) => Response | Promise<Response>;
-
 export function mountDocs(
   app: Hono<never>,
   bundleText: string,

@@ -648,7 +648,7 @@ export interface components {
             excerpt: string;
             /** @description Markdown, as stored. */
             body: string;
-            /** @description The body rendered to sanitised HTML; present only with `include=html`. */
+            /** @description The body rendered to sanitised HTML; present only with `include=html`, and then left out only when the body could not be rendered within the server's time budget (markup no real post has, such as a hundred thousand unclosed tags): that answer is `Cache-Control: no-store`, so show `body` or ask again later. */
             html?: string;
             tags: components["schemas"]["Tag"][];
             /** @description Words in the body's readable text. */
@@ -1533,7 +1533,7 @@ export interface components {
         ActivityPostIdFilter: components["schemas"]["PostId"];
         /** @description Only events of this type. */
         ActivityTypeFilter: components["schemas"]["ActivityType"];
-        /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles). */
+        /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget is answered without `html` (see `ContentPost.html`). */
         ContentInclude: "html";
         /** @description The `nextCursor` of the previous page. */
         CursorQuery: components["schemas"]["Cursor"];
@@ -1621,7 +1621,7 @@ export interface components {
         /** @description `*`: any web page may read content answers (no credentials). The admin API keeps its allow-list. */
         AccessControlAllowOrigin: "*";
         /**
-         * @description `public, max-age=<s>, stale-while-revalidate=<s>` (both configurable): shared caches and CDNs may keep content answers and revalidate them with If-None-Match.
+         * @description `public, max-age=<s>, stale-while-revalidate=<s>` (both configurable): shared caches and CDNs may keep content answers and revalidate them with If-None-Match. A post asked with `include=html` whose body could not be rendered in time is `no-store`.
          * @example public, max-age=60, stale-while-revalidate=300
          */
         CacheControl: string;
@@ -1631,7 +1631,7 @@ export interface components {
          */
         ContentDisposition: string;
         /**
-         * @description A strong ETag of this representation (a hash of the body), for If-None-Match.
+         * @description A strong ETag of this representation, for If-None-Match: a hash of the body, or for one post a hash of what fixes its bytes (its id and version, and with `include=html` the renderer's version and the site's address), so that a 304 costs no rendering.
          * @example "kq3J0m1vYqzE8h2pX7s4Lw"
          */
         ContentETag: string;
@@ -2196,7 +2196,7 @@ export interface operations {
     getContentPost: {
         parameters: {
             query?: {
-                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles). */
+                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget is answered without `html` (see `ContentPost.html`). */
                 include?: components["parameters"]["ContentInclude"];
             };
             header?: {
@@ -2231,7 +2231,7 @@ export interface operations {
     getContentPostBySlug: {
         parameters: {
             query?: {
-                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles). */
+                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget is answered without `html` (see `ContentPost.html`). */
                 include?: components["parameters"]["ContentInclude"];
             };
             header?: {

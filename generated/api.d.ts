@@ -54,7 +54,7 @@ export interface paths {
         put?: never;
         /**
          * Log in with email and password
-         * @description Returns a short-lived access token and a single-use refresh token. An unknown email and a wrong password get the same 401 after the same work. More than 5 failed logins for one account from one address within 15 minutes are answered 429 until the window passes; a success resets the count.
+         * @description Returns a short-lived access token and a single-use refresh token. An unknown email and a wrong password get the same 401 after the same work. Failed logins are limited within a window (15 minutes by default) in two ways, and an attempt past either limit is answered 429 with Retry-After: per client address, whatever the account (20 by default; IPv6 addresses count by their /64 network); and per account, across every address it has never logged in from (5 by default), so guessing from many addresses is bounded too. An address that has logged in to the account before is exempt from the account's limit across addresses (it has its own, of the same size, at that address), so the owner is not locked out by someone guessing elsewhere. A success clears the failures counted against the account at its address. Passwords are set with `make user` (at least 12 characters, and not a common, repeated or otherwise easily guessed password).
          */
         post: operations["login"];
         delete?: never;
@@ -97,6 +97,26 @@ export interface paths {
          * @description Revokes the refresh token and every token rotated from the same login. Answers 204 whether or not the token was known, so it cannot be used to probe tokens.
          */
         post: operations["logout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Log out everywhere
+         * @description Ends every session of the authenticated user: every refresh token of every login is revoked, and every access token issued before this call (this one included) is answered 401 from the next request on, whichever server process serves it. Logging in again starts a new session. A password reset (`make user`) does the same. No request body.
+         */
+        post: operations["logoutAll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1174,7 +1194,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The refresh token is unknown, expired, revoked, or was reused after its grace window (which revokes its whole family). */
+        /** @description The refresh token is unknown, expired, revoked (by a logout, a logout everywhere or a password reset), or was reused after its grace window (which revokes its whole family). */
         InvalidRefreshTokenResponse: {
             headers: {
                 [name: string]: unknown;
@@ -1200,7 +1220,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description More than 5 failed logins for this account from this address within 15 minutes. */
+        /** @description Too many failed logins within the window (LOGIN_WINDOW_SECONDS, 15 minutes by default): from this client address, whatever the account (LOGIN_MAX_FAILURES_PER_ADDRESS, 20; an IPv6 address counts by its /64 network), or for this account from addresses that have never logged in to it (LOGIN_MAX_FAILURES, 5, across all such addresses together). An address that has logged in to the account before is held only to its own count of the same size. Retry-After says when the oldest counted failure leaves the window. */
         LoginThrottledResponse: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1401,6 +1421,13 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Every session of the user has ended: its refresh tokens are revoked and its access tokens, this one included, are refused from now on. */
+        SessionsEndedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The archive, streamed as it is written. */
         SiteExportResponse: {
             headers: {
@@ -1499,7 +1526,7 @@ export interface components {
                 "application/json": components["schemas"]["TokenPair"];
             };
         };
-        /** @description No bearer token, or one that is forged, expired or issued for another audience. */
+        /** @description No bearer token, or one that is forged, expired, issued for another audience, or whose session has ended (a password reset or a logout everywhere since it was issued). */
         UnauthorizedResponse: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
@@ -1752,6 +1779,21 @@ export interface operations {
             400: components["responses"]["MalformedRequestResponse"];
             413: components["responses"]["PayloadTooLargeResponse"];
             422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    logoutAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["SessionsEndedResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
         };

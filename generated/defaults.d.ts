@@ -31,6 +31,7 @@ export interface RequestDefaults {
   listTags: { query: never; body: never };
   login: { query: never; body: never };
   logout: { query: never; body: never };
+  logoutAll: { query: never; body: never };
   refreshTokens: { query: never; body: never };
   restoreRevision: { query: never; body: never };
   updatePost: { query: never; body: never };

@@ -107,6 +107,23 @@ describe('jwtSecretFor', () => {
     expect(statSync(join(dataDir, 'jwt-secret')).mode & 0o777).toBe(0o600);
   });
 
+  it('keeps the data directory it creates or finds 0700, whatever the umask', () => {
+    const created = join(tempDir(), 'data');
+    const previous = process.umask(0);
+    try {
+      jwtSecretFor(loadConfig({ DATA_DIR: created }));
+    } finally {
+      process.umask(previous);
+    }
+    expect(statSync(created).mode & 0o777).toBe(0o700);
+    expect(statSync(join(created, 'jwt-secret')).mode & 0o777).toBe(0o600);
+
+    const found = tempDir();
+    chmodSync(found, 0o755);
+    jwtSecretFor(loadConfig({ DATA_DIR: found }));
+    expect(statSync(found).mode & 0o777).toBe(0o700);
+  });
+
   it('uses JWT_SECRET when set, writing nothing', () => {
     const dataDir = tempDir();
     const secret = 'an explicit secret of at least 32 bytes';

@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDir } from './adapters/system/private-files.js';
 import type { Config } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
 import { createOrResetUser } from './app/users.js';
 
 /**
  * The JWT secret: `JWT_SECRET` when set (required outside the embedded default, `loadConfig`
- * checks that), else one generated once and kept in the embedded data directory (mode 0600).
+ * checks that), else one generated once and kept in the embedded data directory (mode 0600; the
+ * directory is made 0700).
  */
 export function jwtSecretFor(config: Pick<Config, 'auth' | 'database'>): Uint8Array {
   if (config.auth.jwtSecret) return new TextEncoder().encode(config.auth.jwtSecret);
   if (config.database.kind !== 'pglite') throw new Error('JWT_SECRET is required with DATABASE_URL');
   const file = join(config.database.dataDir, 'jwt-secret');
+  makePrivateDir(config.database.dataDir);
   if (!existsSync(file)) {
-    mkdirSync(config.database.dataDir, { recursive: true });
     try {
       writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
     } catch (error) {

@@ -1,13 +1,17 @@
-import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { Database } from './database.js';
 import { migrationConfig } from '../schema/migrations.js';
+import { makePrivateDir, makePrivateTree } from '../../system/private-files.js';
 
 export interface PgliteOptions {
-  /** Directory holding the database files (created if missing); absent or `undefined`: in memory. */
+  /**
+   * Directory holding the database files (created if missing); absent or `undefined`: in memory.
+   * It and every folder in it are kept 0700, every file 0600 (see `PrivateNodeFS`).
+   */
   dataDir?: string | undefined;
   /** Defaults to the repository's `drizzle/`. */
   migrationsFolder?: string;
@@ -26,9 +30,13 @@ export interface PgliteConnection {
  * may open a given `dataDir`.
  */
 export async function openPglite(options: PgliteOptions = {}): Promise<PgliteConnection> {
-  if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir !== undefined) {
+    makePrivateDir(options.dataDir);
+    // Files an earlier version left readable by others.
+    makePrivateTree(options.dataDir);
+  }
   const client = await PGlite.create({
-    ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    ...(options.dataDir !== undefined ? { fs: new PrivateNodeFS(options.dataDir) } : {}),
     extensions: { pg_trgm },
   });
   try {
@@ -44,5 +52,41 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteCon
   } catch (error) {
     await client.close().catch(() => undefined);
     throw error;
+  }
+}
+
+/** The part of Emscripten's NODEFS (the file system PGlite mounts on a host folder) that sets modes. */
+interface NodeFsInternals {
+  node_ops: { mknod: (parent: unknown, name: string, mode: number, dev: number) => unknown };
+  doSetAttr: (
+    target: unknown,
+    node: unknown,
+    attributes: { mode?: number },
+    chmod: (target: unknown, mode: number) => void,
+    ...rest: unknown[]
+  ) => void;
+}
+
+/**
+ * PGlite's NodeFS with the group and other bits taken off every mode it sets. Emscripten's NODEFS
+ * creates a file and then chmods it to the mode PostgreSQL asked for (0666 in the WASM build), so
+ * a umask alone does not help; here `mknod` (create) and `doSetAttr` (chmod) are wrapped on this
+ * instance's module, before anything is mounted: folders are created 0700, files 0600.
+ */
+class PrivateNodeFS extends NodeFS {
+  override async init(...args: Parameters<NodeFS['init']>): ReturnType<NodeFS['init']> {
+    const { emscriptenOpts } = await super.init(...args);
+    const keepPrivate = (module: { NODEFS: unknown }): void => {
+      const nodefs = module.NODEFS as NodeFsInternals;
+      if (typeof nodefs.node_ops?.mknod !== 'function' || typeof nodefs.doSetAttr !== 'function') {
+        throw new Error('PGlite: NODEFS has no mknod or doSetAttr to keep the data directory private (PGlite upgraded?)');
+      }
+      const mknod = nodefs.node_ops.mknod.bind(nodefs.node_ops);
+      nodefs.node_ops.mknod = (parent, name, mode, dev) => mknod(parent, name, mode & ~0o077, dev);
+      const doSetAttr = nodefs.doSetAttr.bind(nodefs);
+      nodefs.doSetAttr = (target, node, attributes, chmod, ...rest) =>
+        doSetAttr(target, node, attributes, (path, mode) => chmod(path, mode & ~0o077), ...rest);
+    };
+    return { emscriptenOpts: { ...emscriptenOpts, preRun: [keepPrivate, ...(emscriptenOpts.preRun ?? [])] } };
   }
 }

@@ -84,6 +84,32 @@ describe('renderMarkdown', () => {
     );
   });
 
+  it.each([
+    ['a backslash after the slash', '/\\evil.example/x'],
+    ['two backslashes', '\\\\evil.example/x'],
+    ['a tab entity between the slashes', '/&#9;/evil.example/x'],
+    ['a newline entity between the slashes', '/&#10;/evil.example/x'],
+    ['a protocol-relative URL', '//evil.example/x'],
+    ['an uppercase scheme with spaces around', ' HTTPS://evil.example/x '],
+  ])('marks a link that a browser resolves off the site through %s nofollow noopener', (_, href) => {
+    const html = renderMarkdown(`<a href="${href}">x</a>`, 'https://blog.example.com');
+    expect(html).toContain(' rel="nofollow noopener"');
+    const url = /href="([^"]*)"/
+      .exec(html)![1]!
+      .replace(/&#x?[0-9a-f]+;/gi, (entity) => String.fromCodePoint(Number(entity.slice(2, -1).replace(/^x/i, '0x'))));
+    expect(new URL(url, 'https://blog.example.com/blog/post').host).toBe('evil.example');
+  });
+
+  it('leaves links to the site itself alone, absolute or relative, and marks another origin', () => {
+    const site = 'https://blog.example.com';
+    expect(renderMarkdown('[a](https://blog.example.com/blog/x) [b](/blog/y) [c](../z) [d](?q=1)', site)).toBe(
+      '<p><a href="https://blog.example.com/blog/x">a</a> <a href="/blog/y">b</a> <a href="../z">c</a> <a href="?q=1">d</a></p>\n',
+    );
+    expect(renderMarkdown('[a](http://blog.example.com/x) [b](https://blog.example.com:8443/x)', site)).toBe(
+      '<p><a href="http://blog.example.com/x" rel="nofollow noopener">a</a> <a href="https://blog.example.com:8443/x" rel="nofollow noopener">b</a></p>\n',
+    );
+  });
+
   it('links bare URLs and replaces a rel the author wrote', () => {
     expect(renderMarkdown('see www.example.org')).toBe(
       '<p>see <a href="http://www.example.org" rel="nofollow noopener">www.example.org</a></p>\n',

@@ -39,11 +39,11 @@ function toContentSummary(post: PostSummary): Schemas['ContentPostSummary'] {
   };
 }
 
-async function toContentPost(post: Post, html: boolean): Promise<Schemas['ContentPost']> {
+async function toContentPost(post: Post, html: boolean, siteUrl: string): Promise<Schemas['ContentPost']> {
   return {
     ...toContentSummary(post),
     body: post.body,
-    ...(html ? { html: (await markdown()).renderMarkdown(post.body) } : {}),
+    ...(html ? { html: (await markdown()).renderMarkdown(post.body, siteUrl) } : {}),
   };
 }
 
@@ -104,12 +104,12 @@ export function contentHandlers(content: ContentQueries, { site, cache }: Conten
 
     async getContentPost({ params, query, headers }) {
       const post = await content.get(params.id);
-      return json(headers, await toContentPost(post, query.include === 'html'), post.updatedAt);
+      return json(headers, await toContentPost(post, query.include === 'html', site.siteUrl), post.updatedAt);
     },
 
     async getContentPostBySlug({ params, query, headers }) {
       const post = await content.getBySlug(params.slug);
-      return json(headers, await toContentPost(post, query.include === 'html'), post.updatedAt);
+      return json(headers, await toContentPost(post, query.include === 'html', site.siteUrl), post.updatedAt);
     },
 
     async listContentTags({ headers }) {

@@ -47,7 +47,7 @@ describe('routing', () => {
   it('routes every operation of the bundle to its own handler', async () => {
     const reached: OperationId[] = [];
     const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
-    expect(contract.routes).toHaveLength(29);
+    expect(contract.routes).toHaveLength(30);
     for (const route of contract.routes) {
       const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
       const body = VALID_BODIES[route.operationId];
@@ -265,6 +265,7 @@ describe('bearer security', () => {
         'deletePost',
         'exportPost',
         'getMe',
+        'logoutAll',
         'getPost',
         'getRevision',
         'getRevisionDiff',

@@ -1,5 +1,6 @@
 import type { AuthService, TokenPair } from '../../../app/auth-service.js';
 import { InvalidTokenError } from '../../../domain/index.js';
+import { HttpProblem } from '../problem.js';
 import type { HandlerRegistry } from '../registry.js';
 
 function tokenBody(pair: TokenPair) {
@@ -13,7 +14,7 @@ function tokenBody(pair: TokenPair) {
   };
 }
 
-export function authHandlers(auth: AuthService): Pick<HandlerRegistry, 'login' | 'refreshTokens' | 'logout' | 'getMe'> {
+export function authHandlers(auth: AuthService): Pick<HandlerRegistry, 'login' | 'refreshTokens' | 'logout' | 'logoutAll' | 'getMe'> {
   return {
     async login({ body, clientAddress }) {
       return { status: 200, body: tokenBody(await auth.login(body.email, body.password, clientAddress)) };
@@ -26,6 +27,9 @@ export function authHandlers(auth: AuthService): Pick<HandlerRegistry, 'login' |
       // Always 204: an unusable token is simply nothing to revoke (the use case ignores it).
       await auth.logout(body.refreshToken);
       return { status: 204 };
+    },
+    logoutAll() {
+      return Promise.reject(new HttpProblem(501, 'not-implemented', 'logoutAll is specified but not implemented yet.'));
     },
     async getMe({ principal }) {
       if (!principal) throw new InvalidTokenError('no principal');

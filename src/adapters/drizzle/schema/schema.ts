@@ -188,6 +188,8 @@ export const users = pgTable(
     passwordHash: text('password_hash').notNull(),
     createdAt: instant('created_at').notNull(),
     updatedAt: instant('updated_at').notNull(),
+    /** Goes up by one when every session of the user ends (a password reset, logoutAll). */
+    sessionVersion: integer('session_version').notNull().default(0),
   },
   (t) => [primaryKey({ name: 'users_pkey', columns: [t.id] }), unique('users_email_key').on(t.email)],
 );
@@ -205,6 +207,8 @@ export const refreshTokens = pgTable(
     revokedAt: instant('revoked_at'),
     /** The sealed answer of the rotation that consumed this token (see the port). */
     replay: text('replay'),
+    /** The user's session version when the token's login began; a token of an older one is dead. */
+    sessionVersion: integer('session_version').notNull().default(0),
   },
   (t) => [
     primaryKey({ name: 'refresh_tokens_pkey', columns: [t.id] }),
@@ -237,6 +241,17 @@ export const loginAttempts = pgTable(
   ],
 );
 
+/** The addresses each account (its lowercased email) has logged in from: exempt from its login limit across addresses. */
+export const loginAddresses = pgTable(
+  'login_addresses',
+  {
+    account: text('account').notNull(),
+    address: text('address').notNull(),
+    lastLoginAt: instant('last_login_at').notNull(),
+  },
+  (t) => [primaryKey({ name: 'login_addresses_pkey', columns: [t.account, t.address] })],
+);
+
 /** Every table, in the order `TRUNCATE` lists them. */
 export const ALL_TABLES = [
   'posts',
@@ -247,6 +262,7 @@ export const ALL_TABLES = [
   'users',
   'refresh_tokens',
   'login_attempts',
+  'login_addresses',
 ] as const;
 
 export const schema = {

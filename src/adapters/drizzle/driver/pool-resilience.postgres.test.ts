@@ -3,7 +3,6 @@
  * the store. The outages are simulated by a TCP proxy between the pool and the real server, so
  * the shared server is never stopped.
  */
-import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../../domain/errors.js';
 import type { NewPost } from '../../../domain/ports/post-repository.js';
@@ -11,82 +10,11 @@ import type { Store } from '../../../domain/ports/store.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../../../../test/support/databases.js';
 import { openPostgres, type PostgresConnection, type PostgresOptions } from './connect-postgres.js';
 import { storeOver } from '../../../open-store.js';
+import { TcpProxy } from '../../../../test/support/tcp-proxy.js';
 
 // Fails under CI=true when the server is down; skipped with a message elsewhere.
 const serverUrl = testServerUrl();
 const available = await requirePostgres(serverUrl);
-
-/**
- * Forwards 127.0.0.1:<port> to the server. `stop()` closes the port and drops every connection
- * (as a restart does: new connections are refused); in `silent` mode it accepts connections and
- * never answers (a server that hangs, a half-open network path).
- */
-class TcpProxy {
-  port = 0;
-  mode: 'forward' | 'silent' = 'forward';
-  #server: net.Server | null = null;
-  readonly #sockets = new Set<net.Socket>();
-  readonly #pairs = new Set<[net.Socket, net.Socket]>();
-
-  /**
-   * Every connection forwarded so far stops forwarding, both ways, and stays open: the host behind
-   * it is gone without a word (a half-open TCP path). New connections are forwarded as usual.
-   */
-  freeze(): void {
-    for (const [client, upstream] of this.#pairs) {
-      client.unpipe(upstream);
-      upstream.unpipe(client);
-      client.pause();
-      upstream.pause();
-    }
-    this.#pairs.clear();
-  }
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async start(): Promise<void> {
-    if (this.#server !== null) return;
-    const server = net.createServer((client) => this.#accept(client));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (server.address() as net.AddressInfo).port;
-    this.#server = server;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.#server;
-    if (server === null) return;
-    this.#server = null;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    for (const socket of this.#sockets) socket.destroy();
-    await closed;
-  }
-
-  #track(socket: net.Socket): void {
-    this.#sockets.add(socket);
-    socket.once('close', () => this.#sockets.delete(socket));
-    socket.on('error', () => undefined);
-  }
-
-  #accept(client: net.Socket): void {
-    this.#track(client);
-    if (this.mode === 'silent') {
-      client.resume(); // read and drop whatever the client sends
-      return;
-    }
-    const upstream = net.connect(this.target.port, this.target.host);
-    this.#track(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const pair: [net.Socket, net.Socket] = [client, upstream];
-    this.#pairs.add(pair);
-    client.once('close', () => this.#pairs.delete(pair));
-    client.once('close', () => upstream.destroy());
-    upstream.once('close', () => client.destroy());
-  }
-}
 
 type Outcome<T> = { ms: number } & ({ ok: true; value: T } | { ok: false; error: unknown });
 
@@ -303,6 +231,38 @@ describe.skipIf(!available)('postgres.js pool resilience', () => {
     }
     expect(recovered).toBe(true);
     expect(performance.now() - back).toBeLessThan(2000);
+  });
+
+  /** Keeps this process's event loop busy for `ms`, as a long synchronous task would. */
+  function blockEventLoop(ms: number): void {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // busy: no timer, socket read or immediate runs meanwhile
+    }
+  }
+
+  it('does not give up a connection whose answer arrived while this process was too busy to read it', async () => {
+    const { conn, store } = await open({ direct: true, poolSize: 1, statementTimeoutMs: 500, answerTimeoutMs: 700 });
+    await store.posts.get('warm');
+    // Sent, answered by the server within 50 ms, and read only after the loop is free again.
+    const query = timed(() => conn.gate.run(() => conn.sql`select pg_sleep(0.05) as slept`));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    blockEventLoop(1500);
+    const outcome = await query;
+    expect(outcome.ok && outcome.value).toEqual([{ slept: '' }]);
+  });
+
+  it('starts the answer clock when the bytes leave, not while this process is too busy to send them', async () => {
+    const { conn, store } = await open({ direct: true, poolSize: 1, statementTimeoutMs: 500, answerTimeoutMs: 700 });
+    await store.posts.get('warm');
+    await sleep(800); // the warm-up's answer clock has run out
+    // Queued to be written from an immediate, which cannot run before the loop is free.
+    const query = timed(() => conn.sql`select 1 as one`.execute());
+    // postgres.js hands the query to its connection a microtask later; then the loop is busy.
+    for (let i = 0; i < 3; i += 1) await null;
+    blockEventLoop(1500);
+    const outcome = await query;
+    expect(outcome.ok && outcome.value).toEqual([{ one: 1 }]);
   });
 
   it('gives up a connection that stops answering mid-query after the answer timeout (503), and the next call gets a new one', async () => {

@@ -922,10 +922,10 @@ export interface components {
          */
         ImportAction: "create" | "update" | "unchanged" | "skip";
         /**
-         * @description Why a file is skipped: `not_a_post` (not a markdown file, or a section page such as Hugo's `_index.md`), `too_large` (over the per-file limit; not inflated), `invalid_front_matter` (no front matter, or YAML/TOML that does not parse, or a date or id that is not one), `invalid_post` (a post the API would refuse: no title, a title over 200 characters, a bad tag…), `slug_taken` (another post holds the slug), `duplicate` (an earlier file of the archive already names this post or slug), `checksum_mismatch` (the file is not what the MarginCMS manifest lists), `conflict` (the post changed while the import ran; import again).
+         * @description Why a file is skipped: `not_a_post` (not a markdown file, or a section page such as Hugo's `_index.md`), `too_large` (over the per-file limit; not inflated), `invalid_front_matter` (no front matter, or YAML/TOML that does not parse or is over a limit: 64 KiB, 500 keys, nested 32 deep, 2000 YAML tokens; or a date or id that is not one), `invalid_post` (a post the API would refuse: no title, a title over 200 characters, a bad tag…), `slug_taken` (another post holds the slug), `duplicate` (an earlier file of the archive already names this post or slug), `checksum_mismatch` (the file is not what the MarginCMS manifest lists), `conflict` (the post changed while the import ran; import again), `deleted` (the file's id is that of a post deleted from this site: an import never brings a deleted post back under its id; import the file without its id to create a new post).
          * @enum {string}
          */
-        ImportSkipReason: "not_a_post" | "too_large" | "invalid_front_matter" | "invalid_post" | "slug_taken" | "duplicate" | "checksum_mismatch" | "conflict";
+        ImportSkipReason: "not_a_post" | "too_large" | "invalid_front_matter" | "invalid_post" | "slug_taken" | "duplicate" | "checksum_mismatch" | "conflict" | "deleted";
         /** @description One file of the archive and what the import does with it. */
         ImportItem: {
             /** @description The entry's path in the archive. */

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_REQUEST_TIMEOUTS } from './adapters/http/node-server.js';
 import { ConfigError, ENV_VARIABLES, loadConfig, loadDatabaseConfig } from './config.js';
 
 describe('loadConfig', () => {
@@ -11,6 +12,7 @@ describe('loadConfig', () => {
       accessLog: true,
       metrics: null,
       shutdown: { delaySeconds: 0, timeoutSeconds: 10 },
+      requestTimeouts: { headersMs: 20_000, requestMs: 900_000, bodyWindowMs: 20_000, bodyMinBytesPerSecond: 1024 },
       bodyLimitBytes: 1048576,
       imports: { limitBytes: 67108864, maxEntries: 50000, maxInflatedBytes: 268435456 },
       corsOrigins: [],
@@ -40,6 +42,20 @@ describe('loadConfig', () => {
       publishIntervalSeconds: 10,
       database: { kind: 'pglite', dataDir: '.data' },
     });
+    // What serveApp uses when it is given none (tests).
+    expect(loadConfig({}).requestTimeouts).toEqual(DEFAULT_REQUEST_TIMEOUTS);
+  });
+
+  it('reads the slow-client limits in seconds (bytes per second for the body rate), refusing 0 for a timeout and headers allowed longer than the request', () => {
+    const env = {
+      HTTP_HEADERS_TIMEOUT_SECONDS: '5',
+      HTTP_REQUEST_TIMEOUT_SECONDS: '60',
+      HTTP_BODY_WINDOW_SECONDS: '10',
+      HTTP_BODY_MIN_BYTES_PER_SECOND: '0',
+    };
+    expect(loadConfig(env).requestTimeouts).toEqual({ headersMs: 5000, requestMs: 60_000, bodyWindowMs: 10_000, bodyMinBytesPerSecond: 0 });
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '0' })).toThrow(/HTTP_HEADERS_TIMEOUT_SECONDS must be an integer from 1/);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_SECONDS: '30', HTTP_REQUEST_TIMEOUT_SECONDS: '20' })).toThrow(/must not exceed/);
   });
 
   it('reads the login throttle and the idempotency lease, refusing a throttle that allows no failure', () => {

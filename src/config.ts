@@ -16,6 +16,8 @@ export interface Config {
     /** Longest wait for requests in flight once the listener is closed; then they are cut and the process exits 1. */
     timeoutSeconds: number;
   };
+  /** How long a client may take to send its request (then 408 and the connection closed). */
+  requestTimeouts: RequestTimeoutsConfig;
   /** Request bodies over this many bytes are answered 413; also the largest file an import reads. */
   bodyLimitBytes: number;
   /** POST /import: the largest archive (413 above), and the most entries and inflated bytes it may hold. */
@@ -68,6 +70,14 @@ interface LoginThrottleConfig {
   maxFailures: number;
   maxFailuresPerAddress: number;
   windowSeconds: number;
+}
+
+/** See `RequestTimeouts` in the HTTP adapter (node-server.ts). */
+export interface RequestTimeoutsConfig {
+  headersMs: number;
+  requestMs: number;
+  bodyWindowMs: number;
+  bodyMinBytesPerSecond: number;
 }
 
 export interface ImportLimits {
@@ -123,6 +133,19 @@ export const ENV_VARIABLES = {
   SHUTDOWN_TIMEOUT_SECONDS: {
     default: '10',
     doc: 'Longest wait for requests in flight at shutdown; then they are cut and the exit code is 1.',
+  },
+  HTTP_HEADERS_TIMEOUT_SECONDS: { default: '20', doc: 'A request whose headers take longer is answered 408 and its connection closed.' },
+  HTTP_REQUEST_TIMEOUT_SECONDS: {
+    default: '900',
+    doc: 'A request (headers and body) that takes longer to arrive is answered 408: 64 MiB needs 75 KB/s.',
+  },
+  HTTP_BODY_WINDOW_SECONDS: {
+    default: '20',
+    doc: 'A body that brings less than HTTP_BODY_MIN_BYTES_PER_SECOND over a window this long (stalled or trickling) is answered 408.',
+  },
+  HTTP_BODY_MIN_BYTES_PER_SECOND: {
+    default: '1024',
+    doc: 'The slowest a request body may arrive, averaged over HTTP_BODY_WINDOW_SECONDS; 0: no such rule.',
   },
   BODY_LIMIT_BYTES: { default: '1048576', doc: 'Largest accepted request body; larger is a 413. Also the largest file an import reads.' },
   IMPORT_LIMIT_BYTES: { default: '67108864', doc: 'Largest zip POST /import accepts (64 MiB); larger is a 413.' },
@@ -195,6 +218,15 @@ export function loadConfig(env: Env): Config {
   const host = read('HOST');
   const port = integer('PORT', 0, 65535);
   const bodyLimitBytes = integer('BODY_LIMIT_BYTES', 1024, 100 * 1024 * 1024);
+  const requestTimeouts = {
+    headersMs: integer('HTTP_HEADERS_TIMEOUT_SECONDS', 1, 3600) * 1000,
+    requestMs: integer('HTTP_REQUEST_TIMEOUT_SECONDS', 1, 86400) * 1000,
+    bodyWindowMs: integer('HTTP_BODY_WINDOW_SECONDS', 1, 3600) * 1000,
+    bodyMinBytesPerSecond: integer('HTTP_BODY_MIN_BYTES_PER_SECOND', 0, 100 * 1024 * 1024),
+  };
+  if (requestTimeouts.headersMs > requestTimeouts.requestMs) {
+    problems.push('HTTP_HEADERS_TIMEOUT_SECONDS must not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
   const imports = {
     limitBytes: integer('IMPORT_LIMIT_BYTES', 1024, 2 * 1024 * 1024 * 1024),
     maxEntries: integer('IMPORT_MAX_ENTRIES', 1, 1_000_000),
@@ -256,6 +288,7 @@ export function loadConfig(env: Env): Config {
     accessLog,
     metrics,
     shutdown,
+    requestTimeouts,
     bodyLimitBytes,
     imports,
     corsOrigins,

@@ -72,7 +72,7 @@ export async function start(env: Record<string, string | undefined> = process.en
     );
   }
 
-  const server = serveApp(app.fetch, { hostname: config.host, port: config.port }, () => {
+  const server = serveApp(app.fetch, { hostname: config.host, port: config.port, timeouts: config.requestTimeouts }, () => {
     // Each operation's request validators compile on its first request (10–45 ms, once): compiling
     // all 19 at start costs 0.5 s of CPU and 40 MB of resident memory that most servers never use.
     logger.info(`MarginCMS listening on ${base}`, { database: store.kind });

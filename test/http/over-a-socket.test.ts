@@ -230,3 +230,106 @@ describe('requests the HTTP parser refuses', () => {
     expect(answer.status).toBe(200);
   });
 });
+
+describe('slow clients', () => {
+  // Small limits, so that the rules show within seconds.
+  const TIMEOUTS = { headersMs: 1000, requestMs: 4000, bodyWindowMs: 500, bodyMinBytesPerSecond: 400 };
+  let slowServer: ServerType;
+  let slowPort: number;
+  beforeAll(async () => {
+    const { app } = await testServer({ store: createMemoryStore() });
+    slowServer = serveApp(app.fetch, { hostname: '127.0.0.1', port: 0, timeouts: TIMEOUTS });
+    await new Promise((resolve) => slowServer.once('listening', resolve));
+    slowPort = (slowServer.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => slowServer.close(resolve));
+  });
+
+  /**
+   * Writes `head`, then `piece` every `everyMs` (`times` at most, forever when absent) until the
+   * server closes the connection; resolves with what it answered and how long it held it.
+   */
+  function drip(head: string, piece: string, everyMs: number, times = Infinity): Promise<{ text: string; heldMs: number }> {
+    return new Promise((resolve) => {
+      const started = Date.now();
+      const socket = connect(slowPort, '127.0.0.1');
+      let text = '';
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (sent++ < times && socket.writable) socket.write(piece);
+      }, everyMs);
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve({ text, heldMs: Date.now() - started });
+      });
+      socket.write(head);
+    });
+  }
+
+  const post = (length: number) =>
+    `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`;
+
+  function expect408(text: string): void {
+    const answer = parseRaw(text);
+    expect(answer.status).toBe(408);
+    expect(answer.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 408, detail: 'The request was not received in time.' });
+  }
+
+  it('answers a body that trickles one byte every 50 ms, forever, with 408 and closes it within two windows', async () => {
+    const { text, heldMs } = await drip(post(1_000_000), 'x', 50);
+    expect408(text);
+    expect(heldMs).toBeGreaterThanOrEqual(TIMEOUTS.bodyWindowMs);
+    expect(heldMs).toBeLessThan(2 * TIMEOUTS.bodyWindowMs + 500);
+  });
+
+  it('answers a body that stops arriving with 408 and closes it within two windows', async () => {
+    const { text, heldMs } = await drip(post(1000), '{"email":', 100, 1);
+    expect408(text);
+    expect(heldMs).toBeLessThan(2 * TIMEOUTS.bodyWindowMs + 500);
+  });
+
+  it('answers headers that trickle one byte every 50 ms with 408 and closes them within the headers timeout and a check', async () => {
+    const { text, heldMs } = await drip('GET /api/v1/healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ', 'a', 50);
+    expect408(text);
+    expect(heldMs).toBeGreaterThanOrEqual(TIMEOUTS.headersMs);
+    expect(heldMs).toBeLessThan(TIMEOUTS.headersMs + TIMEOUTS.headersMs / 4 + 500);
+  });
+
+  it('answers a body steady above the rate but longer than the request timeout with 408', async () => {
+    const { text, heldMs } = await drip(post(1_000_000), 'x'.repeat(100), 100);
+    expect408(text);
+    expect(heldMs).toBeGreaterThanOrEqual(TIMEOUTS.requestMs);
+    expect(heldMs).toBeLessThan(TIMEOUTS.requestMs + TIMEOUTS.requestMs / 4 + 500);
+  });
+
+  it('reads a slow but steady body over several windows to the end and answers from the handler (200)', async () => {
+    // 2.5 s at 1000 bytes a second: five windows, each well above the minimum rate.
+    const body = JSON.stringify({ email: ADMIN.email, password: ADMIN.password }).padEnd(2500, ' ');
+    const pieces = body.match(/[\s\S]{1,100}/g) ?? [];
+    let index = 0;
+    const { text, heldMs } = await new Promise<{ text: string; heldMs: number }>((resolve) => {
+      const started = Date.now();
+      const socket = connect(slowPort, '127.0.0.1');
+      let received = '';
+      const timer = setInterval(() => {
+        if (index < pieces.length) socket.write(pieces[index++]!);
+      }, 100);
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve({ text: received, heldMs: Date.now() - started });
+      });
+      socket.write(post(Buffer.byteLength(body)));
+    });
+    expect(index).toBe(pieces.length);
+    expect(heldMs).toBeGreaterThan(5 * TIMEOUTS.bodyWindowMs);
+    const answer = parseRaw(text);
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ accessToken: expect.any(String) });
+  });
+});

@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Whether a load balancer should send this process traffic. 200 when the database answers a query, its schema is current (every migration of this server applied) and the server is not shutting down; otherwise 503 with the reason in `detail`. A process whose database schema is behind starts anyway and stays not ready until `make migrate` has run; on SIGTERM it answers 503 here at once while it finishes the requests in flight.
+         * @description Whether a load balancer should send this process traffic. 200 when the database answers a query, its schema is current (every migration of this server applied) and the server is not shutting down; otherwise 503. A process whose database schema is behind starts anyway and stays not ready until `make migrate` has run: its 503 says only that it is not ready yet, to every caller; which migrations are pending is written to the server's log (a line when the schema is found behind, or behind by other migrations, and one when it is current again), never in an answer. On SIGTERM it answers 503 here at once while it finishes the requests in flight.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -728,8 +728,8 @@ export interface components {
              * @enum {string}
              */
             status?: "draft" | "published";
-            /** @description Schedule the new draft to publish itself at this future instant. Not with `status: published` (422), nor in the past (422). */
-            publishAt?: components["schemas"]["Timestamp"];
+            /** @description Schedule the new draft to publish itself at this future instant (any RFC 3339 date-time; stored in UTC to the millisecond). Not with `status: published` (422), nor in the past (422). */
+            publishAt?: components["schemas"]["RequestTimestamp"];
         };
         /** @description An opaque cursor returned as `nextCursor` by the previous page. It is bound to the sort and filters it was issued for: reusing it with others is a 422. */
         Cursor: string;
@@ -1014,10 +1014,17 @@ export interface components {
         };
         /**
          * Format: date-time
-         * @description An RFC 3339 instant in UTC with millisecond precision.
+         * @description An RFC 3339 instant in UTC with millisecond precision, as the server always writes it. Requests may send any RFC 3339 date-time (`RequestTimestamp`).
          * @example 2026-11-28T09:14:03.512Z
          */
         Timestamp: string;
+        /**
+         * Format: date-time
+         * @description An instant as a request may send it: any RFC 3339 date-time, with or without a fraction of a second, in UTC (`Z`) or with an offset (`+01:00`). The server stores that instant in UTC to the millisecond (digits past the millisecond are dropped) and answers with it as a `Timestamp`, so `2030-01-01T01:00:00+01:00` comes back as `2030-01-01T00:00:00.000Z`.
+         * @example 2030-01-01T00:00:00Z
+         * @example 2030-01-01T01:00:00.250+01:00
+         */
+        RequestTimestamp: string;
         /** @description The tags as sets: those the `to` side has and the `from` side has not (`added`), and the reverse (`removed`), each in the order the side lists them. Order alone is not a change. */
         TagsChange: {
             changed: boolean;
@@ -1052,8 +1059,8 @@ export interface components {
             body?: string;
             tags?: components["schemas"]["Tag"][];
             status?: components["schemas"]["PostStatus"];
-            /** @description Schedule (a future instant) or unschedule (null) a draft. A post that is or becomes published or archived in this request cannot be scheduled (422), nor can a past instant (422). Moving a scheduled draft to `published` or `archived` unschedules it. */
-            publishAt?: components["schemas"]["Timestamp"] | null;
+            /** @description Schedule (a future instant: any RFC 3339 date-time, stored in UTC to the millisecond) or unschedule (null) a draft. A post that is or becomes published or archived in this request cannot be scheduled (422), nor can a past instant (422). Moving a scheduled draft to `published` or `archived` unschedules it. */
+            publishAt?: components["schemas"]["RequestTimestamp"] | null;
         };
         User: {
             id: string;
@@ -1203,7 +1210,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A request with the same Idempotency-Key and body is still running; Retry-After is the time left of its lease in seconds, rounded up. Past the lease a retry with the same body takes the key over (and the first request, should it still finish, is answered with the retry's answer); a different body never does (422). */
+        /** @description A request with the same Idempotency-Key and body is still running; Retry-After is 1 second, as such a request usually ends within milliseconds (the key's lease, 30 seconds by default, is how long a request that crashed holds the key, not how long one runs). Past the lease a retry with the same body takes the key over (and the first request, should it still finish, is answered with the retry's answer); a different body never does (422). */
         KeyInFlightResponse: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1247,7 +1254,7 @@ export interface components {
             };
             content?: never;
         };
-        /** @description The server should not be sent traffic now: the database does not answer, its schema is behind the server's migrations (run `make migrate`), or the server is shutting down and draining the requests it has. `detail` says which; retry after Retry-After seconds. */
+        /** @description The server should not be sent traffic now: the database does not answer, its schema is behind the server's migrations (run `make migrate`; the server's log names them, no answer does), or the server is shutting down and draining the requests it has. `detail` says which of the three (a schema behind reads "not ready yet"); retry after Retry-After seconds. */
         NotReadyResponse: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1324,7 +1331,7 @@ export interface components {
                 "application/json": components["schemas"]["Post"];
             };
         };
-        /** @description If-Match does not match the current version. `current` is the post as it is now; its ETag is in the ETag header. */
+        /** @description If-Match does not match the current version (a weak tag never does). `current` is the post as it is now; its ETag is in the ETag header. */
         PreconditionFailedResponse: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -1411,7 +1418,7 @@ export interface components {
                 "application/rss+xml": string;
             };
         };
-        /** @description The database did not answer in time; retry after Retry-After seconds. */
+        /** @description The database did not answer in time, or the server is not ready yet (its database schema is behind the server's migrations: the server's log says which, no answer does); retry after Retry-After seconds. */
         ServiceUnavailableResponse: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1469,10 +1476,10 @@ export interface components {
                 "application/xml": string;
             };
         };
-        /** @description Another post already has this slug (`suggestedSlug` was free when the answer was written), or a request with the same Idempotency-Key is still running (retry after Retry-After seconds). */
+        /** @description Another post already has this slug (`suggestedSlug` was free when the answer was written), or a request with the same Idempotency-Key is still running (retry after Retry-After seconds: 1, as such a request usually ends within milliseconds). */
         SlugTakenOrKeyInFlightResponse: {
             headers: {
-                /** @description Seconds to wait; sent when the key is in flight. */
+                /** @description Seconds to wait (1); sent when the key is in flight. */
                 "Retry-After"?: number;
                 [name: string]: unknown;
             };
@@ -1576,7 +1583,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The post's current ETag (`"3"`), or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post.
+         * @description The post's current ETag (`"3"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
          * @example "3"
          */
         IfMatch: string;
@@ -1923,7 +1930,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The post's current ETag (`"3"`), or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post.
+                 * @description The post's current ETag (`"3"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -1951,7 +1958,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The post's current ETag (`"3"`), or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post.
+                 * @description The post's current ETag (`"3"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -2029,7 +2036,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The post's current ETag (`"3"`), or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post.
+                 * @description The post's current ETag (`"3"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];

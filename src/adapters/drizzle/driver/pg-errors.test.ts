@@ -85,7 +85,9 @@ describe.each(shapes)('domainErrorFor (%s error shape)', (_name, make) => {
 });
 
 describe('domainErrorFor (connection failures)', () => {
-  it.each(['ECONNREFUSED', 'CONNECT_TIMEOUT', 'ANSWER_TIMEOUT', 'CONNECTION_CLOSED', 'ECONNRESET'])(
+  // EPIPE and EHOSTUNREACH have the shape of a SQLSTATE (five capitals): a write to a socket the
+  // server closed (a restart) answered 500 until they were told apart.
+  it.each(['ECONNREFUSED', 'CONNECT_TIMEOUT', 'ANSWER_TIMEOUT', 'CONNECTION_CLOSED', 'ECONNRESET', 'EPIPE', 'ENETUNREACH'])(
     'maps code %s to UnavailableError',
     (code) => {
       const cause = Object.assign(new Error(`connect ${code}`), { code });

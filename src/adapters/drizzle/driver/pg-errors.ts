@@ -107,7 +107,8 @@ function* errorChain(error: unknown): Generator<unknown> {
 export function pgErrorInfo(error: unknown): PgErrorInfo | null {
   for (const e of errorChain(error)) {
     const code = stringField(e, 'code');
-    if (code !== undefined && SQLSTATE.test(code)) {
+    // Node's EPIPE has a SQLSTATE's shape; it is a connection failure, not a server's answer.
+    if (code !== undefined && SQLSTATE.test(code) && !CONNECTION_CODES.has(code)) {
       return {
         code,
         constraint: stringField(e, 'constraint_name') ?? stringField(e, 'constraint'),

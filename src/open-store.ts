@@ -22,8 +22,9 @@ export interface ServerStore {
 
 /**
  * Opens the configured store for the server: embedded PGlite (migrated on open) or a PostgreSQL
- * pool. A PostgreSQL schema behind this build does not stop the server: it starts not ready, says
- * so in the log and on /readyz, and becomes ready once `make migrate` has run.
+ * pool. A PostgreSQL schema behind this build does not stop the server: it starts not ready (a
+ * 503 on /readyz and every operation that says only that), names the pending migrations in the
+ * log, and becomes ready once `make migrate` has run.
  */
 export async function openServerStore(database: Config['database'], logger: Logger): Promise<ServerStore> {
   if (database.kind === 'pglite') {
@@ -39,14 +40,23 @@ export async function openServerStore(database: Config['database'], logger: Logg
   }
   logger.info('connecting to PostgreSQL', { url: maskUrl(database.url), poolSize: database.poolSize });
   const connection = await openPostgres(database);
+  // The pending migrations are for the operator: logged when what the check finds changes (not
+  // at every check, which runs at most once a second while behind), never put in an answer.
+  let logged: string | null = null;
   const checkSchema: SchemaCheck = async () => {
+    let problem: string | null = null;
     try {
       await connection.checkSchema();
-      return null;
     } catch (error) {
-      if (error instanceof SchemaBehindError) return schemaBehindDetail(error.pending);
-      throw error;
+      if (!(error instanceof SchemaBehindError)) throw error;
+      problem = schemaBehindDetail(error.pending);
     }
+    if (problem !== logged) {
+      if (problem === null) logger.info('ready: the database schema is current');
+      else logger.warn('not ready: the database schema is behind', { detail: problem });
+      logged = problem;
+    }
+    return problem;
   };
   let schemaProblem: string | null;
   try {
@@ -55,7 +65,6 @@ export async function openServerStore(database: Config['database'], logger: Logg
     await connection.close();
     throw error;
   }
-  if (schemaProblem !== null) logger.warn('not ready: the database schema is behind', { detail: schemaProblem });
   return { store: storeOver(connection), pool: connection.gate, schemaProblem, checkSchema };
 }
 

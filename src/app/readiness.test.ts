@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FixedClock, UnavailableError } from '../domain/index.js';
-import { NOT_READY_RETRY_AFTER_SECONDS, Readiness, SHUTTING_DOWN } from './readiness.js';
+import { NOT_READY, NOT_READY_RETRY_AFTER_SECONDS, Readiness, SHUTTING_DOWN } from './readiness.js';
 
 const up = { ping: async () => undefined };
 const down = {
@@ -58,8 +58,8 @@ describe('Readiness', () => {
       },
     });
 
-    expect(((await reason(readiness)) as Error).message).toBe(BEHIND);
-    expect(() => readiness.admit()).toThrow(BEHIND);
+    expect(((await reason(readiness)) as Error).message).toBe(NOT_READY);
+    expect(() => readiness.admit()).toThrow(NOT_READY);
 
     problem = null; // `make migrate` ran
     await expect(readiness.check()).resolves.toBeUndefined();
@@ -68,6 +68,28 @@ describe('Readiness', () => {
     await readiness.check();
     readiness.admit();
     expect(checks, 'a current schema is not checked again').toBe(checksWhenCurrent);
+  });
+
+  it('says only "not ready yet" while the schema is behind: the pending migrations are named to no caller', async () => {
+    const readiness = new Readiness({
+      store: up,
+      clock: new FixedClock(new Date()),
+      schemaProblem: BEHIND,
+      checkSchema: async () => BEHIND,
+    });
+    const checked = (await reason(readiness)) as UnavailableError;
+    let admitted: unknown;
+    try {
+      readiness.admit();
+    } catch (error) {
+      admitted = error;
+    }
+    for (const error of [checked, admitted as UnavailableError]) {
+      expect(error).toBeInstanceOf(UnavailableError);
+      expect(error.message).toBe('The server is not ready yet; retry shortly.');
+      expect(error.message).not.toMatch(/0006|migrat|schema/);
+      expect(error.retryAfterSeconds).toBe(NOT_READY_RETRY_AFTER_SECONDS);
+    }
   });
 
   it('re-checks a behind schema from operations at most once a second', async () => {

@@ -1,11 +1,19 @@
 import { UnavailableError, type Clock, type Store } from '../domain/index.js';
 
-/** Says why the database schema is not what this server needs, or null when it is. */
+/**
+ * Says why the database schema is not what this server needs (for the operator: it names the
+ * pending migrations, so it goes to the log, never into an answer), or null when it is.
+ */
 export type SchemaCheck = () => Promise<string | null>;
 
 /** What a not-ready answer asks callers to wait before trying again. */
 export const NOT_READY_RETRY_AFTER_SECONDS = 5;
 export const SHUTTING_DOWN = 'The server is shutting down and finishing the requests it has; send new ones elsewhere.';
+/**
+ * What every caller is told while the schema is behind: nothing of the schema, whose migrations
+ * would tell anonymous readers the history of the deployment. The log names them.
+ */
+export const NOT_READY = 'The server is not ready yet; retry shortly.';
 /** While the schema is behind, operations re-check it at most this often. */
 const SCHEMA_RECHECK_MS = 1000;
 
@@ -14,7 +22,7 @@ export interface ReadinessOptions {
   clock: Clock;
   /** Re-checks the schema; only called while it was behind. */
   checkSchema?: SchemaCheck;
-  /** What the check at start-up found (null: current). */
+  /** What the check at start-up found (null: current); kept for the log, never answered. */
   schemaProblem?: string | null;
 }
 
@@ -47,7 +55,7 @@ export class Readiness {
     if (this.#draining) throw new UnavailableError(NOT_READY_RETRY_AFTER_SECONDS, SHUTTING_DOWN);
     await this.options.store.ping();
     if (this.#schemaProblem !== null) await this.#recheckSchema();
-    if (this.#schemaProblem !== null) throw new UnavailableError(NOT_READY_RETRY_AFTER_SECONDS, this.#schemaProblem);
+    if (this.#schemaProblem !== null) throw new UnavailableError(NOT_READY_RETRY_AFTER_SECONDS, NOT_READY);
   }
 
   /**
@@ -58,7 +66,7 @@ export class Readiness {
   admit(): void {
     if (this.#schemaProblem === null) return;
     if (this.options.clock.now().getTime() - this.#checkedAt >= SCHEMA_RECHECK_MS) void this.#recheckSchema().catch(() => undefined);
-    throw new UnavailableError(NOT_READY_RETRY_AFTER_SECONDS, this.#schemaProblem);
+    throw new UnavailableError(NOT_READY_RETRY_AFTER_SECONDS, NOT_READY);
   }
 
   #recheckSchema(): Promise<void> {

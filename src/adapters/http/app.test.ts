@@ -1,8 +1,10 @@
 import { HttpProblem } from './problem.js';
 import { describe, expect, it } from 'vitest';
-import { UnavailableError, type Store } from '../../domain/index.js';
+import { FixedClock, UnavailableError, type Store } from '../../domain/index.js';
 import { createLogger } from '../../log.js';
-import { bearer, json, testApp, url } from '../../../test/support/http.js';
+import { Readiness } from '../../app/readiness.js';
+import { createMemoryStore } from '../memory/store.js';
+import { bearer, json, testApp, testServer, url } from '../../../test/support/http.js';
 import { ContractViolation } from '../../../test/support/contract-fetch.js';
 import { metaHandlers } from './handlers/meta.js';
 import { loadBundle } from './contract.js';
@@ -316,6 +318,32 @@ describe('meta', () => {
     const response = await fetch(url('/readyz'));
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('2');
+  });
+});
+
+describe('while the database schema is behind', () => {
+  const BEHIND =
+    'The database schema is behind this server: 2 migrations are pending (0008_posts_inline, 0009_session_version); run `make migrate`.';
+
+  it('answers an anonymous Content API reader and /readyz with a 503 problem that names no migration', async () => {
+    const readiness = new Readiness({
+      store: readyStore,
+      clock: new FixedClock(new Date('2026-12-06T10:00:00.000Z')),
+      schemaProblem: BEHIND,
+      checkSchema: async () => BEHIND,
+    });
+    const t = await testServer({ store: createMemoryStore(), readiness });
+    for (const path of ['/content/posts', '/content/posts/a-slug', '/readyz', '/auth/login']) {
+      const response = await t.fetch(
+        url(path),
+        path === '/auth/login' ? { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } } : {},
+      );
+      expect(response.status, path).toBe(503);
+      expect(response.headers.get('retry-after'), path).toBe('5');
+      const text = await response.text();
+      expect(JSON.parse(text), path).toMatchObject({ status: 503, detail: 'The server is not ready yet; retry shortly.' });
+      expect(text, path).not.toMatch(/0008|0009|session_version|posts_inline|migrat|schema/);
+    }
   });
 });
 

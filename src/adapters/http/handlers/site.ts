@@ -4,7 +4,7 @@ import type { Actor, Clock } from '../../../domain/index.js';
 import type { HandlerRegistry, Principal } from '../registry.js';
 import { exportArchive } from '../site-export.js';
 import { checkArchive } from '../site-import/archive.js';
-import { IMPORT_UNLIMITED_PATHS, importFilesOf, postFieldsValidator } from '../site-import/import-files.js';
+import { IMPORT_OWN_LIMITS, importFilesOf, postFieldsValidator } from '../site-import/import-files.js';
 
 export interface SiteImportDeps {
   limits: Pick<ImportLimits, 'maxEntries' | 'maxInflatedBytes'>;
@@ -42,7 +42,7 @@ export function siteHandlers(
       const archive = await checkArchive(body, {
         ...imports.limits,
         maxFileBytes: imports.maxFileBytes,
-        unlimitedPaths: IMPORT_UNLIMITED_PATHS,
+        ownLimits: IMPORT_OWN_LIMITS,
       });
       try {
         validator ??= postFieldsValidator(imports.document);

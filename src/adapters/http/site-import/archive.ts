@@ -17,10 +17,12 @@ export interface ArchiveLimits {
   /** A file declaring more than this is skipped without being inflated. */
   maxFileBytes: number;
   /**
-   * Paths held to the archive's inflated limit only, not to `maxFileBytes`: the manifest of an
-   * export, which lists every post and so grows with the site.
+   * Paths with a size limit of their own instead of `maxFileBytes` (the manifest of an export,
+   * which lists every post and so grows with the site). Such an entry declaring more than its
+   * limit refuses the archive, since it cannot be skipped like a post; one within it is inflated
+   * once, while the archive is checked, and kept for `read`.
    */
-  unlimitedPaths?: ReadonlySet<string>;
+  ownLimits?: ReadonlyMap<string, number>;
 }
 
 export type RefusalReason =
@@ -51,7 +53,7 @@ export interface ArchiveFile {
 
 export interface CheckedArchive {
   files: ArchiveFile[];
-  /** The inflated bytes of a file that is not too large. */
+  /** The inflated bytes of a file that is not too large (inflated again, or as kept by the check for a path of `ownLimits`). */
   read(file: ArchiveFile): Promise<Uint8Array>;
   close(): void;
 }
@@ -85,29 +87,44 @@ async function entriesOf(zip: ZipFile): Promise<Entry[]> {
   });
 }
 
-async function inflate(zip: ZipFile, entry: Entry, name: string): Promise<Uint8Array> {
+/**
+ * Inflates an entry, checking its CRC-32 on the way, and returns its bytes, or null when they are
+ * not to be kept. Inflating stops as soon as the entry passes the size it declares (yauzl's
+ * `validateEntrySizes`, and the count here), so no entry inflates to more than its declared size.
+ */
+async function inflate(zip: ZipFile, entry: Entry, name: string, keep: boolean): Promise<Uint8Array | null> {
   let stream;
   try {
     stream = await zip.openReadStreamPromise(entry);
   } catch (error) {
     throw archiveRefused('damaged', name, `the entry ${quoted(name)} cannot be read (${(error as Error).message})`);
   }
+  const sizeMismatch = () =>
+    archiveRefused(
+      'size_mismatch',
+      name,
+      `the entry ${quoted(name)} inflates to other than the ${entry.uncompressedSize} bytes it declares`,
+    );
   const chunks: Buffer[] = [];
+  let inflated = 0;
+  let crc = 0;
   try {
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-  } catch (error) {
-    const message = (error as Error).message;
-    if (/too many bytes|not enough bytes|expected/i.test(message)) {
-      throw archiveRefused(
-        'size_mismatch',
-        name,
-        `the entry ${quoted(name)} inflates to other than the ${entry.uncompressedSize} bytes it declares`,
-      );
+    for await (const chunk of stream) {
+      const bytes = chunk as Buffer;
+      inflated += bytes.byteLength;
+      if (inflated > entry.uncompressedSize) throw sizeMismatch(); // leaving the loop destroys the stream
+      crc = crc32(bytes, crc);
+      if (keep) chunks.push(bytes);
     }
+  } catch (error) {
+    if (error instanceof HttpProblem) throw error;
+    const message = (error as Error).message;
+    if (/too many bytes|not enough bytes|expected/i.test(message)) throw sizeMismatch();
     throw archiveRefused('damaged', name, `the entry ${quoted(name)} does not inflate (${message})`);
   }
-  const bytes = Buffer.concat(chunks);
-  if (crc32(bytes) !== entry.crc32) throw archiveRefused('damaged', name, `the entry ${quoted(name)} fails its CRC-32 check`);
+  if (crc !== entry.crc32) throw archiveRefused('damaged', name, `the entry ${quoted(name)} fails its CRC-32 check`);
+  if (!keep) return null;
+  const bytes = Buffer.concat(chunks, inflated);
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
@@ -160,7 +177,15 @@ export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Pr
           `the entry ${quoted(name)} uses compression method ${entry.compressionMethod} (only stored and deflated are read)`,
         );
       }
-      const tooLarge = entry.uncompressedSize > limits.maxFileBytes && !limits.unlimitedPaths?.has(name);
+      const ownLimit = limits.ownLimits?.get(name);
+      if (ownLimit !== undefined && entry.uncompressedSize > ownLimit) {
+        throw archiveRefused(
+          'too_large',
+          name,
+          `the entry ${quoted(name)} declares ${entry.uncompressedSize} bytes, more than the ${ownLimit} it may have`,
+        );
+      }
+      const tooLarge = ownLimit === undefined && entry.uncompressedSize > limits.maxFileBytes;
       if (!tooLarge) declared += entry.uncompressedSize;
       files.push({ file: { path: name, size: entry.uncompressedSize, tooLarge }, entry });
     }
@@ -171,14 +196,22 @@ export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Pr
         `its entries declare ${declared} bytes, more than the ${limits.maxInflatedBytes} an import may inflate`,
       );
     }
-    for (const { file, entry } of files) if (!file.tooLarge) await inflate(zip, entry, file.path);
+    // Every file inflated once, its bytes dropped, but for the paths with limits of their own.
+    const kept = new Map<ArchiveFile, Uint8Array>();
+    for (const { file, entry } of files) {
+      if (file.tooLarge) continue;
+      const bytes = await inflate(zip, entry, file.path, limits.ownLimits?.has(file.path) ?? false);
+      if (bytes !== null) kept.set(file, bytes);
+    }
     const byFile = new Map(files.map(({ file, entry }) => [file, entry]));
     return {
       files: files.map(({ file }) => file),
       async read(file) {
         const entry = byFile.get(file);
         if (entry === undefined || file.tooLarge) throw new Error(`not a readable file of this archive: ${file.path}`);
-        return inflate(zip, entry, file.path);
+        const bytes = kept.get(file);
+        if (bytes !== undefined) return bytes;
+        return (await inflate(zip, entry, file.path, true))!;
       },
       close: () => zip.close(),
     };

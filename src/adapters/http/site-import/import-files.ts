@@ -16,10 +16,16 @@ import { splitFrontMatter } from './front-matter.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
-/** The manifest of a MarginCMS export; it may be larger than a post (see `IMPORT_UNLIMITED_PATHS`). */
+/** The manifest of a MarginCMS export; it may be larger than a post (see `MAX_MANIFEST_BYTES`). */
 const MANIFEST = 'manifest.json';
-/** For `checkArchive`: the manifest is bounded by the archive's inflated limit, not by the size of a post. */
-export const IMPORT_UNLIMITED_PATHS: ReadonlySet<string> = new Set([MANIFEST]);
+/**
+ * The largest manifest an import reads. An export's manifest lists each post in at most 297 bytes
+ * (pretty-printed, with a 100-character slug in the Hugo layout; 224 for a typical one), so
+ * 100,000 posts take 28.3 MiB at most.
+ */
+export const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
+/** For `checkArchive`: the manifest has a limit of its own, not the size of a post; an archive whose manifest is larger is refused. */
+export const IMPORT_OWN_LIMITS: ReadonlyMap<string, number> = new Map([[MANIFEST, MAX_MANIFEST_BYTES]]);
 const MARKDOWN = /\.(md|markdown)$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { HttpProblem } from '../problem.js';
 import { checkArchive, type ArchiveLimits } from './archive.js';
 import { dateOf, importedPostOf } from './conventions.js';
-import { splitFrontMatter } from './front-matter.js';
+import {
+  MAX_FRONT_MATTER_BYTES,
+  MAX_FRONT_MATTER_DEPTH,
+  MAX_FRONT_MATTER_KEYS,
+  MAX_FRONT_MATTER_TOKENS,
+  splitFrontMatter,
+} from './front-matter.js';
 
 const encoder = new TextEncoder();
 const LIMITS: ArchiveLimits = { maxEntries: 100, maxInflatedBytes: 1 << 20, maxFileBytes: 1 << 16 };
@@ -58,6 +64,28 @@ describe('checkArchive', () => {
     ]);
     await expect(archive.read(archive.files[0]!)).rejects.toThrow(/not a readable file/);
     archive.close();
+  });
+
+  it('refuses an entry of ownLimits declaring more than its limit, naming it, and reads one within it once, while checking', async () => {
+    const own = new Map([['manifest.json', 100]]);
+    expect(await refusal(zipOf({ 'a.md': 'x', 'manifest.json': 'y'.repeat(101) }), { ...LIMITS, ownLimits: own })).toMatchObject({
+      reason: 'too_large',
+      entry: 'manifest.json',
+    });
+    // Within its own limit but over the per-file one: read, and from the bytes the check kept.
+    const archive = await checkArchive(zipOf({ 'manifest.json': 'z'.repeat(100) }), { ...LIMITS, maxFileBytes: 10, ownLimits: own });
+    const [manifest] = archive.files;
+    expect(manifest).toMatchObject({ path: 'manifest.json', tooLarge: false });
+    archive.close(); // a second inflation would fail now
+    expect(new TextDecoder().decode(await archive.read(manifest!))).toBe('z'.repeat(100));
+  });
+
+  it('refuses an entry of ownLimits that inflates past the size it declares, stopping there', async () => {
+    const zip = patchHeaders(zipSync({ 'manifest.json': new Uint8Array(1 << 20) }), { local: 22, central: 24, bits: 32, value: () => 10 });
+    expect(await refusal(zip, { ...LIMITS, ownLimits: new Map([['manifest.json', 100]]) })).toMatchObject({
+      reason: 'size_mismatch',
+      entry: 'manifest.json',
+    });
   });
 
   it.each([
@@ -119,6 +147,70 @@ describe('splitFrontMatter', () => {
     expect(splitFrontMatter('---\ntitle: A\ntitle: B\n---\n')).toEqual({ error: expect.stringContaining('does not parse') });
     expect(splitFrontMatter('+++\ntitle = \n+++\n')).toEqual({ error: expect.stringContaining('TOML front matter does not parse') });
     expect(splitFrontMatter('---\n- a\n---\n')).toEqual({ error: expect.stringContaining('not a mapping') });
+  });
+});
+
+describe('splitFrontMatter: limits, so that no file holds the server', () => {
+  const yaml = (matter: string) => splitFrontMatter(`---\n${matter}\n---\nbody`);
+  const keys = (count: number, separator = '\n') => Array.from({ length: count }, (_, i) => `k${i}: ${i}`).join(separator);
+
+  it('reads front matter at the limits: 64 KiB, 250 keys, nested 32 deep', () => {
+    expect(MAX_FRONT_MATTER_BYTES).toBe(64 * 1024);
+    // `title: "…"` and the line's end take 10 bytes.
+    const big = yaml(`title: "${'x'.repeat(MAX_FRONT_MATTER_BYTES - 10)}"`);
+    expect('data' in big && (big.data.title as string).length).toBe(MAX_FRONT_MATTER_BYTES - 10);
+    expect(yaml(keys(MAX_FRONT_MATTER_KEYS))).toMatchObject({
+      data: { k0: 0, [`k${MAX_FRONT_MATTER_KEYS - 1}`]: MAX_FRONT_MATTER_KEYS - 1 },
+    });
+    const deep = `a: ${'['.repeat(MAX_FRONT_MATTER_DEPTH - 1)}${']'.repeat(MAX_FRONT_MATTER_DEPTH - 1)}`;
+    expect(yaml(deep)).toHaveProperty('data');
+  });
+
+  it('skips front matter over 64 KiB without parsing it', () => {
+    expect(yaml(`title: "${'x'.repeat(MAX_FRONT_MATTER_BYTES)}"`)).toEqual({
+      error: `the YAML front matter is ${MAX_FRONT_MATTER_BYTES + 10} bytes, larger than the ${MAX_FRONT_MATTER_BYTES} bytes a front matter may be`,
+    });
+    expect(splitFrontMatter(`+++\ntitle = "${'x'.repeat(MAX_FRONT_MATTER_BYTES)}"\n+++\n`)).toEqual({
+      error: expect.stringContaining('TOML front matter is'),
+    });
+  });
+
+  it('skips more than 250 keys (YAML and TOML), and more than 1000 YAML tokens before parsing', () => {
+    expect(yaml(keys(MAX_FRONT_MATTER_KEYS + 1))).toEqual({ error: `the YAML front matter has more than ${MAX_FRONT_MATTER_KEYS} keys` });
+    const flowKeys = Array.from({ length: MAX_FRONT_MATTER_KEYS + 1 }, (_, i) => `k${i}`).join(', ');
+    expect(yaml(`a: {${flowKeys}}`)).toEqual({ error: `the YAML front matter has more than ${MAX_FRONT_MATTER_KEYS} keys` });
+    const toml = Array.from({ length: MAX_FRONT_MATTER_KEYS + 1 }, (_, i) => `k${i} = ${i}`).join('\n');
+    expect(splitFrontMatter(`+++\n${toml}\n+++\n`)).toEqual({ error: `the TOML front matter has more than ${MAX_FRONT_MATTER_KEYS} keys` });
+    expect(yaml(`a: [${Array(MAX_FRONT_MATTER_TOKENS).fill('x').join(',')}]`)).toEqual({
+      error: expect.stringContaining(`has more than ${MAX_FRONT_MATTER_TOKENS} keys, values and indicators`),
+    });
+  });
+
+  it.each([
+    ['[[[[…', `a: ${'['.repeat(40_000)}`],
+    ['[{[{…', `a: ${'[{'.repeat(20_000)}`],
+    ['{a: {a: …', `a: ${'{a: '.repeat(10_000)}`],
+    ['nested blocks', Array.from({ length: MAX_FRONT_MATTER_DEPTH + 1 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')],
+    ['nested block sequences', Array.from({ length: MAX_FRONT_MATTER_DEPTH + 1 }, (_, i) => `${' '.repeat(i)}-`).join('\n')],
+  ])('skips %s nested more than 32 deep', (_, matter) => {
+    expect(yaml(matter)).toEqual({ error: `the YAML front matter is nested more than ${MAX_FRONT_MATTER_DEPTH} deep` });
+    expect(splitFrontMatter(`+++\na = ${'['.repeat(40_000)}\n+++\n`)).toEqual({
+      error: expect.stringContaining('TOML front matter does not parse'),
+    });
+  });
+
+  it('finds a duplicate key of any mapping, nested or flow, by the name its property gets', () => {
+    expect(yaml('title: A\ntitle: B')).toEqual({
+      error: 'the YAML front matter does not parse: the key "title" appears twice in one mapping (line 2)',
+    });
+    expect(yaml('margin:\n  id: x\n  status: draft\n  id: y')).toEqual({ error: expect.stringContaining('"id" appears twice') });
+    expect(yaml('a: {b: 1, c: 2, b: 3}')).toEqual({ error: expect.stringContaining('"b" appears twice') });
+    expect(yaml('1: a\n"1": b')).toEqual({ error: expect.stringContaining('"1" appears twice') });
+    // The same key in two mappings is no duplicate.
+    expect(yaml('a: {k: 1}\nb: {k: 2}')).toEqual({ data: { a: { k: 1 }, b: { k: 2 } }, body: 'body' });
+    expect(yaml(`${keys(MAX_FRONT_MATTER_KEYS - 1)}\nk0: again`)).toEqual({
+      error: expect.stringContaining('"k0" appears twice in one mapping (line 250)'),
+    });
   });
 });
 

@@ -18,3 +18,59 @@ export function zipOfFixture(name: 'hugo' | 'jekyll' | 'astro'): Uint8Array {
   walk(root);
   return zipSync(files);
 }
+
+const encoder = new TextEncoder();
+
+/** A markdown file whose YAML front matter is `matter`. */
+const markdown = (matter: string) => encoder.encode(`---\n${matter}\n---\nThe body.\n`);
+
+/** `unit` repeated until the text is about `bytes` long. */
+const repeated = (unit: string, bytes: number) => unit.repeat(Math.floor(bytes / unit.length));
+
+/** YAML front matter of distinct keys (`k0: 0`, `k1: 1`, …), about `bytes` long. */
+export function manyKeysYaml(bytes: number): string {
+  const lines: string[] = [];
+  for (let i = 0, size = 0; size < bytes; i++) {
+    const line = `k${i}: ${i}`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The hostile archives of issue #27, generated (a fixture of them would be megabytes): front
+ * matter that is huge, full of keys, of one key over and over, or nested deep in flow
+ * collections, one file or many, and a manifest that inflates past its limit.
+ */
+export const hostileArchives = {
+  /** One file whose front matter is `bytes` of distinct keys. */
+  manyKeys: (bytes: number) => zipSync({ 'posts/many-keys.md': markdown(`title: Keys\n${manyKeysYaml(bytes)}`) }),
+  /** One file whose front matter is `bytes` of the same key. */
+  duplicateKeys: (bytes: number) => zipSync({ 'posts/duplicates.md': markdown(`title: Twice\n${repeated('title: again\n', bytes)}`) }),
+  /** One file whose front matter is `[[[[…` (or `unit` repeated), `bytes` long. */
+  deepFlow: (unit: '[' | '[{', bytes: number) => zipSync({ 'posts/deep.md': markdown(`title: ${repeated(unit, bytes)}`) }),
+  /** One file whose TOML front matter is `bytes` of distinct keys. */
+  manyKeysToml: (bytes: number) =>
+    zipSync({
+      'posts/many-keys.md': encoder.encode(`+++\ntitle = "Keys"\n${manyKeysYaml(bytes).replace(/: /g, ' = ')}\n+++\nThe body.\n`),
+    }),
+  /** `count` files of front matter `matter` each, and one good post (`posts/good.md`). */
+  manyFiles: (count: number, matter: string) => {
+    const files: Zippable = { 'posts/good.md': markdown('title: A good post') };
+    const file = markdown(matter);
+    for (let i = 0; i < count; i++) files[`posts/hostile-${i}.md`] = file;
+    return zipSync(files);
+  },
+  /** A MarginCMS export's manifest padded to `bytes` (whitespace inside the JSON), and one post. */
+  hugeManifest: (bytes: number) => {
+    const head = '{"format":"margincms-export","version":1,"files":[]';
+    const manifest = new Uint8Array(bytes).fill(0x20);
+    manifest.set(encoder.encode(head));
+    manifest[bytes - 1] = 0x7d; // }
+    return zipSync({
+      'manifest.json': manifest,
+      'posts/good.md': markdown('title: A good post'),
+    });
+  },
+};

@@ -159,6 +159,15 @@ describe('the Prism mock, request validation', () => {
     expect(answer.headers.get('sl-violations') ?? '').toContain('minProperties');
   });
 
+  it('accepts publishAt without a fraction or with an offset, as RFC 3339 writes them (201 and 200)', async () => {
+    for (const publishAt of ['2030-01-01T00:00:00Z', '2030-01-01T01:00:00+01:00', '2030-01-01T00:00:00.123456Z']) {
+      const created = await createPost({}, { ...validCreate, publishAt });
+      expect(created.status, about(created)).toBe(201);
+      const updated = await updatePost({ 'If-Match': '"3"' }, { publishAt });
+      expect(updated.status, about(updated)).toBe(200);
+    }
+  });
+
   it('accepts the valid bodies used above', async () => {
     expect((await createPost()).status).toBe(201);
     expect((await updatePost()).status).toBe(200);

@@ -178,6 +178,41 @@ describeOnEveryStore('content API', (make) => {
       expect((await t.activity(post.id)).map((e) => e.type)).toEqual(['unscheduled', 'updated', 'scheduled', 'scheduled', 'created']);
     });
 
+    it('accepts publishAt without a fraction or with an offset and stores it in UTC to the millisecond (201)', async () => {
+      const t = await site(make);
+      const whole = await t.create({ title: 'Whole second', publishAt: '2030-01-01T00:00:00Z' });
+      expect(whole.publishAt).toBe('2030-01-01T00:00:00.000Z');
+      const offset = await t.create({ title: 'With an offset', publishAt: '2030-01-01T01:00:00+01:00' });
+      expect(offset.publishAt).toBe('2030-01-01T00:00:00.000Z');
+      const fine = await t.create({ title: 'Microseconds', publishAt: '2029-12-31T19:30:00.123456-04:30' });
+      expect(fine.publishAt).toBe('2030-01-01T00:00:00.123Z');
+      const lower = await t.create({ title: 'Lower case', publishAt: '2030-01-01t00:00:00.5z' });
+      expect(lower.publishAt).toBe('2030-01-01T00:00:00.500Z');
+      expect((await t.getPost(offset.id)).publishAt).toBe('2030-01-01T00:00:00.000Z');
+      expect((await t.getPost(fine.id)).publishAt).toBe('2030-01-01T00:00:00.123Z');
+    });
+
+    it('accepts publishAt with an offset on PATCH and stores it in UTC to the millisecond (200)', async () => {
+      const t = await site(make);
+      const post = await t.create({ title: 'Later' });
+      expect((await t.patch(post.id, 1, { publishAt: '2030-06-01T12:00:00+02:00' })).publishAt).toBe('2030-06-01T10:00:00.000Z');
+      expect((await t.getPost(post.id)).publishAt).toBe('2030-06-01T10:00:00.000Z');
+    });
+
+    it('reads a leap second in publishAt as the first instant of the next day, as PostgreSQL does (201)', async () => {
+      const t = await site(make);
+      const post = await t.create({ title: 'Leap', publishAt: '2030-12-31T23:59:60Z' });
+      expect(post.publishAt).toBe('2031-01-01T00:00:00.000Z');
+    });
+
+    it('refuses a publishAt that is not an RFC 3339 date-time, or has no zone, with 422 at /body/publishAt', async () => {
+      const t = await site(make);
+      for (const publishAt of ['2030-01-01T00:00:00', '2030-02-30T00:00:00Z', '2030-01-01T12:00:60Z', 'tomorrow']) {
+        await expectInvalid(await t.send('POST', '/posts', { body: { title: 'x', publishAt } }), '/body/publishAt');
+      }
+      expect((await t.allPosts()).items).toEqual([]);
+    });
+
     it('refuses a past publishAt, and a publishAt on a post that is or becomes published or archived, with 422 at /body/publishAt', async () => {
       const t = await site(make);
       const draft = await t.create({ title: 'Draft' });

@@ -5,6 +5,7 @@ import { etagOf, ifNoneMatchHits, parseIfMatch, toApiPost, toApiPostSummary } fr
 import { actorOf } from '../principal.js';
 import { HttpProblem } from '../problem.js';
 import type { HandlerRegistry } from '../registry.js';
+import { requestInstant } from '../timestamps.js';
 import type { components } from '../../../../generated/api.js';
 import { API_ROOT } from '../contract.js';
 
@@ -65,7 +66,7 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
         body: body.body,
         tags: body.tags,
         status: body.status,
-        ...(body.publishAt === undefined ? {} : { publishAt: new Date(body.publishAt) }),
+        ...(body.publishAt === undefined ? {} : { publishAt: requestInstant('/publishAt', body.publishAt) }),
       };
       const idempotency =
         key === undefined ? undefined : { key, fingerprint: requestFingerprint('POST', request.path, body), render: createdAnswer };
@@ -108,7 +109,7 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
     async updatePost(request) {
       const expected = requireIfMatch(request.headers['if-match']);
       const { publishAt, ...edit } = request.body;
-      const schedule = publishAt === undefined ? {} : { publishAt: publishAt === null ? null : new Date(publishAt) };
+      const schedule = publishAt === undefined ? {} : { publishAt: publishAt === null ? null : requestInstant('/publishAt', publishAt) };
       const post = await posts.writes.update(request.params.id, expected, { ...edit, ...schedule }, actorOf(request));
       return { status: 200, body: toApiPost(post), headers: { ETag: etagOf(post.version) } };
     },

@@ -8,8 +8,10 @@ import { connect, type AddressInfo } from 'node:net';
 import type { ServerType } from '@hono/node-server';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequestEvent } from '../../src/adapters/http/app.js';
 import { serveApp } from '../../src/adapters/http/node-server.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
+import { createLogger } from '../../src/log.js';
 import { ADMIN, testServer } from '../support/http.js';
 
 const LIMIT = 2048;
@@ -236,8 +238,14 @@ describe('slow clients', () => {
   const TIMEOUTS = { headersMs: 1000, requestMs: 4000, bodyWindowMs: 500, bodyMinBytesPerSecond: 400 };
   let slowServer: ServerType;
   let slowPort: number;
+  const logLines: string[] = [];
+  const events: RequestEvent[] = [];
   beforeAll(async () => {
-    const { app } = await testServer({ store: createMemoryStore() });
+    const { app } = await testServer({
+      store: createMemoryStore(),
+      logger: createLogger('info', (line) => logLines.push(line)),
+      observers: [(event) => events.push(event)],
+    });
     slowServer = serveApp(app.fetch, { hostname: '127.0.0.1', port: 0, timeouts: TIMEOUTS });
     await new Promise((resolve) => slowServer.once('listening', resolve));
     slowPort = (slowServer.address() as AddressInfo).port;
@@ -284,6 +292,15 @@ describe('slow clients', () => {
     expect408(text);
     expect(heldMs).toBeGreaterThanOrEqual(TIMEOUTS.bodyWindowMs);
     expect(heldMs).toBeLessThan(2 * TIMEOUTS.bodyWindowMs + 500);
+  });
+
+  it('logs the request cut for its slow body as a 408 of its operation, not as an error', async () => {
+    events.length = 0;
+    logLines.length = 0;
+    expect408((await drip(post(1_000_000), 'x', 50)).text);
+    await expect.poll(() => events.length).toBe(1);
+    expect(events[0]).toMatchObject({ operationId: 'login', status: 408, problem: 'malformed-request' });
+    expect(logLines.filter((line) => (JSON.parse(line) as { level: string }).level === 'error')).toEqual([]);
   });
 
   it('answers a body that stops arriving with 408 and closes it within two windows', async () => {

@@ -302,6 +302,12 @@ export function createApp(options: AppOptions): Hono<Env> {
       }
       // A domain error that only a bug can cause (e.g. a duplicate generated id): a logged bare 500.
     }
+    if (isBodyAborted(error)) {
+      // The connection closed while the body was read: the client left, or was cut as too slow
+      // (node-server answered it 408). Nobody is there to answer; the access log says 408.
+      c.set('problem', 'malformed-request');
+      return problemResponse(new HttpProblem(408, 'malformed-request', 'The request was not received in time.'), instance);
+    }
     c.set('problem', 'internal-error');
     logger.error('unhandled error', { requestId, method: c.req.method, path: instance, error });
     return problemResponse(new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it was logged.', { requestId }), instance);
@@ -554,4 +560,9 @@ function toResponse(route: Route, path: string, reply: { status: number; body?: 
   }
   headers['content-type'] = `${media}; charset=utf-8`;
   return respond(String(reply.body), reply.status, headers);
+}
+
+/** Node's error for a request body whose connection closed before it all arrived. */
+function isBodyAborted(error: unknown): boolean {
+  return error instanceof Error && error.message === 'aborted' && (error as NodeJS.ErrnoException).code === 'ECONNRESET';
 }

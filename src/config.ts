@@ -73,7 +73,7 @@ interface LoginThrottleConfig {
 }
 
 /** See `RequestTimeouts` in the HTTP adapter (node-server.ts). */
-export interface RequestTimeoutsConfig {
+interface RequestTimeoutsConfig {
   headersMs: number;
   requestMs: number;
   bodyWindowMs: number;

@@ -2,8 +2,8 @@ import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Owner only: what a data directory and everything in it are kept at. */
-export const PRIVATE_DIR_MODE = 0o700;
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * Creates `dir` (and missing parents) if needed and makes it 0700 whatever the umask, so that

@@ -11,7 +11,8 @@ const root = new URL('..', import.meta.url).pathname;
 rmSync(`${root}dist`, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: ['src/main.ts'],
+  // The HTML renderer's worker thread is a file of its own, beside main.js (html-renderer.ts starts it).
+  entryPoints: ['src/main.ts', 'src/adapters/http/content/markdown-worker.ts'],
   outdir: 'dist',
   entryNames: '[name]',
   // Next to main.js, not below it: src/paths.ts finds the root one folder up from whichever file holds it.

@@ -2,17 +2,17 @@ import type { ContentQueries } from '../../../app/content-queries.js';
 import type { Post, PostSummary } from '../../../domain/index.js';
 import { cacheControlOf, httpDateOf, isNotModified, strongEtagOf, type CachePolicy } from '../content/conditional.js';
 import type { SiteInfo } from '../content/feeds.js';
+import { HtmlRenderer, htmlEtagsOf } from '../content/html-renderer.js';
 import type { HandlerRegistry } from '../registry.js';
 import type { components } from '../../../../generated/api.js';
 
 type Schemas = components['schemas'];
 
-// The feeds (feed, xmlbuilder2) and the HTML renderer (markdown-it, sanitize-html) are loaded on
-// first use: most servers never render either, and parsing them would add to every start.
+// The feeds (feed, xmlbuilder2) are loaded on first use: most servers never write one, and parsing
+// them would add to every start. The HTML renderer (markdown-it, sanitize-html) only ever loads in
+// its worker thread, started on the first include=html.
 let feedsModule: Promise<typeof import('../content/feeds.js')> | undefined;
 const feeds = () => (feedsModule ??= import('../content/feeds.js'));
-let markdownModule: Promise<typeof import('../content/markdown-html.js')> | undefined;
-const markdown = () => (markdownModule ??= import('../content/markdown-html.js'));
 
 type ContentHandlers = Pick<
   HandlerRegistry,
@@ -22,6 +22,8 @@ type ContentHandlers = Pick<
 export interface ContentSite {
   site: SiteInfo;
   cache: CachePolicy;
+  /** Renders `include=html` (default: one over `site.siteUrl` with its default budget). */
+  renderer?: HtmlRenderer;
 }
 
 /** What readers see of a post: no version, status or anything else internal. */
@@ -39,12 +41,8 @@ function toContentSummary(post: PostSummary): Schemas['ContentPostSummary'] {
   };
 }
 
-async function toContentPost(post: Post, html: boolean, siteUrl: string): Promise<Schemas['ContentPost']> {
-  return {
-    ...toContentSummary(post),
-    body: post.body,
-    ...(html ? { html: (await markdown()).renderMarkdown(post.body, siteUrl) } : {}),
-  };
+function toContentPost(post: Post): Schemas['ContentPost'] {
+  return { ...toContentSummary(post), body: post.body };
 }
 
 /** The conditional request headers every content operation declares. */
@@ -54,16 +52,18 @@ interface Conditions {
 }
 
 /**
- * Content operations: every answer is public and cacheable, with a strong ETag of its bytes and a
- * Last-Modified, and 304 when the client's copy is current (see `isNotModified`).
+ * Content operations: every answer is public and cacheable, with a strong ETag of its bytes (for a
+ * post with its HTML, of what fixes them: see `withHtml`) and a Last-Modified, and 304 when the
+ * client's copy is current (see `isNotModified`).
  */
-export function contentHandlers(content: ContentQueries, { site, cache }: ContentSite): ContentHandlers {
+export function contentHandlers(content: ContentQueries, { site, cache, renderer }: ContentSite): ContentHandlers {
   const cacheControl = cacheControlOf(cache);
+  const html = renderer ?? new HtmlRenderer({ siteUrl: site.siteUrl });
 
-  /** 200 with `body`, or 304 when the request's conditions hold; `text` is the bytes sent. */
-  function conditional<B>(headers: Conditions, body: B, text: string, lastModified: Date) {
+  /** 200 with `body`, or 304 when the request's conditions hold; `etag` names the bytes sent. */
+  function conditional<B>(headers: Conditions, body: B, etag: string, lastModified: Date) {
     const replyHeaders = {
-      ETag: strongEtagOf(text),
+      ETag: etag,
       'Last-Modified': httpDateOf(lastModified),
       'Cache-Control': cacheControl,
       'Access-Control-Allow-Origin': '*' as const,
@@ -76,7 +76,29 @@ export function contentHandlers(content: ContentQueries, { site, cache }: Conten
     return notModified ? { status: 304 as const, headers: replyHeaders } : { status: 200 as const, body, headers: replyHeaders };
   }
 
-  const json = <B>(headers: Conditions, body: B, lastModified: Date) => conditional(headers, body, JSON.stringify(body), lastModified);
+  const json = <B>(headers: Conditions, body: B, lastModified: Date) =>
+    conditional(headers, body, strongEtagOf(JSON.stringify(body)), lastModified);
+
+  /**
+   * A post with `html`. Its bytes are fixed by the post's id and version, the renderer's version
+   * and the site's address, so the ETag hashes those and a 304 renders nothing; the HTML comes
+   * from `HtmlRenderer` (a worker with a time budget, cached by id and version). A body it cannot
+   * render in time is answered without `html`, `no-store`, under an ETag of its own.
+   */
+  async function withHtml(headers: Conditions, post: Post) {
+    const etags = htmlEtagsOf(post, site.siteUrl);
+    const answer = conditional(headers, undefined, etags.rendered, post.updatedAt);
+    if (answer.status === 304) return answer;
+    const rendered = await html.html(post);
+    if (rendered === null) {
+      const replyHeaders = { ...answer.headers, ETag: etags.unrendered, 'Cache-Control': 'no-store' };
+      return { status: 200 as const, body: toContentPost(post), headers: replyHeaders };
+    }
+    return { ...answer, body: { ...toContentPost(post), html: rendered } };
+  }
+
+  const postAnswer = (headers: Conditions, post: Post, include: 'html' | undefined) =>
+    include === 'html' ? withHtml(headers, post) : json(headers, toContentPost(post), post.updatedAt);
 
   /** The last change to any post, or the epoch on a site that never had one. */
   const lastChange = async () => (await content.lastChange()) ?? new Date(0);
@@ -103,13 +125,11 @@ export function contentHandlers(content: ContentQueries, { site, cache }: Conten
     },
 
     async getContentPost({ params, query, headers }) {
-      const post = await content.get(params.id);
-      return json(headers, await toContentPost(post, query.include === 'html', site.siteUrl), post.updatedAt);
+      return postAnswer(headers, await content.get(params.id), query.include);
     },
 
     async getContentPostBySlug({ params, query, headers }) {
-      const post = await content.getBySlug(params.slug);
-      return json(headers, await toContentPost(post, query.include === 'html', site.siteUrl), post.updatedAt);
+      return postAnswer(headers, await content.getBySlug(params.slug), query.include);
     },
 
     async listContentTags({ headers }) {
@@ -120,13 +140,13 @@ export function contentHandlers(content: ContentQueries, { site, cache }: Conten
     async getAtomFeed({ query, headers }) {
       const { entries, updated, options } = await feedPosts(query.tag);
       const xml = (await feeds()).atomFeed(site, entries, options);
-      return conditional(headers, xml, xml, updated);
+      return conditional(headers, xml, strongEtagOf(xml), updated);
     },
 
     async getRssFeed({ query, headers }) {
       const { entries, updated, options } = await feedPosts(query.tag);
       const xml = (await feeds()).rssFeed(site, entries, options);
-      return conditional(headers, xml, xml, updated);
+      return conditional(headers, xml, strongEtagOf(xml), updated);
     },
 
     async getSitemap({ headers }) {
@@ -135,7 +155,7 @@ export function contentHandlers(content: ContentQueries, { site, cache }: Conten
         site,
         posts.map((post) => ({ slug: post.slug, lastModified: post.updatedAt })),
       );
-      return conditional(headers, xml, xml, changed);
+      return conditional(headers, xml, strongEtagOf(xml), changed);
     },
   };
 }

@@ -57,15 +57,16 @@ describe('IdempotentRunner', () => {
     expect(ran).toBe(false);
   });
 
-  it("answers 'in flight' with the seconds left of the holder's lease", async () => {
+  it("answers 'in flight' with a retry after 1 second, not the 30 s left of the holder's lease", async () => {
     const { store, clock, runner } = setup();
     await claimElsewhere(store, clock);
-    clock.advance(10_500);
 
     const error = await runner.inOneTransaction(actor, keyed(), async () => 1).catch((e: unknown) => e);
+    const stepped = await runner.inSteps(actor, keyed(), async () => 1).catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(IdempotencyKeyInFlightError);
-    expect((error as IdempotencyKeyInFlightError).retryAfterSeconds).toBe(20);
+    expect((error as IdempotencyKeyInFlightError).retryAfterSeconds).toBe(1);
+    expect((stepped as IdempotencyKeyInFlightError).retryAfterSeconds).toBe(1);
   });
 
   it('releases the key when the work fails, so a retry runs it', async () => {

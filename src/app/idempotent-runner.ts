@@ -41,6 +41,9 @@ export interface IdempotencyTimes {
   ttlMs: number;
 }
 
+/** The Retry-After of a 409 for a key in flight: the shortest the header can say. */
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+
 /**
  * Runs writes under an Idempotency-Key: claims the key atomically, replays a completed answer,
  * refuses a key in flight (409) or reused with a different request (422), and releases the key
@@ -132,7 +135,9 @@ export class IdempotentRunner {
       case 'completed':
         return { replayed: true, response: claim.response };
       case 'in_flight':
-        throw new IdempotencyKeyInFlightError(Math.max(1, Math.ceil(claim.retryAfterMs / 1000)));
+        // Not the lease left (`claim.retryAfterMs`, up to the whole lease): that is how long a
+        // holder that crashed keeps the key, while one that runs is usually done in milliseconds.
+        throw new IdempotencyKeyInFlightError(IN_FLIGHT_RETRY_AFTER_SECONDS);
       case 'mismatch':
         throw new IdempotencyKeyReusedError();
     }

@@ -176,7 +176,7 @@ export class InvalidTransitionError extends DomainError {
 export class IdempotencyKeyInFlightError extends DomainError {
   readonly code = 'idempotency_key_in_flight' as const;
 
-  /** `retryAfterSeconds`: when the running request's lease runs out, rounded up (at least 1). */
+  /** `retryAfterSeconds`: when to ask again (at least 1); never the lease, which only bounds a crashed holder. */
   constructor(readonly retryAfterSeconds = 1) {
     super('A request with this idempotency key is still being processed.');
   }

@@ -24,9 +24,9 @@ export class History {
     await Promise.all([repos.revisions.append(revisionOf(post, actor)), this.event(repos, post, type, actor)]);
   }
 
-  /** What `PostRepository.createRecorded` stores with a new post: its revision and `created` event by `actor`. */
-  creation(actor: Actor): CreationRecord {
-    return { actor, eventId: this.#ids.next(), occurredAt: this.#clock.now() };
+  /** What `PostRepository.createRecorded` stores with a new post: its revision and `created` event by `actor`, at `at` (now). */
+  creation(actor: Actor, at: Date = this.#clock.now()): CreationRecord {
+    return { actor, eventId: this.#ids.next(), occurredAt: at };
   }
 
   /** The activity event alone (a deletion has no revision to keep). */

@@ -78,7 +78,7 @@ export class PostWrites {
         publishAt,
       };
       return createWithFreeSlug(repos, input.slug, input.title, (slug) =>
-        repos.posts.createRecorded({ ...draft, slug }, this.#history.creation(actor)),
+        repos.posts.createRecorded({ ...draft, slug }, this.#history.creation(actor, now)),
       );
     };
     // `createRecorded` stores the post with its revision and event atomically by itself (a rule of

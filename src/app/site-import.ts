@@ -29,7 +29,15 @@ export type ImportedPost = Pick<Post, 'title' | 'slug' | 'excerpt' | 'body' | 't
 };
 
 export type ImportSkipReason =
-  'not_a_post' | 'too_large' | 'invalid_front_matter' | 'invalid_post' | 'slug_taken' | 'duplicate' | 'checksum_mismatch' | 'conflict';
+  | 'not_a_post'
+  | 'too_large'
+  | 'invalid_front_matter'
+  | 'invalid_post'
+  | 'slug_taken'
+  | 'duplicate'
+  | 'checksum_mismatch'
+  | 'conflict'
+  | 'deleted';
 
 /** One file of the archive: a post, or why it is not one (decided while reading it). */
 export type ImportFile =
@@ -84,7 +92,8 @@ interface Claimed {
 
 /**
  * Imports posts file by file: each file is matched to a post by its id, else by its slug, and
- * compared field by field. A dry run only reads. Applying writes each post on its own (its
+ * compared field by field. A file whose id is that of a deleted post is skipped (`deleted`): an
+ * import never brings a deleted post back under its id. A dry run only reads. Applying writes each post on its own (its
  * revision and activity event by the importing user in the same atomic write), so one bad file
  * never undoes or stops the others; a file whose post changed while it was planned is planned
  * again. Two files of one archive naming the same post or slug: the first wins, the second is a
@@ -240,6 +249,12 @@ export class SiteImport {
     if (before === null) {
       // A file without an id is the post that holds its slug; one with an id is a post of its own.
       if (holder !== null && post.id === null) before = holder;
+      else if (post.id !== null && (await this.#wasDeleted(post.id)))
+        return {
+          action: 'skip',
+          reason: 'deleted',
+          detail: `The post ${post.id} was deleted from this site; an import does not bring a deleted post back under its id.`,
+        };
       else if (holder !== null)
         return { action: 'skip', reason: 'slug_taken', detail: `The post ${holder.id} already uses the slug ${post.slug}.` };
       else return { action: 'create', post, tags };
@@ -251,11 +266,18 @@ export class SiteImport {
     return { action: 'update', post, tags, before, changed };
   }
 
+  /** Whether a post of this id was deleted: its `deleted` activity event outlives it. */
+  async #wasDeleted(id: string): Promise<boolean> {
+    const { items } = await this.#store.activity.list({ postId: id, type: 'deleted', limit: 1 });
+    return items.length > 0;
+  }
+
   async #apply(plan: Extract<Plan, { action: 'create' | 'update' }>, actor: Actor): Promise<Post> {
     const now = this.#clock.now();
     const { post, tags } = plan;
     if (plan.action === 'create') {
-      return this.#store.posts.createRecorded(newPostOf(post, tags, this.#newId, now), this.#history.creation(actor));
+      // The post keeps its own dates; its first revision and `created` event are the import's, made now.
+      return this.#store.posts.createRecorded(newPostOf(post, tags, this.#newId, now), this.#history.creation(actor, now));
     }
     const { before } = plan;
     const changes: PostChanges = {};

@@ -247,6 +247,56 @@ describeOnEveryStore('importSite', (make) => {
     });
   });
 
+  describe('what an import writes', () => {
+    it('skips, as deleted, a file whose id is that of a deleted post: the post stays deleted, the others are imported (200)', async () => {
+      const t = await setup(make);
+      const kept = await t.create({ title: 'Kept', slug: 'kept' });
+      const gone = await t.create({ title: 'Gone', slug: 'gone' });
+      const files = await exportFlat(t);
+      expect((await t.send('DELETE', `/posts/${gone.id}`, { headers: { 'if-match': '"1"' } })).status).toBe(204);
+      const events = (await t.activity()).length;
+      for (const mode of ['dry-run', 'apply'] as const) {
+        const report = await reportOf(await importZip(t, zipSync(files), mode));
+        expect(byPath(report)['gone.md']).toMatchObject({ action: 'skip', reason: 'deleted', id: null, slug: 'gone' });
+        expect(byPath(report)['gone.md']!.detail).toContain(gone.id);
+        expect(byPath(report)['kept.md']).toMatchObject({ action: 'unchanged', id: kept.id });
+      }
+      expect((await t.send('GET', `/posts/${gone.id}`)).status).toBe(404);
+      expect((await t.allPosts()).items.map((p) => p.id)).toEqual([kept.id]);
+      expect(await t.activity()).toHaveLength(events);
+      // Without its id (not an export: no manifest), the same file is a new post with a new id.
+      const { 'gone.md': goneFile } = files;
+      const asMarkdown = await reportOf(await importZip(t, zipSync({ 'gone.md': goneFile! })));
+      expect(asMarkdown.items[0]).toMatchObject({ action: 'create', slug: 'gone' });
+      expect(asMarkdown.items[0]!.id).not.toBe(gone.id);
+    });
+
+    it("stamps a created post's revision and created event with the time of the import; the post keeps its own dates", async () => {
+      const t = await setup(make);
+      const start = Date.now();
+      const report = await reportOf(
+        await importZip(
+          t,
+          zipOf({
+            '_posts/1999-01-02-old.md': '---\ntitle: Old\ndate: 1999-01-02 03:04:05 +0000\nlast_modified_at: 1999-02-03\n---\nBody\n',
+          }),
+        ),
+      );
+      const id = report.items[0]!.id!;
+      expect(await t.getPost(id)).toMatchObject({
+        createdAt: '1999-01-02T03:04:05.000Z',
+        publishedAt: '1999-01-02T03:04:05.000Z',
+        updatedAt: '1999-02-03T00:00:00.000Z',
+      });
+      const [revision] = await t.revisions(id);
+      const [event] = await t.activity(id);
+      for (const at of [revision!.createdAt, event!.occurredAt]) {
+        expect(Date.parse(at)).toBeGreaterThanOrEqual(start);
+        expect(Date.parse(at)).toBeLessThanOrEqual(Date.now());
+      }
+    });
+  });
+
   describe('a MarginCMS export', () => {
     it('export → import into an empty site → export gives the same files byte for byte, ids and timestamps kept', async () => {
       const source = await setup(make);

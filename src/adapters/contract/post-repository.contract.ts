@@ -338,7 +338,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
         const expected: Post = { ...input, version: 1, updatedAt: new Date('2026-03-04T05:06:07.891Z') };
         expect(created).toStrictEqual(expected);
         expect(await posts().get(input.id)).toStrictEqual(expected);
-        expect(await store().revisions.get(input.id, 1)).toStrictEqual(revisionOf(expected));
+        expect(await store().revisions.get(input.id, 1)).toStrictEqual(revisionOf(expected, { createdAt: occurredAt }));
         const { revisions, events } = await historyOf(input.id);
         expect(revisions.map((r) => r.version)).toStrictEqual([1]);
         expect(events).toStrictEqual([
@@ -352,6 +352,20 @@ export function describePostRepositoryContract(make: MakeStore): void {
             occurredAt,
           },
         ]);
+      });
+
+      it("createRecorded makes the first revision at record.occurredAt, not at the post's own dates (an imported post of 1999)", async () => {
+        const old = new Date('1999-02-03T04:05:06.789Z');
+        const occurredAt = new Date('2026-03-04T05:06:07.999Z');
+        const created = await posts().createRecorded(
+          newPost(1, { createdAt: old, updatedAt: new Date('1999-03-01T00:00:00.001Z'), publishedAt: old, status: 'published' }),
+          record(1, occurredAt),
+        );
+        expect(created).toMatchObject({ createdAt: old, updatedAt: new Date('1999-03-01T00:00:00.001Z'), publishedAt: old });
+        expect((await store().revisions.get(ulid(1), 1))?.createdAt).toStrictEqual(occurredAt);
+        const { revisions, events } = await historyOf(ulid(1));
+        expect(revisions.map((r) => r.createdAt)).toStrictEqual([occurredAt]);
+        expect(events.map((e) => e.occurredAt)).toStrictEqual([occurredAt]);
       });
 
       it('createRecorded with a taken slug throws SlugTakenError and stores no post, revision or event', async () => {

@@ -136,7 +136,7 @@ export class MemoryPostRepository implements PostRepository {
       const history = data.revisions.get(post.id) ?? new Map<number, Revision>();
       if (history.has(1)) throw new VersionConflictError(1, Math.max(...history.keys()));
       const stored = insert(data, post);
-      history.set(1, revisionOf(stored, record.actor));
+      history.set(1, { ...revisionOf(stored, record.actor), createdAt: copyDate(record.occurredAt) });
       data.revisions.set(post.id, history);
       data.activity.set(record.eventId, {
         id: record.eventId,

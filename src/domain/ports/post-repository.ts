@@ -27,7 +27,7 @@ export interface CreationRecord {
   actor: Actor;
   /** The id of the `created` activity event. */
   eventId: string;
-  /** When the `created` event occurred. */
+  /** When the `created` event occurred, and the time of the first revision. */
   occurredAt: Date;
 }
 
@@ -99,9 +99,9 @@ export interface TagCount {
  * - `create` stores a post at version 1 with `updatedAt = createdAt` (or the `updatedAt` it is
  *   given) and returns it as stored.
  * - `createRecorded(post, record)` is `create` with the start of the post's history in the same
- *   atomic write: its first revision (`revisionOf` the stored post, by `record.actor`) and a
- *   `created` activity event (`record.eventId` at `record.occurredAt`, the post's title, version
- *   1). All three are stored or none is: a taken slug throws `SlugTakenError`, a duplicate id
+ *   atomic write: its first revision (`revisionOf` the stored post, by `record.actor`, made at
+ *   `record.occurredAt` whatever the post's own dates) and a `created` activity event
+ *   (`record.eventId` at `record.occurredAt`, the post's title, version 1). All three are stored or none is: a taken slug throws `SlugTakenError`, a duplicate id
  *   `DuplicateIdError`, and neither leaves a revision or an event behind. It is atomic by itself,
  *   outside a unit of work as inside one.
  * - Slugs are unique across every post whatever its status: `create` or `update` with a slug that

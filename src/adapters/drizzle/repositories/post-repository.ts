@@ -179,7 +179,8 @@ function createRecordedStatement(db: Database) {
             tags: p.tags,
             status: p.status,
             wordCount: p.wordCount,
-            createdAt: p.updatedAt,
+            // The revision is made when the event occurs, whatever the post's own dates (an import keeps them).
+            createdAt: sql<Date>`${slot('occurredAt')}::timestamptz`.as('created_at'),
             actorId,
             actorName,
           })

@@ -28,7 +28,7 @@ const markdown = (matter: string) => encoder.encode(`---\n${matter}\n---\nThe bo
 const repeated = (unit: string, bytes: number) => unit.repeat(Math.floor(bytes / unit.length));
 
 /** YAML front matter of distinct keys (`k0: 0`, `k1: 1`, …), about `bytes` long. */
-export function manyKeysYaml(bytes: number): string {
+function manyKeysYaml(bytes: number): string {
   const lines: string[] = [];
   for (let i = 0, size = 0; size < bytes; i++) {
     const line = `k${i}: ${i}`;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { HttpProblem } from '../problem.js';
 import { checkArchive, type ArchiveLimits } from './archive.js';
 import { dateOf, importedPostOf } from './conventions.js';
+import { MAX_MANIFEST_BYTES } from './import-files.js';
 import {
   MAX_FRONT_MATTER_BYTES,
   MAX_FRONT_MATTER_DEPTH,
@@ -147,6 +148,22 @@ describe('splitFrontMatter', () => {
     expect(splitFrontMatter('---\ntitle: A\ntitle: B\n---\n')).toEqual({ error: expect.stringContaining('does not parse') });
     expect(splitFrontMatter('+++\ntitle = \n+++\n')).toEqual({ error: expect.stringContaining('TOML front matter does not parse') });
     expect(splitFrontMatter('---\n- a\n---\n')).toEqual({ error: expect.stringContaining('not a mapping') });
+  });
+});
+
+describe('MAX_MANIFEST_BYTES', () => {
+  it('holds the manifest of a 100,000-post export whose every post has the longest slug, in the Hugo layout', () => {
+    const entry = {
+      path: `content/posts/${'s'.repeat(100)}.md`,
+      id: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS',
+      bytes: 1_048_576,
+      sha256: 'f'.repeat(64),
+    };
+    // As the export writes it: pretty-printed, so each entry costs what a second one adds.
+    const size = (files: unknown[]) => JSON.stringify({ format: 'margincms-export', version: 1, files }, null, 2).length;
+    const perPost = size([entry, entry]) - size([entry]);
+    expect(perPost).toBe(297);
+    expect(size([entry]) + perPost * 100_000).toBeLessThan(MAX_MANIFEST_BYTES);
   });
 });
 

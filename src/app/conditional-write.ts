@@ -64,7 +64,7 @@ export async function writeIfMatches<T>(
       if (!current) throw new NotFoundError('post', id);
       // Out of attempts while the post still matches: it kept changing (no version to blame).
       if (satisfies(current, expected)) {
-        if (attempt >= RACE_ATTEMPTS) throw new PreconditionFailedError([], current);
+        if (attempt >= RACE_ATTEMPTS) throw new PreconditionFailedError(expected === '*' ? [] : expected, current, true);
       } else {
         throw new PreconditionFailedError(expected === '*' ? [] : expected, current);
       }

@@ -108,18 +108,22 @@ export class PreconditionFailedError extends DomainError {
   readonly code = 'precondition_failed' as const;
 
   /**
-   * @param expected the versions the client based its change on (empty when it sent `*` and every
-   *   attempt lost a race to another write)
+   * @param expected the versions the client based its change on (empty when it sent `*`, or named
+   *   no version at all)
    * @param current the post as it is now
+   * @param keptChanging the post still matched, but every attempt lost a race to another write
    */
   constructor(
     readonly expected: readonly number[],
     readonly current: Post,
+    readonly keptChanging = false,
   ) {
     super(
-      expected.length === 0
+      keptChanging
         ? `The post kept changing while the write was retried; the current version is ${current.version}.`
-        : `Version ${expected.join(', ')} is not the current version, ${current.version}.`,
+        : expected.length === 0
+          ? `The request names no version of the post; the current version is ${current.version}.`
+          : `Version ${expected.join(', ')} is not the current version, ${current.version}.`,
     );
   }
 }

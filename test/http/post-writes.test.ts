@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FixedClock } from '../support/http.js';
 import { describeOnEveryStore } from '../support/stores.js';
-import { expectInvalid, expectProblem, expectUnauthorized, setup, UNKNOWN_ID, type ApiPost } from './helpers.js';
+import { expectInvalid, expectProblem, expectUnauthorized, peek, setup, UNKNOWN_ID, type ApiPost } from './helpers.js';
 
 const DAY = 86_400_000;
 
@@ -87,7 +87,7 @@ describeOnEveryStore('posts: update and delete', (make) => {
       const t = await setup(make);
       const post = await t.create({ title: 'Guarded' });
       const current = await t.patch(post.id, 1, { title: 'Moved on' });
-      for (const ifMatch of ['"1"', 'W/"2"', '"3", "4"', 'garbage']) {
+      for (const ifMatch of ['"1"', 'W/"2"', '"3", "4"', '"abc"']) {
         const response = await t.send('PATCH', `/posts/${post.id}`, { body: { title: 'Lost update' }, headers: { 'if-match': ifMatch } });
         const problem = await expectProblem(response, 412, 'precondition-failed');
         expect(problem.current, ifMatch).toEqual(current);
@@ -95,6 +95,46 @@ describeOnEveryStore('posts: update and delete', (make) => {
       }
       expect(await t.getPost(post.id)).toEqual(current);
       expect(await t.revisions(post.id)).toHaveLength(2);
+    });
+
+    it('answers a weak If-Match, even W/ of the current ETag, with 412 saying weak tags never match, and changes nothing', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Guarded' });
+      for (const ifMatch of ['W/"1"', 'W/"1", W/"2"', ' W/"1" ,']) {
+        const response = await t.send('PATCH', `/posts/${post.id}`, { body: { title: 'Weak' }, headers: { 'if-match': ifMatch } });
+        const problem = await expectProblem(response, 412, 'precondition-failed');
+        expect(problem.detail, ifMatch).toBe(
+          'If-Match names no strong ETag of this post; weak tags (W/"…") never match, as If-Match uses the strong comparison (RFC 9110 §13.1.1). The current ETag is "1".',
+        );
+        expect(problem.detail).not.toMatch(/kept changing/);
+        expect(problem.current).toEqual(post);
+        expect(response.headers.get('etag')).toBe('"1"');
+      }
+      const deleted = await t.send('DELETE', `/posts/${post.id}`, { headers: { 'if-match': 'W/"1"' } });
+      expect((await expectProblem(deleted, 412, 'precondition-failed')).detail).toMatch(/weak tags .* never match/);
+      const restored = await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'if-match': 'W/"1"' } });
+      expect((await expectProblem(restored, 412, 'precondition-failed')).detail).toMatch(/weak tags .* never match/);
+      expect(await t.getPost(post.id)).toEqual(post);
+      expect(await t.revisions(post.id)).toHaveLength(1);
+    });
+
+    it('answers a malformed If-Match with 422 at /headers/if-match saying what it must be, and changes nothing', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Guarded' });
+      for (const ifMatch of ['abc', '1', '"1', '"1" "2"', 'W/1', 'w/"1"', '*, "1"', ',', '']) {
+        const response = await t.send('PATCH', `/posts/${post.id}`, { body: { title: 'x' }, headers: { 'if-match': ifMatch } });
+        const problem = await expectInvalid(response, '/headers/if-match');
+        expect(problem.detail, ifMatch).toBe('If-Match is not * or a list of quoted entity tags such as "3".');
+        expect(problem.errors, ifMatch).toEqual([
+          { pointer: '/headers/if-match', message: 'must be * or a comma-separated list of quoted entity tags such as "3"' },
+        ]);
+      }
+      await expectInvalid(await t.send('DELETE', `/posts/${post.id}`, { headers: { 'if-match': 'abc' } }), '/headers/if-match');
+      await expectInvalid(
+        await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'if-match': 'abc' } }),
+        '/headers/if-match',
+      );
+      expect(await t.getPost(post.id)).toEqual(post);
     });
 
     it('accepts If-Match: * and a list naming the current ETag', async () => {
@@ -106,6 +146,11 @@ describeOnEveryStore('posts: update and delete', (make) => {
       const list = await t.send('PATCH', `/posts/${post.id}`, { body: { excerpt: 'listed' }, headers: { 'if-match': '"7", "2"' } });
       expect(list.status).toBe(200);
       expect(((await list.json()) as ApiPost).version).toBe(3);
+      const mixed = await t.send('PATCH', `/posts/${post.id}`, {
+        body: { excerpt: 'mixed' },
+        headers: { 'if-match': 'W/"3", ,"a,b", "3"' },
+      });
+      expect(mixed.status, await peek(mixed)).toBe(200);
     });
 
     it('answers 404 for an unknown post, even with If-Match: *', async () => {

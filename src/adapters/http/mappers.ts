@@ -78,18 +78,35 @@ export function etagOf(version: number): string {
 }
 
 /**
- * The versions an If-Match header accepts: `*`, or the strong entity tags it lists. Weak tags
- * never match (RFC 9110 §13.1.1 uses the strong comparison) and anything unparsable matches
- * nothing, so it ends in a 412.
+ * One element of an If-Match list (RFC 9110 §8.8.3): an optional `W/`, then a quoted opaque tag of
+ * visible ASCII but `"`, or obs-text; then optional whitespace and a comma, or the end.
  */
-export function parseIfMatch(header: string): readonly number[] | '*' {
+const ENTITY_TAG = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|$)/y;
+/** An opaque tag this server writes: a version in decimal. */
+const VERSION_TAG = /^[1-9][0-9]{0,9}$/;
+
+/**
+ * What an If-Match header asks for: `*`, or the versions its strong entity tags name; null when it
+ * is neither `*` nor a list of entity tags (`abc`, `3`, `"3`, an empty list). Weak tags never
+ * match (If-Match uses the strong comparison, RFC 9110 §13.1.1), and neither do strong tags that
+ * are not a version this server writes (`"abc"`): both are left out, so a list of nothing else
+ * names no version and ends in a 412.
+ */
+export function parseIfMatch(header: string): readonly number[] | '*' | null {
   if (header.trim() === '*') return '*';
   const versions: number[] = [];
-  for (const tag of header.split(',')) {
-    const match = /^\s*"([1-9][0-9]{0,9})"\s*$/.exec(tag);
-    if (match?.[1]) versions.push(Number(match[1]));
+  let tags = 0;
+  ENTITY_TAG.lastIndex = 0;
+  while (ENTITY_TAG.lastIndex < header.length) {
+    const at = ENTITY_TAG.lastIndex;
+    const match = ENTITY_TAG.exec(header);
+    if (match === null || ENTITY_TAG.lastIndex === at) return null;
+    const [, weak, opaque] = match;
+    if (opaque === undefined) continue; // an empty list element, which a recipient skips (RFC 9110 §5.6.1.2)
+    tags++;
+    if (weak === undefined && VERSION_TAG.test(opaque)) versions.push(Number(opaque));
   }
-  return versions;
+  return tags === 0 ? null : versions;
 }
 
 /** Whether an If-None-Match header matches the current version (weak comparison, `*` matches). */

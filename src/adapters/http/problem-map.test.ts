@@ -29,6 +29,16 @@ describe('the problem table', () => {
     expect(problem.detail).toBe('If-Match "2" does not match the current version 4.');
   });
 
+  it('says a 412 whose If-Match named no strong ETag is about weak tags, and only a write that kept losing races kept changing', () => {
+    const named = problemFromDomainError(new PreconditionFailedError([], post));
+    expect(named.detail).toBe(
+      'If-Match names no strong ETag of this post; weak tags (W/"…") never match, as If-Match uses the strong comparison (RFC 9110 §13.1.1). The current ETag is "4".',
+    );
+    const raced = problemFromDomainError(new PreconditionFailedError([4], post, true));
+    expect(raced.detail).toBe('The post kept changing while the write was retried; the current version is 4.');
+    expect([named.status, raced.status]).toEqual([412, 412]);
+  });
+
   it('treats a lost race that reached the transport as a bug, never as a 412 without the current post', () => {
     expect(problemFromDomainError(new VersionConflictError(2, 3)).status).toBe(500);
   });

@@ -25,9 +25,12 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
     new HttpProblem(
       412,
       'precondition-failed',
-      e.expected.length === 0
+      e.keptChanging
         ? e.message
-        : `If-Match ${e.expected.map(etagOf).join(', ')} does not match the current version ${e.current.version}.`,
+        : e.expected.length === 0
+          ? // If-Match named no strong ETag of this server's (`*` always matches an existing post).
+            `If-Match names no strong ETag of this post; weak tags (W/"…") never match, as If-Match uses the strong comparison (RFC 9110 §13.1.1). The current ETag is ${etagOf(e.current.version)}.`
+          : `If-Match ${e.expected.map(etagOf).join(', ')} does not match the current version ${e.current.version}.`,
       { current: toApiPost(e.current) },
       { etag: etagOf(e.current.version) },
     ),

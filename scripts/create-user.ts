@@ -12,9 +12,10 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { createArgon2PasswordHasher } from '../src/adapters/crypto/argon2-password-hasher.js';
+import { createZxcvbnPasswordPolicy } from '../src/adapters/crypto/zxcvbn-password-policy.js';
 import { createUlidIds } from '../src/adapters/system/ulid-ids.js';
 import { ConfigError, loadDatabaseConfig } from '../src/config.js';
-import { passwordProblem, systemClock } from '../src/domain/index.js';
+import { systemClock } from '../src/domain/index.js';
 import { createLogger } from '../src/log.js';
 import { openStore } from '../src/open-store.js';
 import { createOrResetUser } from '../src/app/users.js';
@@ -64,7 +65,8 @@ async function main(): Promise<number> {
   const password = fromEnv !== undefined && fromEnv !== '' ? fromEnv : await readPasswordFromStdin();
   if (password === '') throw new UsageError('no password: set ADMIN_PASSWORD or give it on the first line of standard input');
   // Checked before the database is opened (or, embedded, created); the use case checks it too.
-  const problem = passwordProblem(password);
+  const passwords = createZxcvbnPasswordPolicy();
+  const problem = await passwords.problem(password, [email, name]);
   if (problem !== null) throw new UsageError(`the password ${problem}`);
 
   const database = loadDatabaseConfig(process.env);
@@ -73,7 +75,14 @@ async function main(): Promise<number> {
     createLogger('error', (line) => process.stderr.write(line + '\n')),
   );
   try {
-    const deps = { users: store.users, hasher: createArgon2PasswordHasher(), ids: createUlidIds(systemClock), clock: systemClock };
+    const deps = {
+      users: store.users,
+      refreshTokens: store.refreshTokens,
+      hasher: createArgon2PasswordHasher(),
+      passwords,
+      ids: createUlidIds(systemClock),
+      clock: systemClock,
+    };
     const { user, created } = await createOrResetUser(deps, { email, name, password });
     process.stdout.write(`${created ? 'created' : 'updated'} ${user.email}\n`);
   } finally {

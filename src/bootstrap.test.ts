@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.js';
+import { createZxcvbnPasswordPolicy } from './adapters/crypto/zxcvbn-password-policy.js';
 import { createMemoryStore } from './adapters/memory/store.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
 import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
-import { loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { FixedClock, type Store } from './domain/index.js';
 
 const clock = new FixedClock(new Date('2026-12-01T10:00:00.000Z'));
@@ -23,8 +24,10 @@ afterEach(() => {
   for (const dir of directories.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+const passwords = createZxcvbnPasswordPolicy();
+
 function deps(store: Store) {
-  return { store, hasher, ids: createUlidIds(clock), clock };
+  return { store, hasher, passwords, ids: createUlidIds(clock), clock };
 }
 
 describe('ensureFirstAdmin', () => {
@@ -55,6 +58,17 @@ describe('ensureFirstAdmin', () => {
     // Another fresh database gets another password.
     const other = await ensureFirstAdmin(config, deps(createMemoryStore()));
     expect(other!.generatedPassword).not.toBe(password);
+  });
+
+  it('refuses an ADMIN_PASSWORD that is long enough but easy to guess with a ConfigError naming it, creating no user', async () => {
+    const store = createMemoryStore();
+    const config = loadConfig({ DATA_DIR: tempDir(), ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'aaaaaaaaaaaa' });
+    const refused = await ensureFirstAdmin(config, deps(store)).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).problems).toEqual([
+      expect.stringMatching(/^ADMIN_PASSWORD is too easy to guess \(repeated characters\)/),
+    ]);
+    expect(await store.users.count()).toBe(0);
   });
 
   it('does nothing when a user already exists', async () => {

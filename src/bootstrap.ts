@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makePrivateDir } from './adapters/system/private-files.js';
-import type { Config } from './config.js';
-import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
+import { ConfigError, type Config } from './config.js';
+import { ValidationError, type Clock, type IdGenerator, type PasswordHasher, type PasswordPolicy, type Store } from './domain/index.js';
 import { createOrResetUser } from './app/users.js';
 
 /**
@@ -41,16 +41,29 @@ export interface FirstAdmin {
  */
 export async function ensureFirstAdmin(
   config: Pick<Config, 'auth' | 'database'>,
-  deps: { store: Store; hasher: PasswordHasher; ids: IdGenerator; clock: Clock },
+  deps: { store: Store; hasher: PasswordHasher; passwords: PasswordPolicy; ids: IdGenerator; clock: Clock },
 ): Promise<FirstAdmin | null> {
   if (config.database.kind !== 'pglite') return null;
   if ((await deps.store.users.count()) > 0) return null;
   const email = config.auth.adminEmail ?? 'admin@example.com';
   const generated = config.auth.adminPassword === null;
   const password = config.auth.adminPassword ?? randomBytes(18).toString('base64url');
-  await createOrResetUser(
-    { users: deps.store.users, hasher: deps.hasher, ids: deps.ids, clock: deps.clock },
-    { email, name: 'Admin', password },
-  );
+  try {
+    await createOrResetUser(
+      {
+        users: deps.store.users,
+        refreshTokens: deps.store.refreshTokens,
+        hasher: deps.hasher,
+        passwords: deps.passwords,
+        ids: deps.ids,
+        clock: deps.clock,
+      },
+      { email, name: 'Admin', password },
+    );
+  } catch (error) {
+    // Only a set ADMIN_PASSWORD can be refused (a generated one is 144 random bits).
+    if (error instanceof ValidationError) throw new ConfigError(error.issues.map((issue) => `ADMIN_PASSWORD ${issue.message}`));
+    throw error;
+  }
   return { email, generatedPassword: generated ? password : null };
 }

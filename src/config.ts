@@ -172,8 +172,14 @@ export const ENV_VARIABLES = {
   REFRESH_GRACE_SECONDS: { default: '10', doc: 'A refresh retried within this window replays its answer.' },
   ADMIN_EMAIL: { default: '', doc: 'First start of the embedded default: the admin to create.' },
   ADMIN_PASSWORD: { default: '', doc: 'First start of the embedded default: its password (else one is generated and printed once).' },
-  LOGIN_MAX_FAILURES: { default: '5', doc: 'Failed logins per account within LOGIN_WINDOW_SECONDS before a 429.' },
-  LOGIN_MAX_FAILURES_PER_ADDRESS: { default: '20', doc: 'Failed logins per client address within LOGIN_WINDOW_SECONDS before a 429.' },
+  LOGIN_MAX_FAILURES: {
+    default: '5',
+    doc: 'Failed logins per account within LOGIN_WINDOW_SECONDS, across every address that never logged in to it, before a 429 (an address that did has its own count).',
+  },
+  LOGIN_MAX_FAILURES_PER_ADDRESS: {
+    default: '20',
+    doc: 'Failed logins per client address (IPv6: per /64), whatever the account, within LOGIN_WINDOW_SECONDS before a 429.',
+  },
   LOGIN_WINDOW_SECONDS: { default: '900', doc: 'The login throttle window; failures older than it are purged.' },
   IDEMPOTENCY_TTL_SECONDS: { default: '86400', doc: 'How long an Idempotency-Key answer is kept.' },
   IDEMPOTENCY_LEASE_SECONDS: {

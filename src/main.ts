@@ -8,6 +8,7 @@ import { serveApp } from './adapters/http/node-server.js';
 import { scheduleHousekeeping } from './app/housekeeping.js';
 import { Readiness } from './app/readiness.js';
 import { schedulePublishing } from './app/scheduled-publishing.js';
+import { createZxcvbnPasswordPolicy } from './adapters/crypto/zxcvbn-password-policy.js';
 import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
 import { compose } from './composition.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -51,7 +52,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   const metricsServer = prometheus && metrics && config.metrics ? await prometheus.serveMetrics(metrics, config.metrics) : null;
   if (metricsServer && config.metrics) logger.info(`metrics on http://${config.metrics.host}:${config.metrics.port}/metrics`);
 
-  const admin = await ensureFirstAdmin(config, { store, hasher, ids, clock: systemClock });
+  const admin = await ensureFirstAdmin(config, { store, hasher, passwords: createZxcvbnPasswordPolicy(), ids, clock: systemClock });
   const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
   const base = `http://${host}:${config.port}/api/v1`;
   if (admin) {

@@ -1,4 +1,5 @@
 import type { PgliteConnection } from './adapters/drizzle/driver/connect-pglite.js';
+import type { ConnectionCounts } from './adapters/drizzle/driver/connection-counts.js';
 import type { ConnectionGate } from './adapters/drizzle/driver/connection-gate.js';
 import { openPostgres, type PostgresConnection } from './adapters/drizzle/driver/connect-postgres.js';
 import { SchemaBehindError } from './adapters/drizzle/schema/migrations.js';
@@ -12,8 +13,8 @@ import { maskUrl } from './mask-url.js';
 /** A store as the server runs it, with what readiness and metrics need to know of it. */
 export interface ServerStore {
   store: Store;
-  /** The PostgreSQL pool's gate (metrics read it); null on embedded PGlite. */
-  pool: ConnectionGate | null;
+  /** The PostgreSQL pool's gate and connections (metrics read them); null on embedded PGlite. */
+  pool: { gate: ConnectionGate; connections: ConnectionCounts } | null;
   /** What the schema check at start found: null when current. */
   schemaProblem: string | null;
   /** Checks the schema again (readiness, while it was behind). */
@@ -65,7 +66,7 @@ export async function openServerStore(database: Config['database'], logger: Logg
     await connection.close();
     throw error;
   }
-  return { store: storeOver(connection), pool: connection.gate, schemaProblem, checkSchema };
+  return { store: storeOver(connection), pool: { gate: connection.gate, connections: connection.connections }, schemaProblem, checkSchema };
 }
 
 /** Opens the configured store for a command (purge, create-user): a schema behind this build is an error. */

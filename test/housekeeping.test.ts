@@ -24,6 +24,7 @@ function token(n: number, overrides: Partial<RefreshToken>): RefreshToken {
     consumedAt: null,
     revokedAt: null,
     replay: null,
+    sessionVersion: 0,
     ...overrides,
   };
 }

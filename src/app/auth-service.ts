@@ -2,6 +2,7 @@ import {
   InvalidCredentialsError,
   InvalidRefreshTokenError,
   InvalidTokenError,
+  loginNetwork,
   TooManyAttemptsError,
   type AccessTokenClaims,
   type AccessTokens,
@@ -39,9 +40,12 @@ export interface AuthServiceOptions {
   refreshTtlSeconds: number;
   /** A consumed refresh token presented again within this window replays its answer. */
   refreshGraceSeconds: number;
-  /** Failed logins allowed per account at one address within the window; one more is a 429. */
+  /**
+   * Failed logins allowed per account within the window, across every address that has never
+   * logged in to it; one more is a 429. An address that has is held to its own count of this size.
+   */
   maxFailedLogins: number;
-  /** Failed logins allowed per address, whatever the account, within the window. */
+  /** Failed logins allowed per address (an IPv6 /64), whatever the account, within the window. */
   maxFailedLoginsPerAddress: number;
   loginWindowSeconds: number;
   /** Verified when the email is unknown, so both failures cost the same. */
@@ -52,35 +56,51 @@ export interface AuthServiceOptions {
 export class AuthService {
   constructor(private readonly options: AuthServiceOptions) {}
 
+  /**
+   * Two limits, each counted atomically across processes: failures from the address (its /64 for
+   * IPv6), whatever the account; and failures for the account from every address that has never
+   * logged in to it, together, so that guessing from many addresses is bounded too. An address
+   * that has logged in to the account before has its own count instead, so its owner is not
+   * locked out by guesses from elsewhere.
+   */
   async login(email: string, password: string, address: string): Promise<TokenPair> {
     const { users, loginAttempts, hasher, clock } = this.options;
     const now = clock.now();
-    const accountKey = `account:${email.trim().toLowerCase()}|${address}`;
-    const addressKey = `address:${address}`;
+    const account = email.trim().toLowerCase();
+    const network = loginNetwork(address);
+    const addressKey = `address:${network}`;
     // Failures strictly within the last window: one exactly a window old no longer counts, so a
     // client that waits Retry-After seconds is let in.
     const since = new Date(now.getTime() - this.options.loginWindowSeconds * 1000 + 1);
-    const refuse = (oldest: Date) => {
+    const refuse = (oldest: Date, limit: 'address' | 'account') => {
       const retryAt = oldest.getTime() + this.options.loginWindowSeconds * 1000;
-      return new TooManyAttemptsError(Math.max(1, Math.ceil((retryAt - now.getTime()) / 1000)));
+      return new TooManyAttemptsError(Math.max(1, Math.ceil((retryAt - now.getTime()) / 1000)), limit);
     };
     // Each attempt counts as a failure while it runs (a success takes it back), recorded and
     // counted in one atomic step: of a parallel burst, exactly as many as the limits leave room
     // for reach the password check, whichever process they reach.
     const byAddress = await loginAttempts.admit(addressKey, now, since, this.options.maxFailedLoginsPerAddress);
-    if (!byAddress.admitted) throw refuse(byAddress.oldest);
+    if (!byAddress.admitted) throw refuse(byAddress.oldest, 'address');
+    // Known only ever grows, so reading it before the atomic admit races with nothing that matters.
+    const known = await loginAttempts.knownAddress(account, network);
+    const accountKey = known ? `account:${account}|${network}` : `account:${account}`;
     const byAccount = await loginAttempts.admit(accountKey, now, since, this.options.maxFailedLogins);
-    if (!byAccount.admitted) throw refuse(byAccount.oldest);
+    if (!byAccount.admitted) throw refuse(byAccount.oldest, 'account');
     const user = await users.getByEmail(email);
     const valid = await hasher.verify(user?.passwordHash ?? (await this.options.dummyHash), password);
     if (!user || !valid) throw new InvalidCredentialsError();
-    // A success clears the account's count at this address, and takes back its own attempt at the
-    // address (other failures from the address stay: one good account does not reset a spray).
-    await loginAttempts.clear(accountKey);
+    // A success at a known address clears the account's count there; elsewhere it takes back only
+    // its own attempt (the failures from other addresses stay: knowing the password is not proof
+    // that they were this client's). It takes back its attempt at the address too (other failures
+    // from the address stay: one good account does not reset a spray), and the address is known
+    // from now on.
+    if (known) await loginAttempts.clear(accountKey);
+    else await loginAttempts.forget(byAccount.attemptId);
     await loginAttempts.forget(byAddress.attemptId);
+    await loginAttempts.rememberAddress(account, network, now);
     const refreshToken = this.options.refreshSecrets.newToken();
     const pair = await this.#pair(user, refreshToken, now);
-    await this.options.refreshTokens.insert(this.#record(user.id, this.options.ids.next(), refreshToken, now));
+    await this.options.refreshTokens.insert(this.#record(user, this.options.ids.next(), refreshToken, now));
     return pair;
   }
 
@@ -98,9 +118,12 @@ export class AuthService {
     if (!existing) throw new InvalidRefreshTokenError('unknown');
     const user = await users.get(existing.userId);
     if (!user) throw new InvalidRefreshTokenError('unknown user');
+    // The user's sessions ended after this token's login began (a password reset, logoutAll):
+    // dead even if a rotation raced with their revocation.
+    if (existing.sessionVersion !== user.sessionVersion) throw new InvalidRefreshTokenError('revoked');
     const successorToken = secrets.newToken();
     const pair = await this.#pair(user, successorToken, now);
-    const successor = this.#record(user.id, existing.familyId, successorToken, now);
+    const successor = this.#record(user, existing.familyId, successorToken, now);
     const sealed = secrets.seal(refreshToken, JSON.stringify(pair));
     // One unit: the rotation, and on a reuse past the grace window the family's revocation.
     const result = await this.options.unitOfWork.run(
@@ -135,8 +158,28 @@ export class AuthService {
     if (token) await this.options.refreshTokens.revokeFamily(token.familyId, this.options.clock.now());
   }
 
-  authenticate(accessToken: string): Promise<AccessTokenClaims> {
-    return this.options.accessTokens.verify(accessToken, this.options.clock.now());
+  /**
+   * Ends every session of the user: the session version goes up first (from then on every access
+   * token issued before is refused, and every refresh token of an older version too), then every
+   * refresh token of the user is revoked.
+   */
+  async logoutAll(userId: string): Promise<void> {
+    const version = await this.options.users.endSessions(userId);
+    if (version === null) throw new InvalidTokenError('unknown user');
+    await this.options.refreshTokens.revokeUser(userId, this.options.clock.now());
+  }
+
+  /**
+   * The token's claims, once its signature and expiry check out (the token adapter remembers
+   * verified tokens) and its session version is still the user's: one indexed read of one integer
+   * per request, so that a session ended by any process is refused by every process at once.
+   */
+  async authenticate(accessToken: string): Promise<AccessTokenClaims> {
+    const claims = await this.options.accessTokens.verify(accessToken, this.options.clock.now());
+    const current = await this.options.users.sessionVersion(claims.userId);
+    if (current === null) throw new InvalidTokenError('unknown user');
+    if (current !== claims.sessionVersion) throw new InvalidTokenError('session ended');
+    return claims;
   }
 
   /**
@@ -149,22 +192,23 @@ export class AuthService {
     return user;
   }
 
-  #record(userId: string, familyId: string, token: string, now: Date): RefreshToken {
+  #record(user: User, familyId: string, token: string, now: Date): RefreshToken {
     return {
       id: this.options.ids.next(),
       familyId,
-      userId,
+      userId: user.id,
       tokenHash: this.options.refreshSecrets.hash(token),
       createdAt: now,
       expiresAt: new Date(now.getTime() + this.options.refreshTtlSeconds * 1000),
       consumedAt: null,
       revokedAt: null,
       replay: null,
+      sessionVersion: user.sessionVersion,
     };
   }
 
   async #pair(user: User, refreshToken: string, now: Date): Promise<TokenPair> {
-    const { token } = await this.options.accessTokens.issue({ userId: user.id, name: user.name }, now);
+    const { token } = await this.options.accessTokens.issue({ userId: user.id, name: user.name, sessionVersion: user.sessionVersion }, now);
     return {
       accessToken: token,
       refreshToken,

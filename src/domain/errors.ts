@@ -207,11 +207,18 @@ export class InvalidTokenError extends DomainError {
   readonly code = 'invalid_token' as const;
 
   /**
-   * @param reason short machine-friendly reason such as 'missing', 'expired' or 'malformed'; only
-   *   'missing' (no token was sent) changes the message
+   * @param reason short machine-friendly reason such as 'missing', 'expired', 'malformed' or
+   *   'session ended'; only 'missing' (no token was sent) and 'session ended' (a password reset or
+   *   a logout everywhere since it was issued) change the message
    */
   constructor(readonly reason: string) {
-    super(reason === 'missing' ? 'A bearer token is required.' : 'The access token is invalid or has expired.');
+    super(
+      reason === 'missing'
+        ? 'A bearer token is required.'
+        : reason === 'session ended'
+          ? 'The session of this access token has ended; log in again.'
+          : 'The access token is invalid or has expired.',
+    );
   }
 }
 
@@ -232,8 +239,16 @@ export class InvalidRefreshTokenError extends DomainError {
 export class TooManyAttemptsError extends DomainError {
   readonly code = 'too_many_attempts' as const;
 
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many attempts; try again in ${retryAfterSeconds} seconds.`);
+  /** @param limit which limit refused: failed logins from the address, or for the account */
+  constructor(
+    readonly retryAfterSeconds: number,
+    readonly limit?: 'address' | 'account',
+  ) {
+    super(
+      limit === undefined
+        ? `Too many attempts; try again in ${retryAfterSeconds} seconds.`
+        : `Too many failed logins ${limit === 'address' ? 'from this address' : 'for this account'}; try again in ${retryAfterSeconds} seconds.`,
+    );
   }
 }
 

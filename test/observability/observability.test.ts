@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
+import { ConnectionCounts } from '../../src/adapters/drizzle/driver/connection-counts.js';
 import { ConnectionGate } from '../../src/adapters/drizzle/driver/connection-gate.js';
 import { accessLog } from '../../src/adapters/http/access-log.js';
 import { Metrics, serveMetrics } from '../../src/adapters/metrics/prometheus.js';
@@ -135,12 +136,12 @@ describe('metrics', () => {
 
   it('reports the pool: size, connections in use, waiters, acquisitions, timeouts and the wait', async () => {
     const gate = new ConnectionGate(2, 50, 1);
-    const metrics = new Metrics({ pool: gate, processMetrics: false });
+    const metrics = new Metrics({ pool: { gate, connections: new ConnectionCounts() }, processMetrics: false });
     const first = await gate.acquire();
     const second = await gate.acquire();
     const waiting = gate.acquire();
     let text = await metrics.render();
-    expect(sample(text, 'margin_db_pool_connections')).toBe(2);
+    expect(sample(text, 'margin_db_pool_size')).toBe(2);
     expect(sample(text, 'margin_db_pool_connections_in_use')).toBe(2);
     expect(sample(text, 'margin_db_pool_waiting')).toBe(1);
     expect(sample(text, 'margin_db_pool_acquired_total')).toBe(2);

@@ -11,6 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createArgon2PasswordHasher } from '../../src/adapters/crypto/argon2-password-hasher.js';
 import { createLogger } from '../../src/log.js';
 import { openStore } from '../../src/open-store.js';
+import { ADMIN, testServer, url } from '../support/http.js';
+import { usePostgres } from '../support/stores.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
@@ -116,6 +118,13 @@ describe('user:create', { timeout: 60_000 }, () => {
       [['--email', 'ada@example.com', '--name', 'Ada'], '', /no password/],
       [['--email', 'ada@example.com', '--name', 'Ada'], '\nsecond line is not read\n', /no password/],
       [['--email', 'ada@example.com', '--name', 'Ada'], 'short\n', /at least 12 characters/],
+      [['--email', 'ada@example.com', '--name', 'Ada'], 'aaaaaaaaaaaa\n', /the password is too easy to guess \(repeated characters\)/],
+      [['--email', 'ada@example.com', '--name', 'Ada'], 'password1234\n', /the password is too easy to guess \(.*common password\)/],
+      [
+        ['--email', 'ada@example.com', '--name', 'Ada'],
+        'ada@example.com\n',
+        /the password is too easy to guess \(the account's own email or name\)/,
+      ],
       [['--name', 'Ada'], 'a long enough password\n', /--email/],
       [['--email', 'ada@example.com'], 'a long enough password\n', /--name/],
     ];
@@ -126,5 +135,42 @@ describe('user:create', { timeout: 60_000 }, () => {
       expect(refused.stdout).toBe('');
     }
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('user:create while a server runs on the same PostgreSQL', { timeout: 60_000 }, () => {
+  const pg = usePostgres();
+
+  it('a reset ends every session the server holds: the old access token and refresh token get 401, the new password logs in (200)', async () => {
+    const server = await testServer({ store: await pg.make() });
+    const old = await server.login();
+    const me = (accessToken: string) => server.fetch(url('/auth/me'), { headers: { authorization: `Bearer ${accessToken}` } });
+    const refresh = (refreshToken: string) =>
+      server.fetch(url('/auth/refresh'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ refreshToken }),
+      });
+    expect((await me(old.accessToken)).status).toBe(200);
+
+    const reset = await run(['--email', ADMIN.email, '--name', ADMIN.name], {
+      stdin: 'a brand new passphrase\n',
+      env: { DATABASE_URL: pg.databaseUrl() },
+    });
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toBe(`updated ${ADMIN.email}\n`);
+
+    expect((await me(old.accessToken)).status).toBe(401);
+    expect((await refresh(old.refreshToken)).status).toBe(401);
+    const login = (password: string) =>
+      server.fetch(url('/auth/login'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: ADMIN.email, password }),
+      });
+    expect((await login(ADMIN.password)).status).toBe(401);
+    const fresh = await login('a brand new passphrase');
+    expect(fresh.status).toBe(200);
+    expect((await me(((await fresh.json()) as { accessToken: string }).accessToken)).status).toBe(200);
   });
 });

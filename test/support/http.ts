@@ -5,8 +5,9 @@ import type { Readiness } from '../../src/app/readiness.js';
 import { loadContract, type Contract } from '../../src/adapters/http/contract.js';
 import type { HandlerRegistry, Principal } from '../../src/adapters/http/registry.js';
 import { createOrResetUser } from '../../src/app/users.js';
+import { createZxcvbnPasswordPolicy } from '../../src/adapters/crypto/zxcvbn-password-policy.js';
 import { compose } from '../../src/composition.js';
-import { loadConfig, type ContentConfig, type ImportLimits } from '../../src/config.js';
+import { loadConfig, type Config, type ContentConfig, type ImportLimits } from '../../src/config.js';
 import { FixedClock, InvalidTokenError, type Clock, type PasswordHasher, type Store } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createValidatingFetch, type ValidatingFetchOptions } from './contract-fetch.js';
@@ -72,6 +73,8 @@ export interface TestServerOptions {
   content?: Partial<ContentConfig>;
   /** POST /import's limits, over the defaults. */
   imports?: Partial<ImportLimits>;
+  /** The login throttle over the defaults (LOGIN_MAX_FAILURES, …). */
+  loginThrottle?: Partial<Config['auth']['loginThrottle']>;
 }
 
 /**
@@ -79,6 +82,9 @@ export interface TestServerOptions {
  * admin user seeded, a contract-validating fetch and a typed client. Every HTTP test of a real
  * operation goes through `fetch` or `client`.
  */
+/** One for every test server of a run: its dictionaries load once. */
+const passwords = createZxcvbnPasswordPolicy();
+
 export async function testServer(options: TestServerOptions) {
   const contract = await testContract();
   const clock = options.clock ?? { now: () => new Date() };
@@ -96,7 +102,7 @@ export async function testServer(options: TestServerOptions) {
       accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 900,
       refreshTokenTtlSeconds: 30 * 86400,
       refreshGraceSeconds: options.refreshGraceSeconds ?? defaults.auth.refreshGraceSeconds,
-      loginThrottle: defaults.auth.loginThrottle,
+      loginThrottle: { ...defaults.auth.loginThrottle, ...options.loginThrottle },
     },
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     corsOrigins: options.corsOrigins ?? [],
@@ -109,7 +115,17 @@ export async function testServer(options: TestServerOptions) {
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
   });
-  const { user: admin } = await createOrResetUser({ users: options.store.users, hasher: composed.hasher, ids: composed.ids, clock }, ADMIN);
+  const { user: admin } = await createOrResetUser(
+    {
+      users: options.store.users,
+      refreshTokens: options.store.refreshTokens,
+      hasher: composed.hasher,
+      passwords,
+      ids: composed.ids,
+      clock,
+    },
+    ADMIN,
+  );
   const fetch = createValidatingFetch(contract.document, (request) => composed.app.fetch(request));
   const client = createClient<paths>({ baseUrl: 'http://localhost/api/v1', fetch });
 

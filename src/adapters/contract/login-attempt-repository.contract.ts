@@ -97,5 +97,22 @@ export function describeLoginAttemptRepositoryContract(make: MakeStore): void {
       expect(await attempts().failuresSince(key, at(0))).toStrictEqual({ count: 1, oldest: at(2) });
       expect((await attempts().failuresSince('other', at(0))).count).toBe(1);
     });
+
+    it('knownAddress answers whether the account ever logged in from the address (rememberAddress); exactly, per account', async () => {
+      expect(await attempts().knownAddress('ada@example.com', '192.0.2.1')).toBe(false);
+      await attempts().rememberAddress('ada@example.com', '192.0.2.1', at(1));
+      expect(await attempts().knownAddress('ada@example.com', '192.0.2.1')).toBe(true);
+      expect(await attempts().knownAddress('ada@example.com', '192.0.2.10')).toBe(false);
+      expect(await attempts().knownAddress('ADA@example.com', '192.0.2.1')).toBe(false);
+      expect(await attempts().knownAddress('bob@example.com', '192.0.2.1')).toBe(false);
+    });
+
+    it('rememberAddress again (concurrently too) keeps the address known, and failures are untouched', async () => {
+      await attempts().recordFailure('ada@example.com', at(0));
+      await attempts().rememberAddress('ada@example.com', '2001:db8::/64', at(1));
+      await Promise.all([2, 3, 4].map((s) => attempts().rememberAddress('ada@example.com', '2001:db8::/64', at(s))));
+      expect(await attempts().knownAddress('ada@example.com', '2001:db8::/64')).toBe(true);
+      expect((await attempts().failuresSince('ada@example.com', at(0))).count).toBe(1);
+    });
   });
 }

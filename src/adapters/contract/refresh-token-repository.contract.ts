@@ -18,6 +18,7 @@ function token(n: number, overrides: Partial<RefreshToken> = {}): RefreshToken {
     consumedAt: null,
     revokedAt: null,
     replay: null,
+    sessionVersion: 0,
     ...overrides,
   };
 }
@@ -120,6 +121,32 @@ export function describeRefreshTokenRepositoryContract(make: MakeStore): void {
         outcome: 'consumed',
         token: token(4, { familyId: ulid(1001), consumedAt: USE, replay: 'replay-7' }),
       });
+    });
+
+    it("revokeUser revokes every token of every family of the user that is not yet revoked, and no other user's", async () => {
+      const earlier = new Date('2026-03-04T12:00:00.000Z');
+      const at = new Date('2026-03-05T11:00:00.500Z');
+      const other = ulid(2001);
+      await tokens().insert(token(1));
+      await tokens().insert(token(2, { familyId: ulid(1001), consumedAt: earlier }));
+      await tokens().insert(token(3, { familyId: ulid(1002), revokedAt: earlier }));
+      await tokens().insert(token(4, { familyId: ulid(1003), userId: other }));
+      await tokens().insert(token(5));
+      await rotate('hash-5', 5);
+      await tokens().revokeUser(ulid(2000), at);
+      expect(await tokens().find('hash-1')).toStrictEqual(token(1, { revokedAt: at }));
+      expect(await tokens().find('hash-2')).toStrictEqual(token(2, { familyId: ulid(1001), consumedAt: earlier, revokedAt: at }));
+      expect(await tokens().find('hash-3')).toStrictEqual(token(3, { familyId: ulid(1002), revokedAt: earlier }));
+      expect(await tokens().find('next-5')).toStrictEqual({ ...successor(5), revokedAt: at });
+      expect((await rotate('hash-1', 6)).outcome).toBe('revoked');
+      expect(await tokens().find('hash-4')).toStrictEqual(token(4, { familyId: ulid(1003), userId: other }));
+    });
+
+    it('a token keeps the session version it was inserted with, and a successor keeps its own', async () => {
+      await tokens().insert(token(1, { sessionVersion: 3 }));
+      expect((await tokens().find('hash-1'))?.sessionVersion).toBe(3);
+      await tokens().rotate('hash-1', USE, token(501, { tokenHash: 'next-1', createdAt: USE, sessionVersion: 3 }), 'replay-1');
+      expect((await tokens().find('next-1'))?.sessionVersion).toBe(3);
     });
 
     it('a duplicate id is a DuplicateIdError', async () => {

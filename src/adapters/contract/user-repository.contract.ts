@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { User, UserRepository } from '../../domain/ports/user-repository.js';
+import type { NewUser, User, UserRepository } from '../../domain/ports/user-repository.js';
 import { type MakeStore, ulid, useStore } from './fixtures.js';
 
 const T1 = new Date('2026-03-04T05:06:07.891Z');
 const T2 = new Date('2026-03-05T06:07:08.912Z');
 
-function user(n: number, overrides: Partial<User> = {}): User {
+function user(n: number, overrides: Partial<NewUser> = {}): NewUser {
   return {
     id: ulid(n),
     email: `user${n}@example.com`,
@@ -22,9 +22,9 @@ export function describeUserRepositoryContract(make: MakeStore): void {
     const store = useStore(make);
     const users = (): UserRepository => store().users;
 
-    it('upsert creates a user and returns it as stored, email lowercased', async () => {
+    it('upsert creates a user with session version 0 and returns it as stored, email lowercased', async () => {
       const created = await users().upsert(user(1, { email: 'Ada.Lovelace@Example.COM' }));
-      const expected = user(1, { email: 'ada.lovelace@example.com' });
+      const expected: User = { ...user(1, { email: 'ada.lovelace@example.com' }), sessionVersion: 0 };
       expect(created).toStrictEqual(expected);
       expect(await users().get(ulid(1))).toStrictEqual(expected);
       expect(await users().count()).toBe(1);
@@ -79,8 +79,49 @@ export function describeUserRepositoryContract(make: MakeStore): void {
       created.updatedAt.setUTCFullYear(1991);
       const got = (await users().get(ulid(1)))!;
       got.email = 'changed@example.com';
-      expect(await users().get(ulid(1))).toStrictEqual(user(1));
+      expect(await users().get(ulid(1))).toStrictEqual({ ...user(1), sessionVersion: 0 });
       expect(await users().getByEmail('changed@example.com')).toBeNull();
+    });
+
+    it("upsert of an existing email ends the user's sessions: its session version goes up by one", async () => {
+      await users().upsert(user(1));
+      await users().upsert(user(2));
+      const reset = await users().upsert(user(3, { email: 'USER1@example.com', passwordHash: 'new-hash' }));
+      expect(reset.sessionVersion).toBe(1);
+      expect(await users().sessionVersion(ulid(1))).toBe(1);
+      expect((await users().upsert(user(4, { email: 'user1@example.com' }))).sessionVersion).toBe(2);
+      expect(await users().sessionVersion(ulid(2))).toBe(0);
+    });
+
+    it("sessionVersion is the user's session version, null for an unknown user", async () => {
+      await users().upsert(user(1));
+      expect(await users().sessionVersion(ulid(1))).toBe(0);
+      expect(await users().sessionVersion(ulid(404))).toBeNull();
+    });
+
+    it("endSessions raises the session version by one and returns it; another user's stays", async () => {
+      await users().upsert(user(1));
+      await users().upsert(user(2));
+      expect(await users().endSessions(ulid(1))).toBe(1);
+      expect(await users().endSessions(ulid(1))).toBe(2);
+      expect(await users().sessionVersion(ulid(1))).toBe(2);
+      expect((await users().get(ulid(1)))?.sessionVersion).toBe(2);
+      expect((await users().getByEmail('user1@example.com'))?.sessionVersion).toBe(2);
+      expect(await users().sessionVersion(ulid(2))).toBe(0);
+    });
+
+    it('endSessions of an unknown user is null and changes nothing', async () => {
+      await users().upsert(user(1));
+      expect(await users().endSessions(ulid(404))).toBeNull();
+      expect(await users().sessionVersion(ulid(404))).toBeNull();
+      expect(await users().count()).toBe(1);
+    });
+
+    it('endSessions called concurrently is never lost: ten calls raise the version by ten', async () => {
+      await users().upsert(user(1));
+      const versions = await Promise.all(Array.from({ length: 10 }, () => users().endSessions(ulid(1))));
+      expect([...versions].sort((a, b) => a! - b!)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(await users().sessionVersion(ulid(1))).toBe(10);
     });
   });
 }

@@ -18,7 +18,7 @@ const { createJoseAccessTokens } = await import('./jose-access-tokens.js');
 
 const secret = new TextEncoder().encode('0123456789abcdef0123456789abcdef');
 const now = new Date('2026-12-01T10:00:00.000Z');
-const subject = { userId: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', name: 'Ada' };
+const subject = { userId: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', name: 'Ada', sessionVersion: 2 };
 const options = { secret, issuer: 'margin-cms', audience: 'margin-cms-api', ttlSeconds: 900 };
 
 describe('jose access tokens: verified-token memory', () => {
@@ -30,7 +30,12 @@ describe('jose access tokens: verified-token memory', () => {
     const tokens = createJoseAccessTokens(options);
     const { token, tokenId } = await tokens.issue(subject, now);
     for (let i = 0; i < 5; i++) {
-      expect(await tokens.verify(token, new Date(now.getTime() + i * 1000))).toEqual({ userId: subject.userId, name: 'Ada', tokenId });
+      expect(await tokens.verify(token, new Date(now.getTime() + i * 1000))).toEqual({
+        userId: subject.userId,
+        name: 'Ada',
+        tokenId,
+        sessionVersion: 2,
+      });
     }
     expect(jwtVerify.calls).toBe(1);
   });

@@ -7,7 +7,7 @@ import { createJoseAccessTokens } from './jose-access-tokens.js';
 const secret = new TextEncoder().encode('0123456789abcdef0123456789abcdef');
 const tokens = createJoseAccessTokens({ secret, issuer: 'margin-cms', audience: 'margin-cms-api', ttlSeconds: 900 });
 const now = new Date('2026-12-01T10:00:00.000Z');
-const subject = { userId: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', name: 'Ada' };
+const subject = { userId: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS', name: 'Ada', sessionVersion: 2 };
 
 async function rejection(promise: Promise<unknown>): Promise<InvalidTokenError> {
   const error = await promise.then(
@@ -19,7 +19,7 @@ async function rejection(promise: Promise<unknown>): Promise<InvalidTokenError> 
 }
 
 describe('jose access tokens', () => {
-  it('issues an HS256 token with sub, iat, exp, jti, iss and aud that verifies', async () => {
+  it('issues an HS256 token with sub, sv, iat, exp, jti, iss and aud that verifies', async () => {
     const { token, tokenId } = await tokens.issue(subject, now);
     const [header, payload] = token
       .split('.')
@@ -28,13 +28,14 @@ describe('jose access tokens', () => {
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(payload).toMatchObject({
       sub: subject.userId,
+      sv: 2,
       iss: 'margin-cms',
       aud: 'margin-cms-api',
       jti: tokenId,
       iat: now.getTime() / 1000,
       exp: now.getTime() / 1000 + 900,
     });
-    expect(await tokens.verify(token, now)).toEqual({ userId: subject.userId, name: 'Ada', tokenId });
+    expect(await tokens.verify(token, now)).toEqual({ userId: subject.userId, name: 'Ada', tokenId, sessionVersion: 2 });
   });
 
   it('rejects an expired token, allowing a few seconds of clock skew', async () => {
@@ -101,6 +102,23 @@ describe('jose access tokens', () => {
     // and a correctly re-signed one with a guessed secret
     const guessed = createHmac('sha256', 'guess').update(`${h}.${p}`).digest('base64url');
     await rejection(tokens.verify(`${h}.${p}.${guessed}`, now));
+  });
+
+  it('reads a token without sv (issued before session versions) as session version 0, and refuses a malformed sv', async () => {
+    const key = new Uint8Array(secret);
+    const sign = (claims: Record<string, unknown>) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(subject.userId)
+        .setIssuer('margin-cms')
+        .setAudience('margin-cms-api')
+        .setIssuedAt(now.getTime() / 1000)
+        .setExpirationTime(now.getTime() / 1000 + 900)
+        .setJti('a-token-id')
+        .sign(key);
+    expect((await tokens.verify(await sign({ name: 'Ada' }), now)).sessionVersion).toBe(0);
+    for (const sv of [-1, 1.5, '2'])
+      expect((await rejection(tokens.verify(await sign({ name: 'Ada', sv }), now))).reason).toBe('malformed');
   });
 
   it('refuses a secret shorter than 32 bytes', () => {

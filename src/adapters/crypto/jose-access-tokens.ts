@@ -16,7 +16,8 @@ export interface JoseAccessTokenOptions {
 const ALGORITHM = 'HS256';
 
 /**
- * HS256 JWTs through jose, with sub, name, iat, exp, jti, iss and aud; the algorithm is pinned.
+ * HS256 JWTs through jose, with sub, name, sv (the session version), iat, exp, jti, iss and aud;
+ * the algorithm is pinned.
  *
  * The key is imported into WebCrypto once, and a token whose signature and claims jose accepted
  * is remembered (by its exact text) until it expires, so that a client sending the same token on
@@ -38,7 +39,7 @@ export function createJoseAccessTokens(options: JoseAccessTokenOptions): AccessT
     async issue(subject, now) {
       const tokenId = randomUUID();
       const iat = Math.floor(now.getTime() / 1000);
-      const token = await new SignJWT({ name: subject.name })
+      const token = await new SignJWT({ name: subject.name, sv: subject.sessionVersion })
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setSubject(subject.userId)
         .setIssuer(issuer)
@@ -70,10 +71,14 @@ export function createJoseAccessTokens(options: JoseAccessTokenOptions): AccessT
         if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
           throw new InvalidTokenError('malformed');
         }
+        // A token issued before session versions existed has none: version 0, every user's first.
+        const sv = payload.sv ?? 0;
+        if (typeof sv !== 'number' || !Number.isSafeInteger(sv) || sv < 0) throw new InvalidTokenError('malformed');
         const claims = Object.freeze({
           userId: payload.sub,
           name: typeof payload.name === 'string' ? payload.name : '',
           tokenId: payload.jti,
+          sessionVersion: sv,
         });
         verified.set(token, { claims, exp: payload.exp });
         return claims;

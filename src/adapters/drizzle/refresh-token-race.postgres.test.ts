@@ -40,6 +40,7 @@ describe.skipIf(!available)('refresh tokens on PostgreSQL under concurrency', ()
       consumedAt: null,
       revokedAt: null,
       replay: null,
+      sessionVersion: 0,
     };
     await store.refreshTokens.insert({ ...base, id: 'T1', tokenHash: 'h1' });
 

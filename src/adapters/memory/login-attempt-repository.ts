@@ -72,6 +72,16 @@ export class MemoryLoginAttemptRepository implements LoginAttemptRepository {
     });
   }
 
+  rememberAddress(account: string, address: string, at: Date): Promise<void> {
+    return this.#session.exec((data) => {
+      data.loginAddresses.set(JSON.stringify([account, address]), at.getTime());
+    });
+  }
+
+  knownAddress(account: string, address: string): Promise<boolean> {
+    return this.#session.exec((data) => data.loginAddresses.has(JSON.stringify([account, address])));
+  }
+
   clear(key: string): Promise<void> {
     return this.#session.exec((data) => {
       data.loginFailures.delete(key);

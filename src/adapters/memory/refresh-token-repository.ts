@@ -14,6 +14,7 @@ function copyToken(t: RefreshToken): RefreshToken {
     consumedAt: copyNullableDate(t.consumedAt),
     revokedAt: copyNullableDate(t.revokedAt),
     replay: t.replay,
+    sessionVersion: t.sessionVersion,
   };
 }
 
@@ -93,6 +94,14 @@ export class MemoryRefreshTokenRepository implements RefreshTokenRepository {
     return this.#session.exec((data) => {
       for (const token of data.refreshTokens.values()) {
         if (token.familyId === familyId && token.revokedAt === null) token.revokedAt = copyDate(at);
+      }
+    });
+  }
+
+  revokeUser(userId: string, at: Date): Promise<void> {
+    return this.#session.exec((data) => {
+      for (const token of data.refreshTokens.values()) {
+        if (token.userId === userId && token.revokedAt === null) token.revokedAt = copyDate(at);
       }
     });
   }

@@ -34,6 +34,8 @@ export interface MemoryData {
   loginFailures: Map<string, { id: number; at: number }[]>;
   /** The last id given to a failed login. */
   loginFailureSeq: number;
+  /** `JSON.stringify([account, address])` → the last login from there, epoch ms. */
+  loginAddresses: Map<string, number>;
 }
 
 function emptyData(): MemoryData {
@@ -46,6 +48,7 @@ function emptyData(): MemoryData {
     refreshTokens: new Map(),
     loginFailures: new Map(),
     loginFailureSeq: 0,
+    loginAddresses: new Map(),
   };
 }
 

@@ -1,5 +1,5 @@
 import { DuplicateIdError } from '../../domain/errors.js';
-import type { User, UserRepository } from '../../domain/ports/user-repository.js';
+import type { NewUser, User, UserRepository } from '../../domain/ports/user-repository.js';
 import { copyDate, type MemoryData, type Session } from './state.js';
 
 function copyUser(u: User): User {
@@ -10,6 +10,7 @@ function copyUser(u: User): User {
     passwordHash: u.passwordHash,
     createdAt: copyDate(u.createdAt),
     updatedAt: copyDate(u.updatedAt),
+    sessionVersion: u.sessionVersion,
   };
 }
 
@@ -28,17 +29,18 @@ export class MemoryUserRepository implements UserRepository {
     this.#session = session;
   }
 
-  upsert(user: User): Promise<User> {
+  upsert(user: NewUser): Promise<User> {
     return this.#session.exec((data) => {
       const existing = byEmail(data, user.email);
       if (existing !== undefined) {
         existing.name = user.name;
         existing.passwordHash = user.passwordHash;
         existing.updatedAt = copyDate(user.updatedAt);
+        existing.sessionVersion += 1;
         return copyUser(existing);
       }
       if (data.users.has(user.id)) throw new DuplicateIdError(user.id);
-      const stored = copyUser({ ...user, email: user.email.toLowerCase() });
+      const stored = copyUser({ ...user, email: user.email.toLowerCase(), sessionVersion: 0 });
       data.users.set(stored.id, stored);
       return copyUser(stored);
     });
@@ -55,6 +57,19 @@ export class MemoryUserRepository implements UserRepository {
     return this.#session.exec((data) => {
       const user = byEmail(data, email);
       return user === undefined ? null : copyUser(user);
+    });
+  }
+
+  sessionVersion(id: string): Promise<number | null> {
+    return this.#session.exec((data) => data.users.get(id)?.sessionVersion ?? null);
+  }
+
+  endSessions(id: string): Promise<number | null> {
+    return this.#session.exec((data) => {
+      const user = data.users.get(id);
+      if (user === undefined) return null;
+      user.sessionVersion += 1;
+      return user.sessionVersion;
     });
   }
 

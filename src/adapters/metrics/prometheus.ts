@@ -2,15 +2,25 @@ import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PurgeReport } from '../../app/housekeeping.js';
 import type { PublishReport } from '../../app/scheduled-publishing.js';
+import type { ConnectionObserver } from '../drizzle/driver/connection-counts.js';
 import type { GateObserver } from '../drizzle/driver/connection-gate.js';
 import type { RequestEvent } from '../http/app.js';
 
-/** What the metrics read of the PostgreSQL pool's gate at each scrape. */
+/** What the metrics read of the PostgreSQL pool: its gate, and the connections it opened. */
 export interface PoolView {
-  readonly connections: number;
-  readonly connectionsInUse: number;
-  readonly waiting: number;
-  observer: GateObserver | null;
+  readonly gate: {
+    /** The connections the pool may open (DB_POOL_SIZE). */
+    readonly connections: number;
+    readonly connectionsInUse: number;
+    readonly waiting: number;
+    observer: GateObserver | null;
+  };
+  readonly connections: {
+    readonly open: number;
+    readonly opened: number;
+    readonly closed: number;
+    observer: ConnectionObserver | null;
+  };
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -18,8 +28,8 @@ const WAIT_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5]
 
 /**
  * The server's Prometheus metrics (prom-client, in a registry of their own): requests by
- * operation and status, with their latency; the PostgreSQL pool (size, connections in use, callers
- * waiting, acquisitions, acquire timeouts, the wait); login throttles; idempotency replays and
+ * operation and status, with their latency; the PostgreSQL pool (connections open, opened and
+ * closed, its size, connections in use, callers waiting, acquisitions, acquire timeouts, the wait); login throttles; idempotency replays and
  * in-flight conflicts; rows housekeeping deleted; scheduled posts published; and Node's process
  * metrics.
  */
@@ -115,14 +125,36 @@ export class Metrics {
     return this.registry.metrics();
   }
 
-  #observePool(pool: PoolView): void {
+  #observePool({ gate, connections }: PoolView): void {
     const registers = [this.registry];
     new Gauge({
       name: 'margin_db_pool_connections',
+      help: 'PostgreSQL connections open now (connected sockets of the pool, query cancellations included).',
+      registers,
+      collect() {
+        this.set(connections.open);
+      },
+    });
+    const opened = new Counter({
+      name: 'margin_db_pool_connections_opened_total',
+      help: 'PostgreSQL connections the pool opened (TCP connection made).',
+      registers,
+    });
+    const closed = new Counter({
+      name: 'margin_db_pool_connections_closed_total',
+      help: 'PostgreSQL connections of the pool that closed (idle or lifetime timeout, lost, ended).',
+      registers,
+    });
+    // The pool may have connected before the metrics were made (the schema check at start).
+    opened.inc(connections.opened);
+    closed.inc(connections.closed);
+    connections.observer = { opened: () => opened.inc(), closed: () => closed.inc() };
+    new Gauge({
+      name: 'margin_db_pool_size',
       help: 'PostgreSQL connections the pool may open (DB_POOL_SIZE).',
       registers,
       collect() {
-        this.set(pool.connections);
+        this.set(gate.connections);
       },
     });
     new Gauge({
@@ -130,7 +162,7 @@ export class Metrics {
       help: 'Connections in use: permits held divided by DB_PIPELINE_DEPTH (a transaction holds a whole connection).',
       registers,
       collect() {
-        this.set(pool.connectionsInUse);
+        this.set(gate.connectionsInUse);
       },
     });
     new Gauge({
@@ -138,7 +170,7 @@ export class Metrics {
       help: 'Callers waiting for a pool connection now.',
       registers,
       collect() {
-        this.set(pool.waiting);
+        this.set(gate.waiting);
       },
     });
     const acquired = new Counter({
@@ -157,7 +189,7 @@ export class Metrics {
       buckets: WAIT_BUCKETS,
       registers,
     });
-    pool.observer = {
+    gate.observer = {
       acquired: (waitedMs) => {
         acquired.inc();
         wait.observe(waitedMs / 1000);

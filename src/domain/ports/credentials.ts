@@ -8,10 +8,22 @@ export interface PasswordHasher {
   verify(hash: string, password: string): Promise<boolean>;
 }
 
+/**
+ * Which passwords an account may have. `problem` answers why not, as a phrase that follows "the
+ * password" ("must be at least 12 characters", "is too easy to guess (a common password)"), or null
+ * when it may: at least `passwordProblem`'s length, and not a common, repeated, sequential or
+ * otherwise quickly guessed password, nor one made of `context` (the account's email and name).
+ */
+export interface PasswordPolicy {
+  problem(password: string, context: readonly string[]): Promise<string | null>;
+}
+
 export interface AccessTokenClaims {
   userId: string;
   name: string;
   tokenId: string;
+  /** The user's session version when the token was issued (0 when the token carries none). */
+  sessionVersion: number;
 }
 
 /**
@@ -21,7 +33,7 @@ export interface AccessTokenClaims {
  */
 export interface AccessTokens {
   readonly ttlSeconds: number;
-  issue(subject: { userId: string; name: string }, now: Date): Promise<{ token: string; tokenId: string }>;
+  issue(subject: { userId: string; name: string; sessionVersion: number }, now: Date): Promise<{ token: string; tokenId: string }>;
   verify(token: string, now: Date): Promise<AccessTokenClaims>;
 }
 

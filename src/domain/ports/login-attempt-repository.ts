@@ -1,5 +1,5 @@
 /**
- * Failed logins, counted per key (account and client address) so that a throttle holds across
+ * Failed logins, counted per key (an account, a client address, or both) so that a throttle holds across
  * every server process sharing the database.
  * - `recordFailure(key, at)` counts one failure at `at`.
  * - `failuresSince(key, since)` counts the key's failures at or after `since`, with the oldest of
@@ -12,6 +12,9 @@
  *   (at least 0) are admitted.
  * - `forget(attemptId)` deletes that one failure (the attempt succeeded); unknown ids do nothing.
  * - `clear(key)` forgets the key's failures (a successful login). Other keys are untouched.
+ * - `rememberAddress(account, address, at)` records that `account` logged in from `address` (again,
+ *   it only moves the time on); `knownAddress(account, address)` answers whether it ever did.
+ *   Accounts and addresses compare exactly; another account's addresses are not its own.
  * - `purgeBefore(before, limit)` deletes at most `limit` (a positive integer) failures recorded
  *   strictly before `before`, of any key, and returns how many; later failures are never deleted.
  */
@@ -23,5 +26,7 @@ export interface LoginAttemptRepository {
   forget(attemptId: string): Promise<void>;
   failuresSince(key: string, since: Date): Promise<{ count: number; oldest: Date | null }>;
   clear(key: string): Promise<void>;
+  rememberAddress(account: string, address: string, at: Date): Promise<void>;
+  knownAddress(account: string, address: string): Promise<boolean>;
   purgeBefore(before: Date, limit: number): Promise<number>;
 }

@@ -14,6 +14,8 @@ export interface RefreshToken {
    * read it (for a retried refresh within the grace window); null until consumed.
    */
   replay: string | null;
+  /** The user's session version when the token's login began (see `UserRepository`). */
+  sessionVersion: number;
 }
 
 export type ConsumeOutcome =
@@ -35,6 +37,8 @@ export type ConsumeOutcome =
  *   inserts the successor.
  * - `find(hash)` returns the token or null.
  * - `revokeFamily(familyId, at)` revokes every token of the family that is not yet revoked.
+ * - `revokeUser(userId, at)` revokes every token of every family of the user that is not yet
+ *   revoked; other users' tokens are untouched.
  * - `purgeExpired(now, limit)` deletes at most `limit` (a positive integer) tokens that expired
  *   (`expiresAt <= now`) or were revoked (`revokedAt <= now`), replays and all, and returns how
  *   many. A live token stays, consumed or not: a consumed one is what tells a reuse (which revokes
@@ -48,6 +52,7 @@ export interface RefreshTokenRepository {
   rotate(tokenHash: string, at: Date, successor: RefreshToken, replay: string): Promise<ConsumeOutcome>;
   find(tokenHash: string): Promise<RefreshToken | null>;
   revokeFamily(familyId: string, at: Date): Promise<void>;
+  revokeUser(userId: string, at: Date): Promise<void>;
   purgeExpired(now: Date, limit: number): Promise<number>;
   forgetReplays(consumedBefore: Date, limit: number): Promise<number>;
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { ConnectionCounts } from './connection-counts.js';
 import { ConnectionGate } from './connection-gate.js';
 import type { Database } from './database.js';
 import {
@@ -58,6 +59,8 @@ export interface PostgresConnection {
   readonly sql: postgres.Sql;
   /** Bounds the wait for a connection of this pool: pass it to `createDrizzleStore`. */
   readonly gate: ConnectionGate;
+  /** The pool's connections to PostgreSQL: open now, opened and closed so far (metrics read them). */
+  readonly connections: ConnectionCounts;
   /** Throws `SchemaBehindError` ('database schema is behind: run `make migrate`') when behind. */
   checkSchema(): Promise<void>;
   /** Ends the pool: waits up to 5 s for running queries, then closes the connections anyway. */
@@ -79,10 +82,13 @@ function answerTimeoutSeconds(options: Pick<PostgresOptions, 'answerTimeoutMs' |
   return ms > 0 ? ms / 1000 : null;
 }
 
-function poolOptions(options: PostgresOptions): postgres.Options<Record<string, never>> {
+function poolOptions(options: PostgresOptions, connections: ConnectionCounts): postgres.Options<Record<string, never>> {
   const patched = { answer_timeout: answerTimeoutSeconds(options) } as Record<string, unknown>;
+  // Documented by postgres.js (`socket`: a function returning the socket to use) but absent from its types.
+  const socket = { socket: connections.socketFactory } as Record<string, unknown>;
   return {
     ...patched,
+    ...socket,
     max: options.poolSize,
     connect_timeout: options.connectTimeoutSeconds,
     idle_timeout: options.idleTimeoutSeconds,
@@ -102,7 +108,8 @@ function poolOptions(options: PostgresOptions): postgres.Options<Record<string, 
  * `checkSchema()` at start-up to find out early). Does not migrate: see `migratePostgres`.
  */
 export async function openPostgres(options: PostgresOptions): Promise<PostgresConnection> {
-  const sql = postgres(options.url, poolOptions(options));
+  const connections = new ConnectionCounts();
+  const sql = postgres(options.url, poolOptions(options, connections));
   const db = drizzle(sql, options.logger !== undefined ? { logger: options.logger } : {});
   const migrationsFolder = options.migrationsFolder ?? MIGRATIONS_FOLDER;
   return {
@@ -110,6 +117,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresCo
     db,
     sql,
     gate: new ConnectionGate(options.poolSize, options.acquireTimeoutMs, options.pipelineDepth ?? DEFAULT_PIPELINE_DEPTH),
+    connections,
     checkSchema: () => checkSchema(sql, migrationsFolder),
     close: () => sql.end({ timeout: 5 }),
   };

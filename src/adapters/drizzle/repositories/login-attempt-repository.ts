@@ -2,7 +2,7 @@ import { checkedBatchLimit } from '../../../domain/paging.js';
 import { and, count, eq, gte, min, sql } from 'drizzle-orm';
 import type { Admission, LoginAttemptRepository } from '../../../domain/ports/login-attempt-repository.js';
 import { type DbSession } from '../driver/database.js';
-import { loginAttempts } from '../schema/schema.js';
+import { loginAddresses, loginAttempts } from '../schema/schema.js';
 
 export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
   constructor(private readonly session: DbSession) {}
@@ -59,6 +59,27 @@ export class DrizzleLoginAttemptRepository implements LoginAttemptRepository {
         .returning({ id: t.id }),
     );
     return deleted.length;
+  }
+
+  async rememberAddress(account: string, address: string, at: Date): Promise<void> {
+    await this.session.run((db) =>
+      db
+        .insert(loginAddresses)
+        .values({ account, address, lastLoginAt: at })
+        .onConflictDoUpdate({ target: [loginAddresses.account, loginAddresses.address], set: { lastLoginAt: at } }),
+    );
+  }
+
+  async knownAddress(account: string, address: string): Promise<boolean> {
+    const t = loginAddresses;
+    const rows = await this.session.run((db) =>
+      db
+        .select({ one: sql<number>`1` })
+        .from(t)
+        .where(and(eq(t.account, account), eq(t.address, address)))
+        .limit(1),
+    );
+    return rows.length > 0;
   }
 
   async clear(key: string): Promise<void> {

@@ -17,6 +17,7 @@ function toToken(row: TokenRow): RefreshToken {
     consumedAt: row.consumedAt,
     revokedAt: row.revokedAt,
     replay: row.replay,
+    sessionVersion: row.sessionVersion,
   };
 }
 
@@ -36,6 +37,7 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
           consumedAt: token.consumedAt,
           revokedAt: token.revokedAt,
           replay: token.replay,
+          sessionVersion: token.sessionVersion,
         }),
       { id: token.id },
     );
@@ -118,6 +120,21 @@ export class DrizzleRefreshTokenRepository implements RefreshTokenRepository {
           .update(t)
           .set({ revokedAt: at })
           .where(and(eq(t.familyId, familyId), isNull(t.revokedAt)))
+          .returning({ id: t.id }),
+      );
+      if (revoked.length === 0) return;
+    }
+  }
+
+  /** Repeated until it revokes nothing, for the reason `revokeFamily` gives. */
+  async revokeUser(userId: string, at: Date): Promise<void> {
+    const t = refreshTokens;
+    for (;;) {
+      const revoked = await this.session.run((db) =>
+        db
+          .update(t)
+          .set({ revokedAt: at })
+          .where(and(eq(t.userId, userId), isNull(t.revokedAt)))
           .returning({ id: t.id }),
       );
       if (revoked.length === 0) return;

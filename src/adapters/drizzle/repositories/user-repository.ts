@@ -1,5 +1,5 @@
 import { count, eq, sql } from 'drizzle-orm';
-import type { User, UserRepository } from '../../../domain/ports/user-repository.js';
+import type { NewUser, User, UserRepository } from '../../../domain/ports/user-repository.js';
 import type { Database, DbSession } from '../driver/database.js';
 import { users } from '../schema/schema.js';
 
@@ -15,6 +15,12 @@ function prepareStatements(db: Database) {
       .from(users)
       .where(eq(users.email, sql.placeholder('email')))
       .prepare('users_by_email'),
+    // On every authenticated request: one index lookup, one integer back.
+    sessionVersion: db
+      .select({ sessionVersion: users.sessionVersion })
+      .from(users)
+      .where(eq(users.id, sql.placeholder('id')))
+      .prepare('users_session_version'),
   };
 }
 
@@ -28,6 +34,7 @@ function toUser(row: UserRow): User {
     passwordHash: row.passwordHash,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    sessionVersion: row.sessionVersion,
   };
 }
 
@@ -40,8 +47,11 @@ export class DrizzleUserRepository implements UserRepository {
     return (this.#statements ??= prepareStatements(this.session.db));
   }
 
-  /** One statement: insert, or on the same (lowercased) email replace name and password hash. */
-  async upsert(user: User): Promise<User> {
+  /**
+   * One statement: insert, or on the same (lowercased) email replace name and password hash and
+   * raise the session version.
+   */
+  async upsert(user: NewUser): Promise<User> {
     const rows = await this.session.inSavepoint(
       (db) =>
         db
@@ -60,6 +70,7 @@ export class DrizzleUserRepository implements UserRepository {
               name: sql`excluded.name`,
               passwordHash: sql`excluded.password_hash`,
               updatedAt: sql`excluded.updated_at`,
+              sessionVersion: sql`${users.sessionVersion} + 1`,
             },
           })
           .returning(),
@@ -76,6 +87,23 @@ export class DrizzleUserRepository implements UserRepository {
   async getByEmail(email: string): Promise<User | null> {
     const rows = await this.session.run(() => this.#stmt.byEmail.execute({ email: email.toLowerCase() }));
     return rows[0] ? toUser(rows[0]) : null;
+  }
+
+  async sessionVersion(id: string): Promise<number | null> {
+    const rows = await this.session.run(() => this.#stmt.sessionVersion.execute({ id }));
+    return rows[0]?.sessionVersion ?? null;
+  }
+
+  /** One UPDATE: the row lock serialises concurrent calls, each adds one to the committed value. */
+  async endSessions(id: string): Promise<number | null> {
+    const rows = await this.session.run((db) =>
+      db
+        .update(users)
+        .set({ sessionVersion: sql`${users.sessionVersion} + 1` })
+        .where(eq(users.id, id))
+        .returning({ sessionVersion: users.sessionVersion }),
+    );
+    return rows[0]?.sessionVersion ?? null;
   }
 
   async count(): Promise<number> {

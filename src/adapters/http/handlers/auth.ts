@@ -1,6 +1,5 @@
 import type { AuthService, TokenPair } from '../../../app/auth-service.js';
 import { InvalidTokenError } from '../../../domain/index.js';
-import { HttpProblem } from '../problem.js';
 import type { HandlerRegistry } from '../registry.js';
 
 function tokenBody(pair: TokenPair) {
@@ -28,8 +27,10 @@ export function authHandlers(auth: AuthService): Pick<HandlerRegistry, 'login' |
       await auth.logout(body.refreshToken);
       return { status: 204 };
     },
-    logoutAll() {
-      return Promise.reject(new HttpProblem(501, 'not-implemented', 'logoutAll is specified but not implemented yet.'));
+    async logoutAll({ principal }) {
+      if (!principal) throw new InvalidTokenError('no principal');
+      await auth.logoutAll(principal.userId);
+      return { status: 204 };
     },
     async getMe({ principal }) {
       if (!principal) throw new InvalidTokenError('no principal');

@@ -1192,6 +1192,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The request is not valid HTTP/1.1: raw non-ASCII bytes in the request target (send them percent-encoded), a header line the parser cannot read, a broken chunked body. Node's HTTP parser refuses it before any operation sees it, so every operation can answer it; the connection is closed after the answer. */
+        InvalidHttpRequestResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The email and password do not match an account. Unknown emails get the same answer after the same work. */
         InvalidCredentialsResponse: {
             headers: {
@@ -1237,7 +1246,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body is not valid JSON, or not JSON at all. */
+        /** @description The body is not valid JSON, or not JSON at all; or the request is not valid HTTP/1.1 (raw non-ASCII bytes in the request target, a header line the parser cannot read, a broken chunked body), refused before any operation sees it and answered with the connection closed. */
         MalformedRequestResponse: {
             headers: {
                 [name: string]: unknown;
@@ -1719,6 +1728,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["HealthResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             500: components["responses"]["InternalErrorResponse"];
         };
     };
@@ -1732,6 +1742,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ReadyResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["NotReadyResponse"];
         };
@@ -1800,6 +1811,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["SessionsEndedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
@@ -1815,6 +1827,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["CurrentUserResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
@@ -1842,6 +1855,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["PostPageResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             500: components["responses"]["InternalErrorResponse"];
@@ -1918,6 +1932,7 @@ export interface operations {
         responses: {
             200: components["responses"]["PostResponse"];
             304: components["responses"]["NotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["PostNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
@@ -1944,6 +1959,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["PostDeletedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["PostNotFoundResponse"];
             412: components["responses"]["PreconditionFailedResponse"];
@@ -2002,6 +2018,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["RevisionPageResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["PostNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
@@ -2024,6 +2041,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["RevisionResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["RevisionNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
@@ -2052,6 +2070,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["PostResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["RevisionNotFoundResponse"];
             412: components["responses"]["PreconditionFailedResponse"];
@@ -2079,6 +2098,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["RevisionDiffResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["RevisionNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
@@ -2099,6 +2119,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["PostMarkdownResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["PostNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
@@ -2116,6 +2137,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["TagListResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
@@ -2138,6 +2160,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["SiteExportResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             500: components["responses"]["InternalErrorResponse"];
@@ -2184,6 +2207,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["ActivityPageResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             500: components["responses"]["InternalErrorResponse"];
@@ -2200,6 +2224,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["StatsResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
@@ -2236,6 +2261,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ContentPostPageResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
             500: components["responses"]["InternalErrorResponse"];
@@ -2270,6 +2296,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ContentPostResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             404: components["responses"]["ContentNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
@@ -2305,6 +2332,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ContentPostResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             404: components["responses"]["ContentNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
@@ -2334,6 +2362,7 @@ export interface operations {
         responses: {
             200: components["responses"]["ContentTagListResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
             500: components["responses"]["InternalErrorResponse"];
@@ -2365,6 +2394,7 @@ export interface operations {
         responses: {
             200: components["responses"]["AtomFeedResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
             500: components["responses"]["InternalErrorResponse"];
@@ -2396,6 +2426,7 @@ export interface operations {
         responses: {
             200: components["responses"]["RssFeedResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
             500: components["responses"]["InternalErrorResponse"];
@@ -2424,6 +2455,7 @@ export interface operations {
         responses: {
             200: components["responses"]["SitemapResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
             500: components["responses"]["InternalErrorResponse"];

@@ -17,8 +17,9 @@ import { CST, Lexer, parseDocument, isMap, isScalar, isSeq } from 'yaml';
 export type FrontMatter = { data: Record<string, unknown>; body: string } | { error: string };
 
 /**
- * The most bytes a front matter may have: a MarginCMS export's is under 8 KiB even with a
- * 200-character title, a 500-character excerpt and 20 tags written in escapes.
+ * The most bytes a front matter may have: a MarginCMS export's stays under 16 KiB even when its
+ * 200-character title, 500-character excerpt and 20 tags of 40 characters are all escapes (at
+ * most 6 bytes a UTF-16 unit).
  */
 export const MAX_FRONT_MATTER_BYTES = 64 * 1024;
 /** The most keys a front matter may have, all mappings together. */

@@ -17,7 +17,7 @@ import { freePort } from './ports.js';
 const run = promisify(execFile);
 
 /** The newest installed PostgreSQL's bin folder (Debian: /usr/lib/postgresql/<version>/bin), or null. */
-export function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
+function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
   if (!existsSync(root)) return null;
   const versions = readdirSync(root)
     .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))

@@ -530,7 +530,7 @@ export interface paths {
         };
         /**
          * Atom feed of the latest posts
-         * @description The 20 most recently published posts as an Atom feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path.
+         * @description The 20 most recently published posts as an Atom feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path. Query parameters other than `tag` (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the URL without them.
          */
         get: operations["getAtomFeed"];
         put?: never;
@@ -550,7 +550,7 @@ export interface paths {
         };
         /**
          * RSS 2.0 feed of the latest posts
-         * @description The 20 most recently published posts as an RSS 2.0 feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path.
+         * @description The 20 most recently published posts as an RSS 2.0 feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path. Query parameters other than `tag` (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the URL without them.
          */
         get: operations["getRssFeed"];
         put?: never;
@@ -570,7 +570,7 @@ export interface paths {
         };
         /**
          * Sitemap of published posts
-         * @description A sitemaps.org `urlset` with the absolute URL and last change of every published post (at most 50,000, the protocol's limit; the newest first).
+         * @description A sitemaps.org `urlset` with the absolute URL and last change of every published post (at most 50,000, the protocol's limit; the newest first). Query parameters (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the bare URL.
          */
         get: operations["getSitemap"];
         put?: never;

@@ -14,6 +14,7 @@ import { openPostgres, type PostgresConnection } from '../../src/adapters/drizzl
 import { Metrics } from '../../src/adapters/metrics/prometheus.js';
 import { postgresSettings } from '../../src/config.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
+import { freePort } from '../support/ports.js';
 
 // Fails under CI=true when the server is down; skipped with a message elsewhere.
 const serverUrl = testServerUrl();
@@ -90,12 +91,11 @@ function selfSigned(): { key: Buffer; cert: Buffer } {
 }
 
 /**
- * PostgreSQL over TLS in front of the test server (which has ssl off): the standard negotiation
- * (an SSLRequest answered 'S', then TLS on the same socket) or a direct one (TLS from the first
- * byte, `sslnegotiation=direct`); what arrives decrypted is forwarded to the server in clear.
- * Counts the TLS sessions it forwarded.
+ * PostgreSQL over TLS in front of the test server (which has ssl off): it answers the client's
+ * SSLRequest with 'S', speaks TLS on the same socket and forwards what arrives decrypted to the
+ * server in clear. Counts the TLS sessions it forwarded.
  */
-async function tlsFront(target: URL, negotiation: 'standard' | 'direct') {
+async function tlsFront(target: URL) {
   const { key, cert } = selfSigned();
   let sessions = 0;
   const forward = (secure: tls.TLSSocket) => {
@@ -106,17 +106,14 @@ async function tlsFront(target: URL, negotiation: 'standard' | 'direct') {
     secure.on('close', () => upstream.destroy());
     upstream.on('error', () => secure.destroy());
   };
-  const server =
-    negotiation === 'direct'
-      ? tls.createServer({ key, cert, ALPNProtocols: ['postgresql'] }, forward)
-      : net.createServer((client) => {
-          client.once('data', () => {
-            client.write('S');
-            const secure = new tls.TLSSocket(client, { isServer: true, key, cert });
-            secure.on('secure', () => forward(secure));
-            secure.on('error', () => client.destroy());
-          });
-        });
+  const server = net.createServer((client) => {
+    client.once('data', () => {
+      client.write('S');
+      const secure = new tls.TLSSocket(client, { isServer: true, key, cert });
+      secure.on('secure', () => forward(secure));
+      secure.on('error', () => client.destroy());
+    });
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return { port: (server.address() as net.AddressInfo).port, sessions: () => sessions };
@@ -156,25 +153,39 @@ describe.skipIf(!available)('pool connection metrics', () => {
     expect(await backends()).toBe(0);
   });
 
-  for (const negotiation of ['standard', 'direct'] as const) {
-    it(`counts the connections of a pool that speaks TLS to PostgreSQL (sslmode=require, ${negotiation} negotiation)`, async () => {
-      const db: TestDatabase = await createTestDatabase(serverUrl, { migrate: false });
-      cleanups.push(() => db.drop());
-      const front = await tlsFront(new URL(db.url), negotiation);
-      const url = new URL(db.url);
-      url.hostname = '127.0.0.1';
-      url.port = String(front.port);
-      url.search = negotiation === 'direct' ? '?sslmode=require&sslnegotiation=direct' : '?sslmode=require';
-      const connection = await openPostgres({ ...postgresSettings(url.href), poolSize: 4 });
-      cleanups.push(() => connection.close());
-      const metrics = new Metrics({ pool: { gate: connection.gate, connections: connection.connections }, processMetrics: false });
+  it('connects through the next host when one refuses, counting only the connections made', async () => {
+    const db: TestDatabase = await createTestDatabase(serverUrl, { migrate: false });
+    cleanups.push(() => db.drop());
+    const refusing = await freePort();
+    const url = new URL(db.url);
+    // postgres.js reads a list of hosts from the URL itself (`host:port,host:port`).
+    const twoHosts = `${url.protocol}//${url.username}${url.password ? `:${url.password}` : ''}@127.0.0.1:${refusing},${url.hostname}:${url.port || 5432}${url.pathname}`;
+    const connection = await openPostgres({ ...postgresSettings(db.url), url: twoHosts, poolSize: 4 });
+    cleanups.push(() => connection.close());
+    const metrics = new Metrics({ pool: { gate: connection.gate, connections: connection.connections }, processMetrics: false });
 
-      const rows = await Promise.all([1, 2].map(() => connection.sql<{ one: number }[]>`select pg_sleep(0.1), 1 as one`));
-      expect(rows.map((r) => r[0]?.one)).toEqual([1, 1]);
-      expect(front.sessions(), 'every connection went through TLS').toBe(2);
-      expect(await pool(metrics)).toMatchObject({ open: 2, opened: 2, closed: 0 });
-      await connection.close();
-      expect(await pool(metrics)).toMatchObject({ open: 0, opened: 2, closed: 2 });
-    });
-  }
+    const rows = await Promise.all([1, 2, 3].map(() => connection.sql<{ one: number }[]>`select pg_sleep(0.1), 1 as one`));
+    expect(rows.map((r) => r[0]?.one)).toEqual([1, 1, 1]);
+    expect(await pool(metrics)).toMatchObject({ open: 3, opened: 3, closed: 0 });
+  });
+
+  it('counts the connections of a pool that speaks TLS to PostgreSQL (sslmode=require)', async () => {
+    const db: TestDatabase = await createTestDatabase(serverUrl, { migrate: false });
+    cleanups.push(() => db.drop());
+    const front = await tlsFront(new URL(db.url));
+    const url = new URL(db.url);
+    url.hostname = '127.0.0.1';
+    url.port = String(front.port);
+    url.search = '?sslmode=require';
+    const connection = await openPostgres({ ...postgresSettings(db.url), url: url.href, poolSize: 4 });
+    cleanups.push(() => connection.close());
+    const metrics = new Metrics({ pool: { gate: connection.gate, connections: connection.connections }, processMetrics: false });
+
+    const rows = await Promise.all([1, 2].map(() => connection.sql<{ one: number }[]>`select pg_sleep(0.1), 1 as one`));
+    expect(rows.map((r) => r[0]?.one)).toEqual([1, 1]);
+    expect(front.sessions(), 'every connection went through TLS').toBe(2);
+    expect(await pool(metrics)).toMatchObject({ open: 2, opened: 2, closed: 0 });
+    await connection.close();
+    expect(await pool(metrics)).toMatchObject({ open: 0, opened: 2, closed: 2 });
+  });
 });

@@ -17,6 +17,7 @@ export interface ConnectionObserver {
 export class ConnectionCounts {
   #opened = 0;
   #closed = 0;
+  #attempts = 0;
   /** Set by the metrics when they are on. */
   observer: ConnectionObserver | null = null;
 
@@ -53,14 +54,18 @@ export class ConnectionCounts {
    * would be: what postgres.js writes first waits in the socket, its connect timeout covers the TCP
    * connection, and its error and close handlers (reconnect, backoff) see a failed connection.
    * TLS is postgres.js's: it asks for it over this socket (`sslmode`) and wraps it; the socket
-   * under the TLS one closes with it. `DATABASE_URL` names one host (the configuration refuses
-   * more), or a Unix socket folder (`?host=/var/run/postgresql`).
+   * under the TLS one closes with it. A Unix socket (postgres.js's `path`) is connected to as
+   * postgres.js would.
    */
   readonly socketFactory = (options: { host: string[]; port: number[]; path: string | false }): Socket => {
     const socket = new CountedSocket(this);
     if (options.path) return socket.connect(options.path);
-    const host = options.host[0] ?? 'localhost';
-    const port = options.port[0] ?? 5432;
+    // Several hosts: each attempt goes to the next, as postgres.js's own sockets do (it turns
+    // through them per connection, this through them per pool), so a host that refuses, or is not
+    // what `target_session_attrs` asks for, is followed by another.
+    const index = this.#attempts++ % Math.max(1, options.host.length);
+    const host = options.host[index] ?? 'localhost';
+    const port = options.port[index] ?? 5432;
     socket.connect(port, host);
     // What postgres.js sets on its own TCP sockets: the TLS server name and its connection errors read them.
     return Object.assign(socket, { host, port });

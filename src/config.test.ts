@@ -137,6 +137,9 @@ describe('loadConfig', () => {
       ['mysql://root:hunter2@db/blog', 'must start with postgres://'],
       ['postgres://root:hunter2@db', 'names no database'],
       ['not a url at all', 'is not a URL'],
+      ['postgres://root:hunter2@db/blog?search_path=app', 'has an unknown parameter "search_path"'],
+      ['postgres://root:hunter2@db/blog?sslmode=on', 'has sslmode=on; expected one of'],
+      ['postgres://root:hunter2%zz@db/blog', 'has a "%" not followed by two hex digits in the password'],
     ] as const) {
       let message = '';
       try {

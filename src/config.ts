@@ -1,5 +1,6 @@
 import { passwordProblem } from './domain/index.js';
 import type { LogLevel } from './log.js';
+import { DatabaseUrlError, parseDatabaseUrl } from './database-url.js';
 import { maskUrl } from './mask-url.js';
 
 export interface Config {
@@ -449,17 +450,13 @@ export function postgresSettings(url: string): Omit<Extract<Config['database'], 
   return settings;
 }
 
+/** What is wrong with DATABASE_URL as libpq reads it (see database-url.ts), or null. */
 function databaseUrlProblem(url: string): string | null {
-  let parsed: URL;
   try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not a URL; expected postgres://user:password@host:5432/database';
+    parseDatabaseUrl(url);
+    return null;
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) return error.message;
+    throw error;
   }
-  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    return `must start with postgres:// or postgresql://, not ${parsed.protocol}//`;
-  }
-  if (parsed.hostname === '' && !parsed.searchParams.has('host')) return 'has no host';
-  if (parsed.pathname === '' || parsed.pathname === '/') return 'names no database (add /<database> after the host)';
-  return null;
 }

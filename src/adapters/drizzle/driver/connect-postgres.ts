@@ -2,6 +2,7 @@ import type { Logger } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { parseDatabaseUrl, postgresJsTarget } from '../../../database-url.js';
 import { ConnectionCounts } from './connection-counts.js';
 import { ConnectionGate } from './connection-gate.js';
 import type { Database } from './database.js';
@@ -82,7 +83,19 @@ function answerTimeoutSeconds(options: Pick<PostgresOptions, 'answerTimeoutMs' |
   return ms > 0 ? ms / 1000 : null;
 }
 
+/**
+ * Where and as whom to connect, from the URL read as libpq reads it (database-url.ts). postgres.js
+ * is never handed the URL: it reads the query with URLSearchParams, where a "+" becomes a space,
+ * and sends every parameter it does not know to the server as a setting.
+ */
+function targetOf(url: string) {
+  const { connection, ...target } = postgresJsTarget(parseDatabaseUrl(url));
+  // postgres.js takes lists of hosts and ports (its BaseOptions), though its Options type narrows them to one.
+  return { target: target as unknown as Pick<postgres.Options<Record<string, never>>, 'host' | 'port' | 'database'>, connection };
+}
+
 function poolOptions(options: PostgresOptions, connections: ConnectionCounts): postgres.Options<Record<string, never>> {
+  const { target, connection } = targetOf(options.url);
   const patched = { answer_timeout: answerTimeoutSeconds(options) } as Record<string, unknown>;
   // Documented by postgres.js (`socket`: a function returning the socket to use) but absent from its types.
   const socket = { socket: connections.socketFactory } as Record<string, unknown>;
@@ -95,10 +108,12 @@ function poolOptions(options: PostgresOptions, connections: ConnectionCounts): p
     ...(options.maxLifetime !== undefined ? { max_lifetime: options.maxLifetime } : {}),
     backoff: reconnectBackoff,
     onnotice: () => undefined,
+    ...target,
     connection: {
       application_name: 'margin-cms',
       TimeZone: 'UTC',
       statement_timeout: options.statementTimeoutMs,
+      ...connection,
     },
   };
 }
@@ -109,7 +124,7 @@ function poolOptions(options: PostgresOptions, connections: ConnectionCounts): p
  */
 export async function openPostgres(options: PostgresOptions): Promise<PostgresConnection> {
   const connections = new ConnectionCounts();
-  const sql = postgres(options.url, poolOptions(options, connections));
+  const sql = postgres(poolOptions(options, connections));
   const db = drizzle(sql, options.logger !== undefined ? { logger: options.logger } : {});
   const migrationsFolder = options.migrationsFolder ?? MIGRATIONS_FOLDER;
   return {
@@ -147,11 +162,13 @@ export async function migratePostgres(
   url: string,
   options: { migrationsFolder?: string; connectTimeoutSeconds?: number } = {},
 ): Promise<void> {
-  const sql = postgres(url, {
+  const { target, connection } = targetOf(url);
+  const sql = postgres({
+    ...target,
     max: 1,
     connect_timeout: options.connectTimeoutSeconds ?? 10,
     onnotice: () => undefined,
-    connection: { application_name: 'margin-cms-migrate', TimeZone: 'UTC' },
+    connection: { application_name: 'margin-cms-migrate', TimeZone: 'UTC', ...connection },
   });
   try {
     await sql`select pg_advisory_lock(hashtext('margin-cms:migrate'))`;

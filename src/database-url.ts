@@ -22,7 +22,7 @@
  * parameters through.
  */
 
-export type SslMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
+type SslMode = 'disable' | 'allow' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
 const SSL_MODES: readonly string[] = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'];
 const SESSION_ATTRS: readonly string[] = ['any', 'read-write', 'read-only', 'primary', 'standby', 'prefer-standby'];
 const DEFAULT_PORT = 5432;

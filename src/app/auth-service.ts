@@ -54,6 +54,9 @@ export interface AuthServiceOptions {
 
 /** Login, single-use rotating refresh tokens with reuse detection, logout and bearer verification. */
 export class AuthService {
+  /** Session-version lookups in flight, per user: concurrent requests of a user share one. */
+  readonly #versionLookups = new Map<string, Promise<number | null>>();
+
   constructor(private readonly options: AuthServiceOptions) {}
 
   /**
@@ -165,18 +168,24 @@ export class AuthService {
    */
   async logoutAll(userId: string): Promise<void> {
     const version = await this.options.users.endSessions(userId);
+    // A request from now on must not share a lookup that may have read the old version.
+    this.#versionLookups.delete(userId);
     if (version === null) throw new InvalidTokenError('unknown user');
     await this.options.refreshTokens.revokeUser(userId, this.options.clock.now());
   }
 
   /**
    * The token's claims, once its signature and expiry check out (the token adapter remembers
-   * verified tokens) and its session version is still the user's: one indexed read of one integer
-   * per request, so that a session ended by any process is refused by every process at once.
+   * verified tokens) and its session version is still the user's. The version is read from the
+   * store for every request (one indexed read of one integer), never cached, so that a session
+   * ended by any process is refused by every process from then on; requests of one user that
+   * arrive while a read of theirs is in flight share it (under load a user's requests then cost
+   * one read per round trip, not one each). A shared read was sent at most one round trip before
+   * the request arrived; a logoutAll in this process stops sharing any read sent before it.
    */
   async authenticate(accessToken: string): Promise<AccessTokenClaims> {
     const claims = await this.options.accessTokens.verify(accessToken, this.options.clock.now());
-    const current = await this.options.users.sessionVersion(claims.userId);
+    const current = await this.#sessionVersion(claims.userId);
     if (current === null) throw new InvalidTokenError('unknown user');
     if (current !== claims.sessionVersion) throw new InvalidTokenError('session ended');
     return claims;
@@ -190,6 +199,18 @@ export class AuthService {
     const user = await this.options.users.get(userId);
     if (!user) throw new InvalidTokenError('unknown user');
     return user;
+  }
+
+  #sessionVersion(userId: string): Promise<number | null> {
+    const inFlight = this.#versionLookups.get(userId);
+    if (inFlight !== undefined) return inFlight;
+    const lookup = this.options.users.sessionVersion(userId);
+    this.#versionLookups.set(userId, lookup);
+    const done = () => {
+      if (this.#versionLookups.get(userId) === lookup) this.#versionLookups.delete(userId);
+    };
+    lookup.then(done, done);
+    return lookup;
   }
 
   #record(user: User, familyId: string, token: string, now: Date): RefreshToken {

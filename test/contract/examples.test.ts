@@ -144,6 +144,18 @@ describe("the bundle's operations (generated/openapi.json)", () => {
     expect(Object.keys(r.response.content ?? {})).toEqual(['application/problem+json']);
   });
 
+  it('declares the 400 malformed-request problem on every operation, with a named example of it', () => {
+    const missing = ops.filter((op) => op.operation.responses?.['400'] === undefined).map((op) => op.operationId);
+    expect(missing, 'operations without a 400').toEqual([]);
+    const withoutExample = ops
+      .filter(
+        (op) =>
+          !exampleCases(bundle).some((c) => c.operationId === op.operationId && c.status === '400' && c.name === 'InvalidRequestTarget'),
+      )
+      .map((op) => op.operationId);
+    expect(withoutExample, 'operations whose 400 lacks the InvalidRequestTarget example').toEqual([]);
+  });
+
   const preconditionFailed = exampleCases(bundle).filter((c) => c.status === '412');
 
   it('declares 412 with examples on updatePost, deletePost and restoreRevision', () => {

@@ -92,6 +92,16 @@ describe('the Prism mock, Prefer: code', () => {
     expect(body).not.toHaveProperty('current');
   });
 
+  it.each([
+    ['getPost', () => getPost({ Prefer: 'code=400' })],
+    ['getHealth', () => call('GET', '/healthz', { headers: { Prefer: 'code=400' } })],
+  ] as const)('answers %s code=400 with the InvalidRequestTarget problem every operation declares', async (_, send) => {
+    const answer = await send();
+    expect(answer.status, about(answer)).toBe(400);
+    expect(answer.contentType).toMatch(/^application\/problem\+json/);
+    expect(answer.body).toEqual(exampleValue(bundle, 'InvalidRequestTarget'));
+  });
+
   it('answers updatePost code=428 with the IfMatchMissing example', async () => {
     const answer = await updatePost({ Prefer: 'code=428' });
     expect(answer.status, about(answer)).toBe(428);

@@ -7,14 +7,22 @@
  * a write refused with a 4xx, that nothing changed (the posts and the activity log read the same).
  * An operation that takes a zip (importSite) gets damaged archives instead of damaged JSON.
  *
+ * Two requests every operation gets as they are, not generated: its request target with raw
+ * non-ASCII bytes, sent over a socket, must get the 400 `malformed-request` it declares (Node's
+ * parser refuses it before any route sees it); and its path with a trailing slash, which names no
+ * operation, is a 404 `not-found` problem (the spec's one rule for a trailing slash).
+ *
  * Reproduce a failure with the seed and path fast-check prints: FUZZ_SEED=<seed> make test.
  * More runs: FUZZ_RUNS=<n> (default 30 per operation and kind of damage).
  */
+import { connect, type AddressInfo } from 'node:net';
+import type { ServerType } from '@hono/node-server';
 import fc from 'fast-check';
 import { strToU8, zipSync } from 'fflate';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveApp } from '../../src/adapters/http/node-server.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
-import { ContractViolation } from '../support/contract-fetch.js';
+import { ContractViolation, createValidatingFetch } from '../support/contract-fetch.js';
 import { testServer, url } from '../support/http.js';
 
 type Json = Record<string, any>;
@@ -52,6 +60,9 @@ type Server = Awaited<ReturnType<typeof testServer>>;
 
 let server: Server;
 let token: string;
+/** The same app served on a socket, for requests a Fetch `Request` cannot carry. */
+let listener: ServerType;
+let port: number;
 // The bundle the server validates against, read at collection time so that every operation gets
 // tests of its own.
 const document = (await import('../../generated/openapi.json', { with: { type: 'json' } })).default as Json;
@@ -393,6 +404,30 @@ async function check(op: Operation, damage: Damage): Promise<void> {
   if (isWrite && response.status >= 400) expect(await snapshot(), label).toBe(before);
 }
 
+/** The operation's path under the API root, its parameters filled from the baseline. */
+function concretePath(op: Operation, base: Baseline): string {
+  return `/api/v1${op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(base.path[name]!))}`;
+}
+
+/** Writes `raw` on a fresh connection and reads the answer until the server closes it. */
+function sendRaw(raw: Buffer): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const split = text.indexOf('\r\n\r\n');
+      const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n');
+      const headers = new Headers(lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+      const status = Number(statusLine.split(' ')[1]);
+      resolve(new Response(Buffer.from(text.slice(split + 4), 'latin1'), { status, headers }));
+    });
+    socket.write(raw);
+  });
+}
+
 function property(op: Operation, damage: fc.Arbitrary<Damage>) {
   return fc.assert(
     fc.asyncProperty(damage, (d) => check(op, d)),
@@ -406,6 +441,13 @@ beforeAll(async () => {
   // The login fuzzing fails many logins from one address; logoutAll's successes need new ones.
   server = await testServer({ store: createMemoryStore(), loginThrottle: { maxFailures: 1000, maxFailuresPerAddress: 100_000 } });
   token = (await server.authedClient()).accessToken;
+  listener = serveApp(server.app.fetch, { hostname: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => listener.once('listening', resolve));
+  port = (listener.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => listener.close(resolve));
 });
 
 describe('fuzzing every operation of the contract', () => {
@@ -426,6 +468,40 @@ describe('fuzzing every operation of the contract', () => {
           await check(find(), { path: { [parameter.name]: '%E0%A4%A' } });
           await check(find(), { path: { [parameter.name]: '+1' } });
         }
+      });
+
+      it('answers its request target with raw non-ASCII bytes with the 400 malformed-request problem it declares', async () => {
+        const path = concretePath(find(), await baseline(find()));
+        const target = Buffer.concat([Buffer.from(`${path}/`), Buffer.from('é?q=é', 'utf8')]);
+        const raw = Buffer.concat([Buffer.from(`${op.method} `), target, Buffer.from(' HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n')]);
+        const answer = await sendRaw(raw);
+        // Checked as the contract fetch checks every answer: a declared status, type and schema.
+        const declared = createValidatingFetch(document, () => answer);
+        const response = await declared(`http://localhost${path}`, { method: op.method });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toMatchObject({ type: 'https://margincms.dev/problems/malformed-request', status: 400 });
+      });
+
+      it('answers its path with a trailing slash 404 not-found problem, never as its path without one', async () => {
+        const base = await baseline(find());
+        const isWrite = op.method !== 'GET';
+        const before = isWrite ? await snapshot() : '';
+        const path = `${concretePath(find(), base)}/`;
+        const body = base.body instanceof Uint8Array ? base.body : base.body === undefined ? undefined : JSON.stringify(base.body);
+        const headers = {
+          ...base.headers,
+          ...(body === undefined ? {} : { 'content-type': base.body instanceof Uint8Array ? 'application/zip' : 'application/json' }),
+        };
+        const response = await server.fetch(`http://localhost${path}`, {
+          method: op.method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+        });
+        // A logout-all answered as its path without the slash ended the session every request is sent with.
+        if (response.status !== 404) token = (await server.authedClient()).accessToken;
+        expect(response.status).toBe(404);
+        expect(await response.json()).toMatchObject({ type: 'https://margincms.dev/problems/not-found', status: 404, instance: path });
+        if (isWrite) expect(await snapshot()).toBe(before);
       });
 
       if (op.parameters.some((p) => p.in === 'path')) {

@@ -71,6 +71,9 @@ type Answer = (c: Context<Env>) => Response | Promise<Response>;
 /** The methods whose requests may carry a body (and so meet the body limit). */
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
+/** Whether `path` ends in a slash after a segment (`/posts/`; `/` alone does not). */
+const hasTrailingSlash = (path: string) => path.length > 1 && path.endsWith('/');
+
 /** Whether `path` is `root` or below it. */
 const isUnder = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
 
@@ -236,13 +239,16 @@ export function createApp(options: AppOptions): Hono<Env> {
   /**
    * Every answer of the app (operations, other methods, not found, the docs) is made through
    * `guard`: CORS for a request with an Origin (a preflight is answered there), then the Content
-   * API's rate limit, then the body limit of a write, then `answer`. Not Hono middleware on
+   * API's rate limit, then the trailing-slash rule, then the body limit of a write, then `answer`.
+   * The rule: a path that ends in `/` (but `/`) is not the path without it, and answers 404 like
+   * any unknown path (PatternRouter, whatever Hono's `strict`, matches a route with or without a
+   * trailing slash; the spec gives every meaning one path). Not Hono middleware on
    * purpose: a request that matches one handler skips Hono's middleware chain (one async layer per
    * middleware), and for the usual request, without Origin and without a body, every step but
    * `answer` is a synchronous check.
    */
   const guard = (answer: Answer): Answer => {
-    const bodyLimited: Answer = (c) => withinBodyLimit(c, answer);
+    const bodyLimited: Answer = (c) => (hasTrailingSlash(c.req.path) ? notFound(c) : withinBodyLimit(c, answer));
     const limited: Answer = (c) => withinRateLimit(c, bodyLimited);
     return (c) => (c.req.header('origin') === undefined ? limited(c) : withCors(c, limited));
   };

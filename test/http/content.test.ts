@@ -464,6 +464,39 @@ describeOnEveryStore('content API', (make) => {
       await expectInvalid(await t.read('/feed.atom?tag=%00'), '/query/tag');
     });
 
+    it('ignores unknown parameters on the feeds and the sitemap: 200 with the bytes and ETag of the URL without them', async () => {
+      const t = await site(make);
+      await publish(t, 'Tagged', { tags: ['postgres'] });
+      await publish(t, 'Other', { tags: ['markdown'] });
+      const pairs: [tracked: string, bare: string][] = [
+        ['/feed.atom?utm_source=x', '/feed.atom'],
+        ['/feed.rss?utm_source=newsletter&utm_medium=email&utm_campaign=dec', '/feed.rss'],
+        ['/sitemap.xml?fbclid=1', '/sitemap.xml'],
+        ['/feed.rss?tag=postgres&utm_medium=social', '/feed.rss?tag=postgres'],
+        ['/feed.atom?gclid=abc&tag=postgres&ref=hn', '/feed.atom?tag=postgres'],
+      ];
+      for (const [tracked, bare] of pairs) {
+        const [withParams, without] = [await t.read(tracked), await t.read(bare)];
+        expect(withParams.status, `${tracked}: ${await peek(withParams)}`).toBe(200);
+        expect(withParams.headers.get('etag'), tracked).toBe(without.headers.get('etag'));
+        expect(await withParams.text(), tracked).toBe(await without.text());
+        const revalidated = await t.read(tracked, { 'if-none-match': without.headers.get('etag')! });
+        expect(revalidated.status, tracked).toBe(304);
+      }
+      // A parameter the operation declares still changes the representation, and is still checked.
+      const tagged = await t.read('/feed.rss?tag=postgres&utm_medium=social');
+      expect(tagged.headers.get('etag')).not.toBe((await t.read('/feed.rss?utm_medium=social')).headers.get('etag'));
+      await expectInvalid(await t.read('/feed.atom?tag=%00&utm_source=x'), '/query/tag');
+    });
+
+    it('keeps an unknown parameter a 422 on the post list and a post, where a tracking parameter means a wrong link', async () => {
+      const t = await site(make);
+      const post = await publish(t, 'Strict');
+      await expectInvalid(await t.read('/posts?utm_source=x'), '/query/utm_source');
+      await expectInvalid(await t.read(`/posts/slug/${post.slug}?fbclid=1`), '/query/fbclid');
+      await expectInvalid(await t.read(`/posts/${post.id}?include=html&ref=hn`), '/query/ref');
+    });
+
     it('answers 429 with Retry-After past the per-address rate, and does not limit the admin API', async () => {
       const t = await site(make, { content: { ...SITE, rateLimitPerMinute: 3 } });
       for (let i = 0; i < 3; i += 1) expect((await t.read('/posts')).status).toBe(200);

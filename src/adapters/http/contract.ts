@@ -36,6 +36,12 @@ export interface Route {
   arrayQueryNames: ReadonlySet<string>;
   /** Whether the operation declares query parameters (if not, the query string is ignored). */
   takesQuery: boolean;
+  /**
+   * The query parameters the operation declares, when it is marked `x-ignore-unknown-query: true`
+   * (the feeds, the sitemap): any other query key is dropped before validation, so it is neither a
+   * 422 nor seen by the handler. Null on every other operation, where an undeclared key is a 422.
+   */
+  knownQueryOnly: ReadonlySet<string> | null;
   /** Whether the operation declares any parameter or a body: if not, there is nothing to validate. */
   takesInput: boolean;
   /** Path and query parameters whose values are integers (or lists of them): canonical decimal only. */
@@ -161,6 +167,10 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
           .map((parameter) => parameter.name!),
       ),
       takesQuery: parameters.some((parameter) => parameter.in === 'query'),
+      knownQueryOnly:
+        (operation as { 'x-ignore-unknown-query'?: unknown })['x-ignore-unknown-query'] === true
+          ? new Set(parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name!))
+          : null,
       takesInput: parameters.length > 0 || operation.requestBody !== undefined,
       integerParams: parameters
         .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
@@ -179,6 +189,7 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       const query: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
       if (route.takesQuery) {
         for (const name in request.query) {
+          if (route.knownQueryOnly !== null && !route.knownQueryOnly.has(name)) continue;
           const value = request.query[name]!;
           query[name] = typeof value === 'string' && route.arrayQueryNames.has(name) ? [value] : value;
         }

@@ -328,7 +328,7 @@ describeOnEveryStore('content API', (make) => {
       const head = await t.read(`/posts/slug/${post.slug}`, {}, 'HEAD');
       expect(head.status).toBe(200);
       expect(await head.text()).toBe('');
-      for (const name of ['etag', 'last-modified', 'cache-control', 'access-control-allow-origin', 'content-type']) {
+      for (const name of ['content-length', 'etag', 'last-modified', 'cache-control', 'access-control-allow-origin', 'content-type']) {
         expect(head.headers.get(name), name).toBe(get.headers.get(name));
       }
       expect((await t.read(`/posts/slug/${post.slug}`, { 'if-none-match': get.headers.get('etag')! }, 'HEAD')).status).toBe(304);

@@ -174,6 +174,62 @@ describe('the app over a socket', () => {
   });
 });
 
+describe('HEAD on the Content API over a socket', () => {
+  it('answers HEAD 200 with the Content-Length, ETag, Last-Modified and Cache-Control of the GET, and 304 without a Content-Length', async () => {
+    const login = await send('POST', '/auth/login', [loginBody(ADMIN.password)], { 'content-type': 'application/json' });
+    const { accessToken } = JSON.parse(login.body) as { accessToken: string };
+    const created = await send(
+      'POST',
+      '/posts',
+      [JSON.stringify({ title: 'Héad to toe', body: 'Bytes, not characters: é, ü, ✓.', status: 'published', tags: ['head'] })],
+      {
+        'content-type': 'application/json',
+        authorization: `Bearer ${accessToken}`,
+      },
+    );
+    expect(created.status, created.body).toBe(201);
+    const post = JSON.parse(created.body) as { id: string; slug: string };
+    const paths = [
+      `/content/posts/slug/${post.slug}`,
+      `/content/posts/${post.id}`,
+      `/content/posts/${post.id}?include=html`,
+      '/content/posts?limit=5',
+      '/content/tags',
+      '/content/feed.atom',
+      '/content/feed.rss?tag=head',
+      '/content/sitemap.xml',
+    ];
+    for (const path of paths) {
+      const get = await send('GET', path, []);
+      expect(get.status, path).toBe(200);
+      const length = Buffer.byteLength(get.body);
+      expect(get.headers['content-length'], path).toBe(String(length));
+      const head = await send('HEAD', path, []);
+      expect(head.status, path).toBe(200);
+      expect(head.body, path).toBe('');
+      for (const name of ['content-length', 'content-type', 'etag', 'last-modified', 'cache-control']) {
+        expect(head.headers[name], `${path} ${name}`).toBe(get.headers[name]);
+      }
+      for (const method of ['GET', 'HEAD']) {
+        const notModified = await send(method, path, [], { 'if-none-match': get.headers.etag! });
+        expect(notModified.status, `${method} ${path}`).toBe(304);
+        expect(notModified.headers['content-length'], `${method} ${path}`).toBeUndefined();
+        expect(notModified.headers.etag, `${method} ${path}`).toBe(get.headers.etag);
+      }
+    }
+  });
+
+  it('answers HEAD 404 with the Content-Length of the GET problem', async () => {
+    const path = '/content/posts/slug/no-such-post';
+    const get = await send('GET', path, []);
+    expect(get.status).toBe(404);
+    const head = await send('HEAD', path, []);
+    expect(head.status).toBe(404);
+    expect(head.body).toBe('');
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.body)));
+  });
+});
+
 /** Writes `raw` on a fresh connection and reads until the server closes it. */
 function sendRaw(raw: Buffer | string): Promise<{ text: string; closed: 'end' | 'reset' }> {
   return new Promise((resolve) => {

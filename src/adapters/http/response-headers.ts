@@ -63,10 +63,16 @@ export function baseHeaders(path: string): Readonly<Record<string, string>> {
 export const RESPONDED = new WeakSet<Response>();
 
 /**
- * An answer from a body and a plain header object (names lowercased). The Node adapter writes
- * such an answer straight to the socket, without building a Fetch `Headers` or a body stream.
+ * An answer from a body and a plain header object (names lowercased), which becomes the answer's
+ * own. The Node adapter writes such an answer straight to the socket, without building a Fetch
+ * `Headers` or a body stream.
+ *
+ * A body's `content-length` is set here rather than left to the Node adapter, which counts the
+ * body it writes: Hono answers HEAD with the GET's answer without its body, so only a length in
+ * the headers reaches a HEAD (RFC 9110 §9.3.2). An answer without a body (304, 204) gets none.
  */
 export function respond(body: string | null, status: number, headers: Record<string, string>): Response {
+  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
   const response = new Response(body, { status, headers });
   RESPONDED.add(response);
   return response;

@@ -54,8 +54,8 @@ test-unit: install ## Run the test suites only
 
 test: lint check-generated typecheck test-unit ## Lint (spec, code, format, dead code), check generated/, type-check and run every test
 
-mock: install ## Serve the contract with Prism on 127.0.0.1:$(MOCK_PORT)
-	$(BIN)/prism mock generated/openapi.json --host 127.0.0.1 --port $(MOCK_PORT)
+mock: install ## Serve the contract with Prism on 127.0.0.1:$(MOCK_PORT) (a 422 lists the request's own violations)
+	node scripts/mock.mjs --host 127.0.0.1 --port $(MOCK_PORT)
 
 migrate: install ## Apply drizzle/ migrations to DATABASE_URL, or to the embedded PGlite under DATA_DIR
 	$(BIN)/tsx scripts/migrate.ts

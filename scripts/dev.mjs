@@ -5,7 +5,8 @@
 //          generated/ (bundle, types), which restarts [api] and reloads [mock]; a spec that fails
 //          the lint prints its problems and leaves generated/, and so the running server, as they were;
 //   [mock] the Prism mock of generated/openapi.json on MOCK_PORT (4010), reloaded by Prism itself
-//          when the bundle changes.
+//          when the bundle changes, behind scripts/mock.mjs (as `make mock`: its 422s list the
+//          request's own violations).
 // Output is prefixed by concurrently. The server runs on the embedded default unless DATABASE_URL is set.
 import concurrently from 'concurrently';
 
@@ -23,7 +24,7 @@ const { result } = concurrently(
     { name: 'spec', command: `node scripts/watch-spec.mjs`, prefixColor: 'magenta' },
     {
       name: 'mock',
-      command: `${bin('prism')} mock generated/openapi.json --host 127.0.0.1 --port ${mockPort}`,
+      command: `node scripts/mock.mjs --host 127.0.0.1 --port ${mockPort}`,
       prefixColor: 'yellow',
     },
   ],

@@ -2,6 +2,8 @@
 // `Prefer: code=` and `Prefer: example=` pick responses and examples, bodies are validated, and the
 // bearer security is enforced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryStore } from '../../src/adapters/memory/store.js';
+import { testServer, url } from '../support/http.js';
 import { startPrism, type PrismMock } from '../support/prism.js';
 import { exampleValue, formatErrors, loadBundle, schemaValidator } from './bundle.js';
 
@@ -150,8 +152,71 @@ describe('the Prism mock, Prefer: example', () => {
 });
 
 describe('the Prism mock, request validation', () => {
-  // Prism answers 422 with the operation's first 422 example (ValidationFailed), whatever the real
-  // violations; those are listed in its `sl-violations` header.
+  // Prism alone answers 422 with the operation's first 422 example (ValidationFailed), whatever the
+  // real violations, which it lists in its `sl-violations` header; scripts/mock.mjs writes those
+  // violations as the server's ValidationProblem.
+  it('answers createPost {"titel":"x"} with 422 naming /body/title is required and /body/titel is not an allowed property, as the server does', async () => {
+    const answer = await createPost({}, { titel: 'x' });
+    expect(answer.status, about(answer)).toBe(422);
+    expect(answer.contentType).toMatch(/^application\/problem\+json/);
+    const expected = {
+      type: 'https://margincms.dev/problems/validation-failed',
+      title: 'Validation failed',
+      status: 422,
+      detail: 'The request has 2 invalid fields.',
+      instance: '/api/v1/posts',
+      errors: [
+        { pointer: '/body/title', message: 'is required' },
+        { pointer: '/body/titel', message: 'is not an allowed property' },
+      ],
+    };
+    expect(answer.body).toEqual(expected);
+    const errors = validator.errors({ $ref: '#/components/schemas/ValidationProblem' }, answer.body);
+    expect(errors, formatErrors(errors)).toEqual([]);
+
+    const server = await testServer({ store: createMemoryStore() });
+    const { accessToken } = await server.authedClient();
+    const real = await server.app.fetch(
+      new Request(url('/posts'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ titel: 'x' }),
+      }),
+    );
+    expect(real.status).toBe(422);
+    expect(await real.json()).toEqual(expected);
+  });
+
+  it.each([
+    ['createPost, a tag of the wrong type and a status out of its enum', 'POST', '/posts', { title: 'x', tags: [1], status: 'nope' }],
+    ['listPosts, a limit that is not an integer and a status out of its enum', 'GET', '/posts?limit=abc&status=zz', undefined],
+    ['getPost, an id that is not a ULID', 'GET', '/posts/abc', undefined],
+    ['updatePost, an empty body', 'PATCH', `/posts/${postId}`, {}],
+  ] as const)('answers %s with the pointers the server gives (422)', async (_, method, path, body) => {
+    const headers = { ...auth, 'If-Match': '*' };
+    const answer = await call(method, path, { headers, ...(body === undefined ? {} : { body }) });
+    expect(answer.status, about(answer)).toBe(422);
+    const server = await testServer({ store: createMemoryStore() });
+    const { accessToken } = await server.authedClient();
+    const real = await server.app.fetch(
+      new Request(url(path), {
+        method,
+        headers: { authorization: `Bearer ${accessToken}`, 'if-match': '*', 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
+    expect(real.status).toBe(422);
+    const pointers = (problem: unknown) => (problem as { errors: { pointer: string }[] }).errors.map((e) => e.pointer).sort();
+    expect(pointers(answer.body)).toEqual(pointers(await real.json()));
+    expect((answer.body as { type?: string }).type).toBe('https://margincms.dev/problems/validation-failed');
+  });
+
+  it('answers an invalid createPost that asks for an example with that example (Prefer: example=ValidationFailed)', async () => {
+    const answer = await createPost({ Prefer: 'example=ValidationFailed' }, { titel: 'x' });
+    expect(answer.status, about(answer)).toBe(422);
+    expect(answer.body).toEqual(exampleValue(bundle, 'ValidationFailed'));
+  });
+
   it('rejects a createPost body that breaks the schema with 422', async () => {
     const answer = await createPost({}, { title: '', colour: 1 });
     expect(answer.status, about(answer)).toBe(422);

@@ -1,4 +1,5 @@
-// Starts the Prism mock of generated/openapi.json on a free local port, for contract tests.
+// Starts the mock of generated/openapi.json as `make mock` does (scripts/mock.mjs: Prism behind the
+// proxy that writes its 422s as the server does) on a free local port, for contract tests.
 //
 // Prism runs in its own process group (detached) so that stop() can kill it together with any
 // child it spawns. Its stdout and stderr are captured, and included in every error message, so a
@@ -8,7 +9,7 @@ import { freePort } from './ports.js';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const prismBin = 'node_modules/.bin/prism';
+const mockScript = 'scripts/mock.mjs';
 const bundle = 'generated/openapi.json';
 const host = '127.0.0.1';
 
@@ -44,7 +45,7 @@ class PortInUseError extends Error {}
 
 async function startOnce(port: number, readyTimeoutMs: number): Promise<PrismMock> {
   const baseUrl = `http://${host}:${port}`;
-  const child = spawn(prismBin, ['mock', bundle, '--host', host, '--port', String(port)], {
+  const child = spawn(process.execPath, [mockScript, '--spec', bundle, '--host', host, '--port', String(port)], {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -93,7 +94,7 @@ async function startOnce(port: number, readyTimeoutMs: number): Promise<PrismMoc
   };
 
   const describe = (): string =>
-    `Prism (${prismBin} mock ${bundle} on ${baseUrl})` +
+    `Prism (${mockScript} --spec ${bundle} on ${baseUrl})` +
     (exit ? ` exited with code ${exit.code} signal ${exit.signal}` : '') +
     (spawnError ? ` failed to spawn: ${spawnError.message}` : '') +
     `\n--- Prism output ---\n${output() || '(none)'}`;

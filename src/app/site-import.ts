@@ -30,6 +30,7 @@ export type ImportedPost = Pick<Post, 'title' | 'slug' | 'excerpt' | 'body' | 't
 
 export type ImportSkipReason =
   | 'not_a_post'
+  | 'page'
   | 'too_large'
   | 'invalid_front_matter'
   | 'invalid_post'

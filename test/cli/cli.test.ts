@@ -210,8 +210,10 @@ describeOnEveryStore('the margin CLI', (make) => {
     expect(dryRun.code, dryRun.err).toBe(EXIT.ok);
     expect(dryRun.out).toBe(
       [
-        `Dry run of ${zip} (markdown files, 4 files): would create 3, update 0, leave 0 unchanged, skip 1.`,
+        `Dry run of ${zip} (markdown files, 6 files): would create 3, update 0, leave 0 unchanged, skip 3.`,
         '  skip   _config.yml: not_a_post (Not a markdown file (.md or .markdown).)',
+        '  skip   about.md: page (A page, not a post: outside _posts/ and _drafts/ of a Jekyll site.)',
+        '  skip   index.markdown: page (A page, not a post: outside _posts/ and _drafts/ of a Jekyll site.)',
         'Nothing was written; run again with --apply to import.',
         '',
       ].join('\n'),
@@ -222,13 +224,13 @@ describeOnEveryStore('the margin CLI', (make) => {
 
     const applied = await t.margin(['import', zip, '--apply'], { errIsTty: true });
     expect(applied.code, applied.err).toBe(EXIT.ok);
-    expect(applied.out).toMatch(/^Imported .*jekyll\.zip \(markdown files, 4 files\): 3 created, 0 updated, 0 unchanged, 1 skipped\.\n/);
+    expect(applied.out).toMatch(/^Imported .*jekyll\.zip \(markdown files, 6 files\): 3 created, 0 updated, 0 unchanged, 3 skipped\.\n/);
     expect(applied.err).toMatch(/\rUploading .*jekyll\.zip \[#{24}\] [0-9.]+ MiB of [0-9.]+ MiB\nImporting…\n$/);
     const posts = await t.json<Post[]>(['posts', 'list']);
     expect(posts.map((post) => post.slug).sort()).toEqual(['a-draft-idea', 'hello-jekyll', 'not-yet']);
 
     const again = await t.json(['import', zip, '--apply']);
-    expect(again).toMatchObject({ mode: 'apply', counts: { files: 4, create: 0, update: 0, unchanged: 3, skip: 1 } });
+    expect(again).toMatchObject({ mode: 'apply', counts: { files: 6, create: 0, update: 0, unchanged: 3, skip: 3 } });
     expect(await t.json<Post[]>(['posts', 'list'])).toEqual(posts);
 
     const both = await t.margin(['import', zip, '--apply', '--dry-run']);

@@ -55,13 +55,13 @@ const skip = (reason: Item['reason']) => expect.objectContaining({ action: 'skip
 
 describeOnEveryStore('importSite', (make) => {
   describe('sites written by static-site generators', () => {
-    it('imports a Hugo site: YAML and TOML front matter, a page bundle named by its folder, drafts; sections and images skipped', async () => {
+    it('imports a Hugo site: YAML and TOML front matter, a page bundle named by its folder, drafts; sections, pages and images skipped', async () => {
       const t = await setup(make);
       const report = await reportOf(await importZip(t, zipOfFixture('hugo')));
       expect(report).toMatchObject({
         mode: 'apply',
         source: 'markdown',
-        counts: { files: 6, create: 3, update: 0, unchanged: 0, skip: 3 },
+        counts: { files: 7, create: 3, update: 0, unchanged: 0, skip: 4 },
       });
       const items = byPath(report);
       expect(items['hugo.toml']).toEqual(skip('not_a_post'));
@@ -105,13 +105,13 @@ describeOnEveryStore('importSite', (make) => {
     it('imports a Jekyll site: the date and slug from _posts file names, published: false and _drafts as drafts, tags in one string', async () => {
       const t = await setup(make);
       const report = await reportOf(await importZip(t, zipOfFixture('jekyll')));
-      expect(report.counts).toEqual({ files: 4, create: 3, update: 0, unchanged: 0, skip: 1 });
+      expect(report.counts).toEqual({ files: 6, create: 3, update: 0, unchanged: 0, skip: 3 });
       expect(byPath(report)['_config.yml']).toEqual(skip('not_a_post'));
       const posts = await postsBySlug(t);
       expect(posts['hello-jekyll']).toMatchObject({
         title: 'Welcome to Jekyll!',
         excerpt: "The post Jekyll's starter writes.",
-        tags: ['ruby', 'static-sites'],
+        tags: ['ruby', 'static-sites', 'jekyll', 'update'],
         status: 'published',
         publishedAt: '2023-05-06T12:30:00.000Z',
       });
@@ -128,7 +128,7 @@ describeOnEveryStore('importSite', (make) => {
     it("imports an Astro content collection: pubDate in the starter's 'Jul 08 2022' form, updatedDate, draft; .mdx skipped", async () => {
       const t = await setup(make);
       const report = await reportOf(await importZip(t, zipOfFixture('astro')));
-      expect(report.counts).toEqual({ files: 3, create: 2, update: 0, unchanged: 0, skip: 1 });
+      expect(report.counts).toEqual({ files: 4, create: 2, update: 0, unchanged: 0, skip: 2 });
       expect(byPath(report)['src/content/blog/using-mdx.mdx']).toEqual(skip('not_a_post'));
       const posts = await postsBySlug(t);
       expect(posts['first-post']).toMatchObject({
@@ -140,6 +140,50 @@ describeOnEveryStore('importSite', (make) => {
         updatedAt: '2022-07-10T00:00:00.000Z',
       });
       expect(posts['draft-post']).toMatchObject({ title: 'Still writing this', status: 'draft', publishedAt: null });
+    });
+
+    it.each([
+      ['hugo', ['content/about.md']],
+      ['jekyll', ['about.md', 'index.markdown']],
+      ['astro', ['src/pages/about.md']],
+    ] as const)(
+      'skips the %s fixture site\'s pages (%j) as "page, not a post" (200): none reaches the Content API, its feeds or sitemap',
+      async (site, pages) => {
+        const t = await setup(make);
+        for (const mode of ['dry-run', 'apply'] as const) {
+          const items = byPath(await reportOf(await importZip(t, zipOfFixture(site), mode)));
+          for (const page of pages) {
+            expect(items[page], page).toEqual({
+              path: page,
+              action: 'skip',
+              id: null,
+              slug: null,
+              changed: [],
+              reason: 'page',
+              detail: expect.stringMatching(/^A page, not a post: /) as unknown,
+            });
+          }
+        }
+        const read = async (path: string) => {
+          const response = await t.send('GET', `/content${path}`, { anonymous: true });
+          expect(response.status, path).toBe(200);
+          return response.text();
+        };
+        const listed = JSON.parse(await read('/posts')) as { items: { slug: string; title: string }[] };
+        expect(listed.items.length).toBeGreaterThan(0);
+        expect(listed.items.map((post) => post.title)).not.toContain('About');
+        expect(listed.items.map((post) => post.title)).not.toContain('About Me');
+        expect((await t.allPosts()).items.map((post) => post.slug)).not.toContain('about');
+        for (const path of ['/feed.atom', '/feed.rss', '/sitemap.xml']) expect(await read(path), path).not.toMatch(/\babout\b/i);
+      },
+    );
+
+    it('reads Jekyll categories (words in one string, or a list) and category as tags, after the tags, normalised and once each (200)', async () => {
+      const t = await setup(make);
+      await reportOf(await importZip(t, zipOfFixture('jekyll')));
+      const posts = await postsBySlug(t);
+      expect(posts['hello-jekyll']!.tags).toEqual(['ruby', 'static-sites', 'jekyll', 'update']);
+      expect(posts['not-yet']!.tags).toEqual(['ruby', 'site news', 'drafts']);
     });
 
     it.each(['hugo', 'jekyll', 'astro'] as const)(

@@ -2,21 +2,45 @@
  * What the front matter of a file means, by who wrote it:
  * - a MarginCMS export: `flat` files carry every stored field (`id`, `status`, `createdAt`,
  *   `updatedAt`, `publishedAt`, `publishAt`); `hugo` files carry Hugo's keys and ours under `margin`.
+ *   Every file of it is a post, whatever its path or layout.
  * - Hugo (`content/**`): `title`, `slug`, `description` or `summary`, `tags`, `draft`, `date`,
  *   `publishDate`, `lastmod`; a page bundle's `index.md` is named by its folder, a section's
- *   `_index.md` is not a post.
+ *   `_index.md` is not a post. Posts are the files of a section (`content/posts/`, `content/blog/`,
+ *   any folder under `content/`); a file or a bundle directly under `content/` (`about.md`,
+ *   `index.md`, `about/index.md`) belongs to the home page and is a page, and so is a file of the
+ *   `page` or `pages` section (Hugo's type is its section's name unless the front matter sets
+ *   `type`).
  * - Jekyll (`_posts/YYYY-MM-DD-slug.md`, `_drafts/slug.md`): `title`, `slug`, `excerpt` or
- *   `description`, `tags` (a list, or words in one string), `published: false` for a draft, `date`
- *   (else the file name's), `last_modified_at`.
+ *   `description`, `tags` (a list, or words in one string) then `categories` (the same) and
+ *   `category`, `published: false` for a draft, `date` (else the file name's), `last_modified_at`.
+ *   In a Jekyll site (see `writerOf`), every other markdown file (`about.md`, `index.markdown`,
+ *   `_pages/…`) is a page.
  * - Astro (`src/content/**`): `title`, `slug`, `description`, `tags`, `draft`, `pubDate`,
- *   `updatedDate`.
+ *   `updatedDate`; a markdown file under `src/pages/` is a page.
+ * - Anywhere but in a MarginCMS export, `layout: page` or `type: page` makes a page. Markdown files
+ *   of no generator's layout (a zip of loose `.md` files) are posts.
  * Dates are RFC 3339, a YAML/TOML date, `YYYY-MM-DD HH:MM:SS +HHMM` (Jekyll) or `Jul 08 2022`
  * (Astro's starter); one without a zone is UTC.
  */
 import type { ImportedPost, ImportSkipReason } from '../../../app/site-import.js';
-import { isUlid, isValidSlug, slugify, type PostStatus } from '../../../domain/index.js';
+import { isUlid, isValidSlug, normalizeTag, slugify, TAGS_MAX, type PostStatus } from '../../../domain/index.js';
 
 export type Source = 'margincms' | 'markdown';
+
+/** Who wrote an archive's files: a MarginCMS export, a Jekyll site, or markdown told apart by each file's path (Hugo, Astro, loose files). */
+export type Writer = 'margincms' | 'jekyll' | 'markdown';
+
+const JEKYLL_CONFIG = /^_config\.(yml|yaml|toml)$/;
+
+/** The archive's writer, from its source and the paths of its files: a Jekyll site has a file under `_posts/` or `_drafts/`, or a `_config.yml`. */
+export function writerOf(source: Source, paths: readonly string[]): Writer {
+  if (source === 'margincms') return 'margincms';
+  const jekyll = paths.some((path) => {
+    const segments = path.split('/');
+    return segments.includes('_posts') || segments.includes('_drafts') || JEKYLL_CONFIG.test(segments.at(-1)!);
+  });
+  return jekyll ? 'jekyll' : 'markdown';
+}
 
 type Outcome = { post: ImportedPost } | { skip: { reason: ImportSkipReason; detail: string; slug?: string | null } };
 
@@ -61,11 +85,62 @@ function text(key: string, value: unknown, fallback: string): string {
   throw new FrontMatterError(`${key} is not text`);
 }
 
-function tagsOf(value: unknown, words: boolean): string[] {
+function tagsOf(value: unknown, words: boolean, key = 'tags'): string[] {
   if (value === undefined || value === null) return [];
   if (typeof value === 'string') return value.split(words ? /[\s,]+/ : /\s*,\s*/).filter((tag) => tag !== '');
-  if (Array.isArray(value)) return value.map((tag) => text('tags', tag, ''));
-  throw new FrontMatterError('tags is not a list');
+  if (Array.isArray(value)) return value.map((tag) => text(key, tag, ''));
+  throw new FrontMatterError(`${key} is not a list`);
+}
+
+/** A tag as the domain stores it, to tell two apart; one the tag rule refuses is kept as it is (the post is then refused as the API would). */
+function tagKey(tag: string): string {
+  try {
+    return normalizeTag(tag);
+  } catch {
+    return tag;
+  }
+}
+
+/**
+ * A Jekyll post's tags then its `categories` (a list, or words in one string) and `category`:
+ * a category that is already a tag (as the tag rule writes it) is left out, and categories stop at
+ * `TAGS_MAX` tags. The post's own tags are never cut.
+ */
+function jekyllTagsOf(data: Record<string, unknown>): string[] {
+  const tags = tagsOf(data.tags, true);
+  const categories = [
+    ...tagsOf(data.categories, true, 'categories'),
+    ...(typeof data.category === 'string' ? [data.category] : tagsOf(data.category, false, 'category')),
+  ];
+  const seen = new Set(tags.map(tagKey));
+  for (const category of categories) {
+    const key = tagKey(category);
+    if (seen.has(key)) continue;
+    if (seen.size >= TAGS_MAX) break;
+    seen.add(key);
+    tags.push(category);
+  }
+  return tags;
+}
+
+const INDEX = /^index\.(md|markdown)$/i;
+
+/** Why a markdown file of a site is a page, not a post, or null for a post (see the conventions above). */
+function pageOf(segments: string[], data: Record<string, unknown>, writer: Writer): string | null {
+  if (writer === 'jekyll' && !segments.includes('_posts') && !segments.includes('_drafts')) {
+    return 'outside _posts/ and _drafts/ of a Jekyll site';
+  }
+  if (data.layout === 'page') return 'its front matter says layout: page';
+  if (data.type === 'page') return 'its front matter says type: page';
+  const astroPages = segments.findIndex((segment, i) => segment === 'pages' && segments[i - 1] === 'src');
+  if (astroPages !== -1) return "under Astro's src/pages/";
+  const content = segments.findIndex((segment, i) => segment === 'content' && segments[i - 1] !== 'src');
+  if (content < 0) return null;
+  const inside = segments.slice(content + 1);
+  if (inside.length === 1) return "directly under Hugo's content/";
+  if (inside.length === 2 && INDEX.test(inside[1]!)) return "a page bundle directly under Hugo's content/";
+  if (inside[0] === 'page' || inside[0] === 'pages') return `in Hugo's ${inside[0]} section`;
+  return null;
 }
 
 function mapping(key: string, value: unknown): Record<string, unknown> {
@@ -98,13 +173,15 @@ function slugFromPath(segments: string[]): string {
  * The post a markdown file describes, or why it describes none: its front matter read by the
  * conventions of the archive's source and of the generator its path names.
  */
-export function importedPostOf(path: string, data: Record<string, unknown>, body: string, source: Source): Outcome {
+export function importedPostOf(path: string, data: Record<string, unknown>, body: string, writer: Writer): Outcome {
   const segments = path.split('/');
   const explicitSlug = typeof data.slug === 'string' ? data.slug : null;
+  const page = writer === 'margincms' ? null : pageOf(segments, data, writer);
+  if (page !== null) return { skip: { reason: 'page', detail: `A page, not a post: ${page}.` } };
   try {
     const title = text('title', data.title, '');
     const slug = explicitSlug ?? slugFromPath(segments);
-    if (source === 'margincms') {
+    if (writer === 'margincms') {
       const margin = mapping('margin', data.margin);
       const hugoLayout = data.margin !== undefined;
       if (hugoLayout) {
@@ -158,7 +235,7 @@ export function importedPostOf(path: string, data: Record<string, unknown>, body
         slug,
         excerpt: text('excerpt', data.excerpt ?? data.description ?? data.summary, ''),
         body,
-        tags: tagsOf(data.tags, jekyll),
+        tags: jekyll ? jekyllTagsOf(data) : tagsOf(data.tags, false),
         status,
         createdAt: date,
         updatedAt:

@@ -11,7 +11,7 @@ import addFormatsModule from 'ajv-formats';
 import type { ImportFile } from '../../../app/site-import.js';
 import { EXPORT_FORMAT, EXPORT_VERSION } from '../site-export.js';
 import { archiveRefused, type ArchiveFile, type CheckedArchive } from './archive.js';
-import { importedPostOf, type Source } from './conventions.js';
+import { importedPostOf, writerOf, type Source, type Writer } from './conventions.js';
 import { splitFrontMatter } from './front-matter.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -82,10 +82,14 @@ export interface ImportSource {
 export async function importFilesOf(archive: CheckedArchive, validate: ValidateFunction, maxFileBytes: number): Promise<ImportSource> {
   const listed = await manifestOf(archive);
   const source: Source = listed === null ? 'markdown' : 'margincms';
+  const writer = writerOf(
+    source,
+    archive.files.map((file) => file.path),
+  );
   async function* files(): AsyncGenerator<ImportFile> {
     for (const file of archive.files) {
       if (listed !== null && file.path === MANIFEST) continue;
-      yield await importFileOf(archive, file, source, listed, validate, maxFileBytes);
+      yield await importFileOf(archive, file, writer, listed, validate, maxFileBytes);
     }
   }
   return { source, files: files() };
@@ -94,7 +98,7 @@ export async function importFilesOf(archive: CheckedArchive, validate: ValidateF
 async function importFileOf(
   archive: CheckedArchive,
   file: ArchiveFile,
-  source: Source,
+  writer: Writer,
   listed: Map<string, Listed> | null,
   validate: ValidateFunction,
   maxFileBytes: number,
@@ -134,7 +138,7 @@ async function importFileOf(
   }
   const split = splitFrontMatter(text);
   if ('error' in split) return { path, skip: { reason: 'invalid_front_matter', detail: `${capitalised(split.error)}.` } };
-  const outcome = importedPostOf(path, split.data, split.body, source);
+  const outcome = importedPostOf(path, split.data, split.body, writer);
   if ('skip' in outcome) return { path, skip: outcome.skip };
   const { post } = outcome;
   if (!validate({ title: post.title, slug: post.slug, excerpt: post.excerpt, body: post.body, tags: post.tags })) {

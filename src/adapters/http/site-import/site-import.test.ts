@@ -2,7 +2,7 @@ import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { HttpProblem } from '../problem.js';
 import { checkArchive, type ArchiveLimits } from './archive.js';
-import { dateOf, importedPostOf } from './conventions.js';
+import { dateOf, importedPostOf, writerOf, type Writer } from './conventions.js';
 import { MAX_MANIFEST_BYTES } from './import-files.js';
 import {
   MAX_FRONT_MATTER_BYTES,
@@ -267,6 +267,88 @@ describe('importedPostOf', () => {
     expect(importedPostOf('posts/Hello World.md', { title: 'x' }, '', 'markdown')).toMatchObject({ post: { slug: 'hello-world' } });
     expect(importedPostOf('_posts/2024-01-02-new-year.markdown', { title: 'x' }, '', 'markdown')).toMatchObject({
       post: { slug: 'new-year', createdAt: new Date('2024-01-02T00:00:00Z') },
+    });
+  });
+  const reasonOf = (path: string, data: Record<string, unknown>, writer: Writer) => {
+    const outcome = importedPostOf(path, { title: 'A title', ...data }, '', writer);
+    return 'skip' in outcome ? outcome.skip.reason : 'post';
+  };
+
+  it('takes a Jekyll site (a file under _posts/ or _drafts/, or a _config.yml) from its paths; a MarginCMS export stays one', () => {
+    expect(writerOf('markdown', ['_config.yml', 'about.md'])).toBe('jekyll');
+    expect(writerOf('markdown', ['site/_posts/2024-01-01-a.md', 'site/about.md'])).toBe('jekyll');
+    expect(writerOf('markdown', ['_drafts/idea.md'])).toBe('jekyll');
+    expect(writerOf('markdown', ['content/posts/a.md', 'about.md', 'posts/_config.yaml.bak'])).toBe('markdown');
+    expect(writerOf('margincms', ['_posts/2024-01-01-a.md'])).toBe('margincms');
+  });
+
+  it("skips a Jekyll site's pages: every markdown file outside _posts/ and _drafts/, and layout: page", () => {
+    for (const path of ['about.md', 'index.markdown', '_pages/contact.md', 'docs/guide.md']) {
+      expect(reasonOf(path, {}, 'jekyll'), path).toBe('page');
+    }
+    expect(reasonOf('_posts/2024-01-01-about.md', { layout: 'page' }, 'jekyll')).toBe('page');
+    expect(importedPostOf('about.md', { layout: 'page' }, '', 'jekyll')).toEqual({
+      skip: { reason: 'page', detail: 'A page, not a post: outside _posts/ and _drafts/ of a Jekyll site.' },
+    });
+    expect(reasonOf('_posts/2024-01-01-a.md', { layout: 'post' }, 'jekyll')).toBe('post');
+    expect(reasonOf('blog/_posts/2024-01-01-a.md', {}, 'jekyll')).toBe('post');
+    expect(reasonOf('_drafts/a.md', {}, 'jekyll')).toBe('post');
+    // Loose markdown files, of no generator: each is a post.
+    expect(reasonOf('about.md', {}, 'markdown')).toBe('post');
+  });
+
+  it("skips a Hugo site's pages: a file or bundle directly under content/, the page section, type or layout page", () => {
+    for (const path of [
+      'content/about.md',
+      'content/index.md',
+      'content/about/index.md',
+      'content/page/about.md',
+      'content/pages/team.md',
+    ]) {
+      expect(reasonOf(path, {}, 'markdown'), path).toBe('page');
+    }
+    expect(reasonOf('content/posts/a.md', { type: 'page' }, 'markdown')).toBe('page');
+    expect(reasonOf('content/posts/a.md', { layout: 'page' }, 'markdown')).toBe('page');
+    for (const path of ['content/posts/a.md', 'content/post/a.md', 'content/blog/a/index.md', 'content/notes/2024/a.md']) {
+      expect(reasonOf(path, { type: 'post', layout: 'single' }, 'markdown'), path).toBe('post');
+    }
+  });
+
+  it("skips an Astro site's pages (src/pages/), not its content collections (src/content/)", () => {
+    expect(reasonOf('src/pages/about.md', {}, 'markdown')).toBe('page');
+    expect(reasonOf('src/pages/blog/index.md', {}, 'markdown')).toBe('page');
+    expect(reasonOf('src/content/blog/first-post.md', { layout: '../../layouts/BlogPost.astro' }, 'markdown')).toBe('post');
+    expect(reasonOf('src/content/pages/about.md', {}, 'markdown')).toBe('post');
+  });
+
+  it('reads every file of a MarginCMS export as a post, whatever its path or layout', () => {
+    const data = { id: '01JDQ8Z4M6X2V7K9T3N5R8W1YB', status: 'published', layout: 'page', type: 'page' };
+    for (const path of ['about.md', 'content/about.md', 'content/posts/about.md', 'src/pages/about.md']) {
+      expect(reasonOf(path, data, 'margincms'), path).toBe('post');
+    }
+  });
+
+  it("reads a Jekyll post's categories (words or a list) and category as tags, after its tags, once each as the tag rule writes them, up to the limit", () => {
+    const tagsOf = (data: Record<string, unknown>, path = '_posts/2024-01-01-a.md') => {
+      const outcome = importedPostOf(path, { title: 'T', ...data }, '', 'jekyll');
+      if (!('post' in outcome)) throw new Error(outcome.skip.detail);
+      return outcome.post.tags;
+    };
+    expect(tagsOf({ tags: 'ruby', categories: 'jekyll  update' })).toEqual(['ruby', 'jekyll', 'update']);
+    expect(tagsOf({ tags: ['Ruby'], categories: ['ruby', 'Site  News'], category: 'Drafts' })).toEqual(['Ruby', 'Site  News', 'Drafts']);
+    expect(tagsOf({ category: 'Site News' })).toEqual(['Site News']);
+    expect(tagsOf({ categories: ['a', 'A', ' a '] }, '_drafts/b.md')).toEqual(['a']);
+    const nineteen = Array.from({ length: 19 }, (_, i) => `t${i}`);
+    expect(tagsOf({ tags: nineteen, categories: ['T0', 'c1', 'c2'] })).toEqual([...nineteen, 'c1']);
+    // Its own tags are never cut: over the limit, the post is refused as the API would.
+    const many = Array.from({ length: 21 }, (_, i) => `t${i}`);
+    expect(tagsOf({ tags: many, categories: 'c' })).toEqual(many);
+    expect(importedPostOf('_posts/2024-01-01-a.md', { title: 'T', categories: { a: 1 } }, '', 'jekyll')).toMatchObject({
+      skip: { reason: 'invalid_front_matter', detail: "The front matter's categories is not a list." },
+    });
+    // Hugo's categories are a taxonomy of their own, not read.
+    expect(importedPostOf('content/posts/a.md', { title: 'T', categories: ['notes'] }, '', 'markdown')).toMatchObject({
+      post: { tags: [] },
     });
   });
 });

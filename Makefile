@@ -46,8 +46,9 @@ lint: install ## Lint the split spec, the code (ESLint, with the layer rule) and
 format: install ## Format the tree with Prettier
 	$(BIN)/prettier --write --log-level warn .
 
-typecheck: install ## Type-check everything (handlers against the generated types)
+typecheck: install ## Type-check everything (handlers against the generated types; the admin app against src/client)
 	$(BIN)/tsc -p tsconfig.json
+	$(BIN)/tsc -p admin
 
 test-unit: install ## Run the test suites only
 	$(BIN)/vitest run

@@ -1,6 +1,8 @@
-// ESLint (typescript-eslint) for src/, test/, scripts/ and bench/, with the dependency rule of
-// docs/ARCHITECTURE.md: domain ← app ← adapters ← composition/main. Run by `make lint`.
+// ESLint (typescript-eslint) for src/, test/, scripts/, bench/ and the admin app (admin/, with the
+// rules of React hooks), with the dependency rule of docs/ARCHITECTURE.md: domain ← app ← adapters
+// ← composition/main. Run by `make lint`.
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /** What only adapters and the composition root may import: the outer layers, and libraries. */
@@ -34,6 +36,16 @@ export default tseslint.config(
     // Tests assert on JSON bodies whose shape the test itself checks.
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  { ...reactHooks.configs.flat.recommended, files: ['admin/**/*.{ts,tsx}'] },
+  {
+    // The admin talks to the API only through src/client (#30): never openapi-fetch or fetch itself.
+    files: ['admin/src/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.tsx'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'openapi-fetch', message: 'Use src/client (admin/src/lib/api.ts).' }] }],
+      'no-restricted-globals': ['error', { name: 'fetch', message: 'Use src/client (admin/src/lib/api.ts).' }],
+    },
   },
   layer(
     ['src/domain/**/*.ts'],

@@ -3,9 +3,13 @@
 // takes to resolve and read the hundreds of modules behind it. What is imported dynamically (the
 // embedded PGlite store) becomes a chunk beside it, loaded only when used. Packages that
 // load files of their own at run time stay outside: PGlite (its WebAssembly and data files) and
-// argon2 (a native addon).
-import { rmSync } from 'node:fs';
+// argon2 (a native addon). Then the admin app (admin/, React) is built by Vite into dist/admin/,
+// which the server serves at /admin/, and its first-load JavaScript is weighed gzipped: past
+// ADMIN_JS_BUDGET the build fails.
+import { readFileSync, rmSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { build as viteBuild } from 'vite';
 
 const root = new URL('..', import.meta.url).pathname;
 rmSync(`${root}dist`, { recursive: true, force: true });
@@ -36,3 +40,21 @@ const result = await build({
 });
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
 console.log(`wrote dist/main.js (${(bytes / 1024 / 1024).toFixed(1)} MiB with its source map)`);
+
+// The admin app. Its first load is the entry script and the modules it preloads, as index.html
+// names them; lazily loaded chunks are not counted.
+const ADMIN_JS_BUDGET = 200 * 1024;
+await viteBuild({ configFile: `${root}admin/vite.config.ts`, logLevel: 'warn' });
+const indexHtml = readFileSync(`${root}dist/admin/index.html`, 'utf8');
+const scripts = [...indexHtml.matchAll(/<(?:script[^>]*\ssrc|link[^>]*rel="modulepreload"[^>]*\shref)="\/admin\/([^"]+\.js)"/g)].map(
+  (m) => m[1],
+);
+if (scripts.length === 0) throw new Error('dist/admin/index.html loads no script');
+const gzipped = scripts.reduce((sum, file) => sum + gzipSync(readFileSync(`${root}dist/admin/${file}`), { level: 9 }).length, 0);
+console.log(
+  `wrote dist/admin/ (first-load JS ${(gzipped / 1024).toFixed(1)} KB gzipped in ${scripts.length} file(s); budget ${ADMIN_JS_BUDGET / 1024} KB)`,
+);
+if (gzipped > ADMIN_JS_BUDGET) {
+  console.error(`The admin's first-load JS is over its budget of ${ADMIN_JS_BUDGET / 1024} KB gzipped (#30): split a route with lazy().`);
+  process.exit(1);
+}

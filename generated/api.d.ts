@@ -1709,10 +1709,10 @@ export interface components {
          */
         RetryAfter: number;
         /**
-         * @description The bearer challenge (RFC 6750).
-         * @example Bearer error="invalid_token"
+         * @description The bearer challenge (RFC 6750 §3). A request that sent no bearer token (no Authorization header, another scheme such as Basic, or `Bearer` with nothing after it) gets `Bearer realm="margin-cms"`, with no error code (§3.1: the client may not have known that authentication was needed); a token that is forged, expired, meant for another audience or whose session has ended gets `Bearer realm="margin-cms", error="invalid_token"`.
+         * @example Bearer realm="margin-cms", error="invalid_token"
          */
-        WWWAuthenticate: string;
+        WWWAuthenticate: "Bearer realm=\"margin-cms\"" | "Bearer realm=\"margin-cms\", error=\"invalid_token\"";
     };
     pathItems: never;
 }

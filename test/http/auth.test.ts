@@ -37,7 +37,9 @@ const PUBLIC_OPERATIONS = [
   'logout',
   'refreshTokens',
 ];
-const CHALLENGE = 'Bearer error="invalid_token"';
+const CHALLENGE = 'Bearer realm="margin-cms", error="invalid_token"';
+/** RFC 6750 §3.1: a request without credentials gets no error code. */
+const NO_CREDENTIALS = 'Bearer realm="margin-cms"';
 
 type Server = Awaited<ReturnType<typeof testServer>> & { clock: FixedClock; store: Store };
 
@@ -93,7 +95,7 @@ function protectedRequests(contract: Contract): { label: string; method: string;
 }
 
 /** Asserts that every protected operation answers 401 with the bearer challenge to this header. */
-async function expectEveryProtectedOperationRefuses(server: Server, authorization: string | null): Promise<void> {
+async function expectEveryProtectedOperationRefuses(server: Server, authorization: string | null, challenge = CHALLENGE): Promise<void> {
   const requests = protectedRequests(server.contract);
   expect(requests.length).toBeGreaterThan(10);
   for (const request of requests) {
@@ -102,7 +104,7 @@ async function expectEveryProtectedOperationRefuses(server: Server, authorizatio
       headers: authorization === null ? {} : { authorization },
     });
     expect(response.status, request.label).toBe(401);
-    expect(response.headers.get('www-authenticate'), request.label).toBe(CHALLENGE);
+    expect(response.headers.get('www-authenticate'), request.label).toBe(challenge);
     expect(response.headers.get('content-type'), request.label).toBe('application/problem+json');
     expect((await json(response)).type, request.label).toBe(`${PROBLEMS}unauthorized`);
   }
@@ -241,11 +243,11 @@ describeOnEveryStore('auth', (make) => {
   });
 
   describe('bearer auth', () => {
-    it('answers every protected operation of the bundle without a token with 401 and WWW-Authenticate', async () => {
+    it('answers every protected operation of the bundle without a token with 401 and a challenge without an error code (RFC 6750 §3.1)', async () => {
       const server = await serve(make);
-      await expectEveryProtectedOperationRefuses(server, null);
-      await expectEveryProtectedOperationRefuses(server, 'Basic YWRhOnB3');
-      await expectEveryProtectedOperationRefuses(server, 'Bearer');
+      await expectEveryProtectedOperationRefuses(server, null, NO_CREDENTIALS);
+      await expectEveryProtectedOperationRefuses(server, 'Basic YWRhOnB3', NO_CREDENTIALS);
+      await expectEveryProtectedOperationRefuses(server, 'Bearer', NO_CREDENTIALS);
     });
 
     it('answers every protected operation with 401 for a token signed with another secret', async () => {

@@ -284,10 +284,15 @@ describe('bearer security', () => {
     );
     for (const route of protectedRoutes) {
       const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
-      for (const headers of [{}, { authorization: 'Bearer forged' }, { authorization: 'Basic abc' }] as Record<string, string>[]) {
+      const challenges: [Record<string, string>, string][] = [
+        [{}, 'Bearer realm="margin-cms"'],
+        [{ authorization: 'Basic abc' }, 'Bearer realm="margin-cms"'],
+        [{ authorization: 'Bearer forged' }, 'Bearer realm="margin-cms", error="invalid_token"'],
+      ];
+      for (const [headers, challenge] of challenges) {
         const response = await fetch(url(path), { method: route.method.toUpperCase(), headers });
         expect(response.status, route.operationId).toBe(401);
-        expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+        expect(response.headers.get('www-authenticate')).toBe(challenge);
       }
     }
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidTokenError, PreconditionFailedError, ValidationError, VersionConflictError, type Post } from '../../domain/index.js';
 import { toApiPost } from './mappers.js';
-import { BEARER_CHALLENGE, problemFromDomainError } from './problem-map.js';
+import { BEARER_CHALLENGE, NO_CREDENTIALS_CHALLENGE, problemFromDomainError } from './problem-map.js';
 
 const post: Post = {
   id: '01ARZ3NDEKTSV4RRFFQ69G5FAV',
@@ -53,12 +53,14 @@ describe('the problem table', () => {
     });
   });
 
-  it('challenges a missing and an invalid bearer token alike, with their own details', () => {
+  it('challenges a missing bearer token without an error code and an invalid one with invalid_token (401)', () => {
     const missing = problemFromDomainError(new InvalidTokenError('missing'));
     const expired = problemFromDomainError(new InvalidTokenError('expired'));
     expect([missing.status, expired.status]).toEqual([401, 401]);
-    expect(missing.headers).toEqual({ 'www-authenticate': BEARER_CHALLENGE });
-    expect(expired.headers).toEqual({ 'www-authenticate': BEARER_CHALLENGE });
+    expect(missing.headers).toEqual({ 'www-authenticate': 'Bearer realm="margin-cms"' });
+    expect(NO_CREDENTIALS_CHALLENGE).not.toContain('error=');
+    expect(expired.headers).toEqual({ 'www-authenticate': 'Bearer realm="margin-cms", error="invalid_token"' });
+    expect(BEARER_CHALLENGE).toBe('Bearer realm="margin-cms", error="invalid_token"');
     expect(missing.detail).toBe('A bearer token is required.');
     expect(expired.detail).toBe('The access token is invalid or has expired.');
   });

@@ -3,7 +3,10 @@ import { etagOf, toApiPost } from './mappers.js';
 import { HttpProblem } from './problem.js';
 
 /** The challenge of every 401 about the access token (RFC 6750 §3). */
-export const BEARER_CHALLENGE = 'Bearer error="invalid_token"';
+/** The challenge to a token that was sent and is no good (forged, expired, its session ended). */
+export const BEARER_CHALLENGE = 'Bearer realm="margin-cms", error="invalid_token"';
+/** The challenge to a request that sent no bearer token: no error code (RFC 6750 §3.1). */
+export const NO_CREDENTIALS_CHALLENGE = 'Bearer realm="margin-cms"';
 
 /** Where each kind of use-case input travels in a request. */
 const REQUEST_PART = { input: '/body', query: '/query' } as const;
@@ -53,7 +56,14 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
       errors: [{ pointer: '/headers/idempotency-key', message: 'was used with a different request body' }],
     }),
   invalid_credentials: (e) => new HttpProblem(401, 'invalid-credentials', e.message),
-  invalid_token: (e) => new HttpProblem(401, 'unauthorized', e.message, {}, { 'www-authenticate': BEARER_CHALLENGE }),
+  invalid_token: (e) =>
+    new HttpProblem(
+      401,
+      'unauthorized',
+      e.message,
+      {},
+      { 'www-authenticate': e.reason === 'missing' ? NO_CREDENTIALS_CHALLENGE : BEARER_CHALLENGE },
+    ),
   invalid_refresh_token: (e) => new HttpProblem(401, 'invalid-refresh-token', e.message),
   too_many_attempts: (e) => new HttpProblem(429, 'too-many-attempts', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
   unavailable: (e) => new HttpProblem(503, 'service-unavailable', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.js';
 import { createJoseAccessTokens } from './adapters/crypto/jose-access-tokens.js';
 import { createRefreshTokenSecrets } from './adapters/crypto/refresh-token-secrets.js';
@@ -14,7 +15,7 @@ import { Readiness } from './app/readiness.js';
 import { loadConfig, type Config, type ContentConfig, type ImportLimits } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
 import type { Logger } from './log.js';
-import { BUNDLE_FILE } from './paths.js';
+import { ADMIN_DIR, BUNDLE_FILE } from './paths.js';
 
 export interface CompositionOptions {
   store: Store;
@@ -40,6 +41,8 @@ export interface CompositionOptions {
   readiness?: Readiness;
   /** Serve the API reference at /api/v1/docs (default true). */
   docs?: boolean;
+  /** The admin app's build to serve at /admin/; by default dist/admin/ when `make build` wrote it, false for none. */
+  adminDir?: string | false;
   /** The public Content API's site, caching and rate limit (default: the defaults of `loadConfig`). */
   content?: ContentConfig;
   /** POST /import's limits (default: the defaults of `loadConfig`). */
@@ -91,6 +94,7 @@ export async function compose(options: CompositionOptions) {
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const content = options.content ?? loadConfig({}).content;
   const imports = options.imports ?? loadConfig({}).imports;
+  const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);
   const app = createApp({
     contract: options.contract,
     handlers: createHandlers({
@@ -113,6 +117,7 @@ export async function compose(options: CompositionOptions) {
     contentRateLimitPerMinute: content.rateLimitPerMinute,
     observers: options.observers ?? [],
     ...(options.docs === false ? {} : { docsBundle: readFileSync(BUNDLE_FILE, 'utf8') }),
+    ...(adminDir === false ? {} : { adminDir }),
     admit: () => readiness.admit(),
     // The claims are the principal (same fields, frozen by the token adapter): no copy per request.
     authenticate: (token) => auth.authenticate(token),
@@ -129,5 +134,7 @@ export async function compose(options: CompositionOptions) {
     loginWindowSeconds: options.auth.loginThrottle.windowSeconds,
     refreshGraceSeconds: options.auth.refreshGraceSeconds,
   });
-  return { app, auth, posts, hasher, ids, housekeeping, readiness };
+  /** The admin app's path, when it is served. */
+  const adminPath = adminDir === false ? null : '/admin/';
+  return { app, auth, posts, hasher, ids, housekeeping, readiness, adminPath };
 }

@@ -31,7 +31,7 @@ export async function start(env: Record<string, string | undefined> = process.en
   if (config.accessLog && ['debug', 'info'].includes(config.logLevel)) observers.push(accessLog(logger));
   if (metrics) observers.push(metrics.observeRequest);
   const readiness = new Readiness({ store, clock: systemClock, schemaProblem, checkSchema });
-  const { app, hasher, ids, housekeeping, posts } = await compose({
+  const { app, hasher, ids, housekeeping, posts, adminPath } = await compose({
     store,
     contract,
     logger,
@@ -65,7 +65,7 @@ export async function start(env: Record<string, string | undefined> = process.en
         `  email:    ${admin.email}`,
         `  password: ${password}`,
         admin.generatedPassword ? '  Save it now: it is not shown again (`make user` resets it).' : '',
-        'Log in with:',
+        adminPath ? `Sign in to the admin app at http://${host}:${config.port}${adminPath}, or log in with:` : 'Log in with:',
         `  curl -s -X POST ${base}/auth/login -H 'content-type: application/json' \\`,
         `       -d '{"email":"${admin.email}","password":"…"}'`,
         '',

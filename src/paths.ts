@@ -12,3 +12,6 @@ export const BUNDLE_FILE = fileURLToPath(new URL('generated/openapi.json', ROOT)
 
 /** `drizzle/`: the SQL files drizzle-kit generated and their journal. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('drizzle', ROOT));
+
+/** `dist/admin/`: the admin app as `make build` writes it (admin/vite.config.ts). */
+export const ADMIN_DIR = fileURLToPath(new URL('dist/admin', ROOT));

@@ -75,6 +75,8 @@ export interface TestServerOptions {
   imports?: Partial<ImportLimits>;
   /** The login throttle over the defaults (LOGIN_MAX_FAILURES, …). */
   loginThrottle?: Partial<Config['auth']['loginThrottle']>;
+  /** An admin app build to serve at /admin/; none by default, whether or not dist/admin/ exists. */
+  adminDir?: string;
 }
 
 /**
@@ -111,6 +113,7 @@ export async function testServer(options: TestServerOptions) {
     housekeepingBatchSize: defaults.housekeeping.batchSize,
     content: { ...defaults.content, rateLimitPerMinute: 0, ...options.content },
     imports: { ...defaults.imports, ...options.imports },
+    adminDir: options.adminDir ?? false,
     ...(options.hasher ? { hasher: options.hasher } : {}),
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),

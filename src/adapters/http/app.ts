@@ -11,6 +11,7 @@ import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
 import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js';
 import { InvalidTokenError, isDomainError, type DomainError } from '../../domain/index.js';
 import type { Logger } from '../../log.js';
+import { mountAdmin } from './admin.js';
 import { API_ROOT, type Contract, type Route } from './contract.js';
 import { mountDocs } from './docs.js';
 import { HttpProblem, problemResponse, type ProblemKind } from './problem.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   admit?: () => void;
   /** The bundle's text: when given, the API reference is served at /api/v1/docs and the bundle at /api/v1/openapi.json. */
   docsBundle?: string;
+  /** The admin app's build (dist/admin/): when given, it is served at /admin/. */
+  adminDir?: string;
   /** Content API requests each client address may send per minute (in this process); 0 or absent: no limit. */
   contentRateLimitPerMinute?: number;
 }
@@ -287,6 +290,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     return problemResponse(new HttpProblem(404, 'not-found', `No resource at ${path}.`), path);
   };
   if (options.docsBundle !== undefined) mountDocs(app as unknown as Hono<never>, options.docsBundle, { guard, notFound });
+  if (options.adminDir !== undefined) mountAdmin(app as unknown as Hono<never>, options.adminDir);
   app.notFound(guard(notFound));
 
   app.onError((error, c) => answerError(error, c));

@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join, relative, sep } from 'node:path';
+import type { Context, Hono } from 'hono';
+import { HttpProblem, problemResponse } from './problem.js';
+import { respond, SECURITY_HEADERS } from './response-headers.js';
+
+/** Where the admin app lives. */
+const ADMIN_PATH = '/admin';
+
+/**
+ * The admin app runs only the scripts and styles of its own build, talks only to this server and
+ * cannot be framed (#30). No 'unsafe-inline' anywhere: the build has no inline script or style.
+ */
+export const ADMIN_CSP = [
+  "default-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "style-src 'self'",
+  "script-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+].join('; ');
+
+/** Vite's hashed output: a file's name changes with its bytes, so it may be cached for good. */
+const ASSETS_FOLDER = 'assets/';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.webp': 'image/webp',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+interface BuiltFile {
+  body: Uint8Array<ArrayBuffer>;
+  headers: Record<string, string>;
+}
+
+/** Every file below `dir`, by its path relative to it with `/` separators. */
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'));
+}
+
+/**
+ * Serves the admin app's build (`dist/admin/`, written by `make build`) at `/admin/`: the files
+ * are read once, when the server starts, and only those files are ever answered (a path is looked
+ * up in that table, never joined to a folder). Hashed assets are cached for a year; index.html is
+ * revalidated on every load (`no-cache`, with an ETag) so a new build is picked up at once. A path
+ * under /admin/ that names no file and does not look like one (no extension) is a route of the
+ * app: it gets index.html, and the app's router shows the page. A missing file is a 404 problem.
+ */
+export function mountAdmin(app: Hono<never>, dir: string): void {
+  const headers = (extra: Record<string, string>) => ({ ...SECURITY_HEADERS, 'content-security-policy': ADMIN_CSP, ...extra });
+  const files = new Map<string, BuiltFile>();
+  for (const name of listFiles(dir)) {
+    const bytes = readFileSync(join(dir, name));
+    const body = new Uint8Array(bytes.byteLength);
+    body.set(bytes);
+    const type = TYPES[extname(name)] ?? 'application/octet-stream';
+    const cache: Record<string, string> = name.startsWith(ASSETS_FOLDER)
+      ? { 'cache-control': IMMUTABLE }
+      : { 'cache-control': 'no-cache', etag: etagOf(body) };
+    files.set(name, { body, headers: headers({ 'content-type': type, 'content-length': String(body.byteLength), ...cache }) });
+  }
+  const index = files.get('index.html');
+  if (!index) throw new Error(`The admin build at ${dir} has no index.html: run \`make build\`.`);
+
+  const answer = (c: Context, file: BuiltFile): Response => {
+    if (file.headers.etag !== undefined && c.req.header('if-none-match') === file.headers.etag) {
+      const { 'content-length': _length, ...rest } = file.headers;
+      return respond(null, 304, rest);
+    }
+    return new Response(file.body, { status: 200, headers: file.headers });
+  };
+
+  // One handler for both: Hono's router matches /admin/* at /admin, and /admin at /admin/.
+  const serve = (c: Context): Response => {
+    if (c.req.path === ADMIN_PATH) return respond(null, 308, headers({ location: `${ADMIN_PATH}/`, 'cache-control': 'no-cache' }));
+    const name = c.req.path.slice(ADMIN_PATH.length + 1);
+    const file = files.get(name);
+    if (file) return answer(c, file);
+    const last = name.slice(name.lastIndexOf('/') + 1);
+    if (name.startsWith(ASSETS_FOLDER) || last.includes('.')) {
+      return problemResponse(new HttpProblem(404, 'not-found', `The admin app has no file ${c.req.path}.`), c.req.path);
+    }
+    return answer(c, index);
+  };
+  app.get(ADMIN_PATH, serve);
+  app.get(`${ADMIN_PATH}/*`, serve);
+}
+
+function etagOf(body: Uint8Array): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+}

@@ -48,13 +48,16 @@ export async function ensureFirstAdmin(
   const email = config.auth.adminEmail ?? 'admin@example.com';
   const generated = config.auth.adminPassword === null;
   const password = config.auth.adminPassword ?? randomBytes(18).toString('base64url');
+  // A generated password (144 random bits) needs no guessing estimate: the first start then does
+  // not load the policy's dictionaries.
+  const passwords: PasswordPolicy = generated ? { problem: () => Promise.resolve(null) } : deps.passwords;
   try {
     await createOrResetUser(
       {
         users: deps.store.users,
         refreshTokens: deps.store.refreshTokens,
         hasher: deps.hasher,
-        passwords: deps.passwords,
+        passwords,
         ids: deps.ids,
         clock: deps.clock,
       },

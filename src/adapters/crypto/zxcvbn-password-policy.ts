@@ -25,6 +25,17 @@ const WARNINGS: Record<string, string> = {
 };
 
 /**
+ * A module's exports whether Node gave them by name or, as esbuild's bundle does for these
+ * packages' CommonJS builds, as `default`; throws rather than checking passwords without `name`.
+ */
+function exportsOf<T extends object>(module: T, name: keyof T): T {
+  if (module[name] !== undefined) return module;
+  const fallback = (module as { default?: T }).default;
+  if (fallback?.[name] !== undefined) return fallback;
+  throw new Error(`zxcvbn-ts: ${String(name)} is missing from the module`);
+}
+
+/**
  * The password policy with zxcvbn-ts (its common-passwords, names and words dictionaries, keyboard
  * patterns, repeats, sequences, dates, l33t). The library and its 2.7 MB of dictionaries are
  * imported on the first check, never at start-up: only setting a password needs them (the bundle
@@ -33,9 +44,11 @@ const WARNINGS: Record<string, string> = {
 export function createZxcvbnPasswordPolicy(): PasswordPolicy {
   let factory: Promise<ZxcvbnFactory> | undefined;
   const load = () =>
-    (factory ??= Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common')]).then(
-      ([core, common]) => new core.ZxcvbnFactory({ dictionary: { ...common.dictionary }, graphs: common.adjacencyGraphs }),
-    ));
+    (factory ??= Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common')]).then(([coreModule, commonModule]) => {
+      const core = exportsOf(coreModule, 'ZxcvbnFactory');
+      const common = exportsOf(commonModule, 'dictionary');
+      return new core.ZxcvbnFactory({ dictionary: { ...common.dictionary }, graphs: common.adjacencyGraphs });
+    }));
   return {
     async problem(password, context) {
       const length = passwordProblem(password);

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { SessionProvider, type Session } from '../lib/session';
 
 /** The query cache of the app: server state lives here, one key factory per resource. */
@@ -12,7 +12,15 @@ export function createQueryClient(): QueryClient {
   });
 }
 
+/** The session and the query cache; what one user's session read is dropped when it ends. */
 export function AppProviders({ session, queryClient, children }: { session: Session; queryClient: QueryClient; children: ReactNode }) {
+  useEffect(
+    () =>
+      session.subscribe(() => {
+        if (!session.signedIn()) queryClient.clear();
+      }),
+    [session, queryClient],
+  );
   return (
     <SessionProvider session={session}>
       <QueryClientProvider client={queryClient}>{children}</QueryClientProvider>

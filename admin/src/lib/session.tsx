@@ -1,5 +1,5 @@
-import { createContext, type ReactNode } from 'react';
-import { createMarginClient, type MarginClient } from '../../../src/client/index.js';
+import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
+import { createMarginClient, type MarginClient, type SessionTokens } from '../../../src/client/index.js';
 
 /**
  * The signed-in user's session: the one API client of the app (src/client, with its bearer token,
@@ -25,6 +25,8 @@ export interface SessionOptions {
   baseUrl?: string;
   /** For tests: the client's fetch. */
   fetch?: (request: Request) => Promise<Response>;
+  /** For tests: a session already signed in. */
+  tokens?: SessionTokens;
 }
 
 export function createSession(options: SessionOptions = {}): Session {
@@ -32,6 +34,7 @@ export function createSession(options: SessionOptions = {}): Session {
   const client = createMarginClient({
     baseUrl: options.baseUrl ?? `${window.location.origin}/api/v1`,
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.tokens ? { tokens: options.tokens } : {}),
     onTokens: () => listeners.forEach((listener) => listener()),
   });
   return {
@@ -46,6 +49,20 @@ export function createSession(options: SessionOptions = {}): Session {
 
 const SessionContext = createContext<Session | null>(null);
 
+/** The session of the context. */
+function useSessionStore(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside <SessionProvider>');
+  return session;
+}
+
 export function SessionProvider({ session, children }: { session: Session; children: ReactNode }) {
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}
+
+/** The session of the app, and whether it is signed in (re-rendering when that changes). */
+export function useSession(): { client: MarginClient; signedIn: boolean } {
+  const session = useSessionStore();
+  const signedIn = useSyncExternalStore(session.subscribe, session.signedIn);
+  return { client: session.client, signedIn };
 }

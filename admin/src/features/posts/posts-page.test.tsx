@@ -1,0 +1,112 @@
+// @vitest-environment jsdom
+import { cleanup, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakeApi, json, postSummary, problem, renderApp, sessionOver, tokenPair } from '../../test/fake-api';
+
+afterEach(cleanup);
+
+const page = (items: ReturnType<typeof postSummary>[], nextCursor: string | null, total = items.length) =>
+  json(200, { items, nextCursor, total, totalExact: true });
+
+const titles = () =>
+  within(screen.getByRole('table'))
+    .getAllByRole('row')
+    .slice(1)
+    .map((row) => within(row).getAllByRole('cell')[0]?.textContent);
+
+describe('the posts list', () => {
+  it('200: lists the drafts first, one page of 20, in a table under the "Posts" heading', async () => {
+    const api = fakeApi({ 'GET /posts': () => page([postSummary('01A', 'First draft'), postSummary('01B', 'Second draft')], null) });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    expect(await screen.findByRole('cell', { name: 'First draft' })).toBeTruthy();
+    expect(titles()).toEqual(['First draft', 'Second draft']);
+    expect(screen.getByRole('heading', { level: 1, name: 'Posts' })).toBeTruthy();
+    expect(screen.getByText('2 drafts.')).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Drafts' }).getAttribute('aria-current')).toBe('page');
+    const [request] = api.calls('GET', '/posts');
+    expect(request?.url.searchParams.getAll('status')).toEqual(['draft']);
+    expect(request?.url.searchParams.get('limit')).toBe('20');
+    expect(request?.authorization).toBe('Bearer access-1');
+  });
+
+  it('the status tabs ask the API for that status (published, archived)', async () => {
+    const api = fakeApi({
+      'GET /posts': (_request, url) => {
+        const status = url.searchParams.get('status')!;
+        return page([postSummary(`01${status}`, `A ${status} post`, status)], null);
+      },
+    });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('cell', { name: 'A draft post' });
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('link', { name: 'Published' }));
+    expect(await screen.findByRole('cell', { name: 'A published post' })).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'Published' }).getAttribute('aria-current')).toBe('page');
+    await user.click(screen.getByRole('link', { name: 'Archived' }));
+    expect(await screen.findByRole('cell', { name: 'A archived post' })).toBeTruthy();
+    expect(api.calls('GET', '/posts').map((r) => r.url.searchParams.get('status'))).toEqual(['draft', 'published', 'archived']);
+  });
+
+  it('the search sends q and says what matched; none is "No drafts matching"', async () => {
+    const api = fakeApi({
+      'GET /posts': (_request, url) => (url.searchParams.get('q') === 'zebra' ? page([], null) : page([postSummary('01A', 'Hello')], null)),
+    });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('cell', { name: 'Hello' });
+    const user = userEvent.setup();
+    await user.type(within(screen.getByRole('search')).getByLabelText('Search posts'), 'zebra{Enter}');
+    expect(await screen.findByText('No drafts matching “zebra”.')).toBeTruthy();
+    expect(screen.queryByRole('table')).toBeNull();
+    expect(api.calls('GET', '/posts').at(-1)?.url.searchParams.get('q')).toBe('zebra');
+  });
+
+  it('"Load more" asks for the next page with its cursor and appends it; the last page has no button', async () => {
+    const api = fakeApi({
+      'GET /posts': (_request, url) =>
+        url.searchParams.get('cursor') === 'page-2'
+          ? page([postSummary('01C', 'Third')], null, 3)
+          : page([postSummary('01A', 'First'), postSummary('01B', 'Second')], 'page-2', 3),
+    });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('cell', { name: 'First' });
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Load more' }));
+    expect(await screen.findByRole('cell', { name: 'Third' })).toBeTruthy();
+    expect(titles()).toEqual(['First', 'Second', 'Third']);
+    expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+    expect(api.calls('GET', '/posts').map((r) => r.url.searchParams.get('cursor'))).toEqual([null, 'page-2']);
+  });
+
+  it('401: the access token is refreshed once (src/client) and the list asked again with the new one', async () => {
+    const api = fakeApi({
+      'GET /posts': (request) =>
+        request.headers.get('authorization') === 'Bearer access-2'
+          ? page([postSummary('01A', 'After refresh')], null)
+          : problem(401, 'unauthorized', 'Unauthorized', 'The access token has expired.'),
+      'POST /auth/refresh': () => json(200, tokenPair('access-2')),
+    });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    expect(await screen.findByRole('cell', { name: 'After refresh' })).toBeTruthy();
+    expect(api.calls('POST', '/auth/refresh')).toHaveLength(1);
+    expect(api.calls('GET', '/posts').map((r) => r.authorization)).toEqual(['Bearer access-1', 'Bearer access-2']);
+  });
+
+  it('401 whose refresh is refused: the session is over and the sign-in page shows', async () => {
+    const api = fakeApi({
+      'GET /posts': () => problem(401, 'unauthorized', 'Unauthorized', 'The access token has expired.'),
+      'POST /auth/refresh': () => problem(401, 'invalid-refresh-token', 'Invalid refresh token', 'The session has ended.'),
+    });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Sign in to MarginCMS' })).toBeTruthy();
+    expect(api.calls('POST', '/auth/refresh')).toHaveLength(1);
+  });
+
+  it("422: the list's problem is shown where the list would be", async () => {
+    const api = fakeApi({
+      'GET /posts': () => problem(422, 'validation-failed', 'Validation failed', 'q must not contain control characters.', { errors: [] }),
+    });
+    renderApp('/posts?status=draft&q=bad', sessionOver(api.fetch, 'access-1'));
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('q must not contain control characters.')).toBeTruthy();
+  });
+});

@@ -83,7 +83,7 @@ describe.skipIf(!executablePath)('the admin app in headless Chromium', () => {
     if (outDir) rmSync(outDir, { recursive: true, force: true });
   });
 
-  it('signs in with a created user and lists a post created through the API: no console error, nothing from elsewhere, no serious axe violation, tokens in no storage', async () => {
+  it('signs in with a created user and lists a post created through the API: no console error, nothing from elsewhere, no serious axe violation (light and dark), tokens in no storage', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     const errors: string[] = [];
     const foreign: string[] = [];
@@ -130,6 +130,12 @@ describe.skipIf(!executablePath)('the admin app in headless Chromium', () => {
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: new URL('posts-360.png', OUTPUT).pathname, fullPage: true });
+
+    // Dark, as the system prefers: its own colours, and their contrast holds.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate<string>('getComputedStyle(document.body).backgroundColor')).toBe('rgb(22, 24, 29)');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: new URL('posts-360-dark.png', OUTPUT).pathname, fullPage: true });
 
     // The tokens live in the client's memory only.
     expect(await page.evaluate<unknown[]>('[localStorage.length, sessionStorage.length, document.cookie]')).toEqual([0, 0, '']);

@@ -23,7 +23,14 @@ describe('request validators', () => {
   it('skips only operations whose own validators would accept any request', async () => {
     const contract = await loadContract(bundle, { verifySchemas: true });
     const noInput = contract.routes.filter((route) => !route.takesInput);
-    expect(noInput.map((route) => route.operationId).sort()).toEqual(['getHealth', 'getMe', 'getReadiness', 'getStats', 'listTags', 'logoutAll']);
+    expect(noInput.map((route) => route.operationId).sort()).toEqual([
+      'getHealth',
+      'getMe',
+      'getReadiness',
+      'getStats',
+      'listTags',
+      'logoutAll',
+    ]);
     // What the app hands over for such an operation: no path parameters (its path has none), the
     // query left out (it declares none), only the headers it declares (none) and no body (it declares none).
     const handedOver = { path: {}, query: {}, header: {}, cookie: {} };

@@ -121,8 +121,14 @@ describe.skipIf(!executablePath)('the admin app in headless Chromium', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Posts');
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: new URL('posts-1440.png', OUTPUT).pathname });
-    // The first Tab of a page reaches the skip link.
+    // Focus moved to the new page's main landmark, so the next Tab reaches its first control.
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+    expect(await page.title()).toBe('Posts: drafts · MarginCMS');
     await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Drafts');
+    await page.keyboard.down('Shift');
+    for (let i = 0; i < 3; i += 1) await page.keyboard.press('Tab');
+    await page.keyboard.up('Shift');
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
 
     // 360 px wide: one column, nothing wider than the screen, still no serious violation.

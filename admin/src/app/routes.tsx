@@ -1,5 +1,6 @@
 import { Navigate, Route, Routes } from 'react-router';
 import { NotFoundPage } from '../components/not-found-page';
+import { useFocusOnNavigation } from '../lib/page';
 import { RequireSession } from '../features/auth/require-session';
 import { SignInPage } from '../features/auth/sign-in-page';
 import { PostsPage } from '../features/posts/posts-page';
@@ -7,6 +8,7 @@ import { Shell } from './shell';
 
 /** The admin's routes, below /admin/ (the router's basename). */
 export function AppRoutes() {
+  useFocusOnNavigation();
   return (
     <Routes>
       <Route path="/sign-in" element={<SignInPage />} />

@@ -24,6 +24,7 @@ describe('the sign-in page', () => {
     expect(screen.getByLabelText('Email').getAttribute('type')).toBe('email');
     expect(screen.getByLabelText('Password').getAttribute('type')).toBe('password');
     expect(screen.getByRole('main')).toBeTruthy();
+    expect(document.title).toBe('Sign in · MarginCMS');
     expect(api.requests).toEqual([]);
   });
 
@@ -34,6 +35,9 @@ describe('the sign-in page', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Posts' })).toBeTruthy();
     expect(await screen.findByRole('cell', { name: 'Hello world' })).toBeTruthy();
     expect(api.calls('GET', '/posts')[0]?.authorization).toBe('Bearer access-1');
+    // Another page: its title, and focus on its main landmark, as after a page load.
+    expect(document.title).toBe('Posts: drafts · MarginCMS');
+    expect(document.activeElement).toBe(screen.getByRole('main'));
   });
 
   it("401: shows the problem's title and detail, and stays on the page", async () => {

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { ProblemAlert } from '../../components/problem-alert';
 import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
+import { useDocumentTitle } from '../../lib/page';
 import { useSession } from '../../lib/session';
 
 /** Where the sign-in page returns to: the page that sent the user here, else the posts. */
@@ -16,6 +17,7 @@ export function SignInPage() {
   const location = useLocation();
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [pending, setPending] = useState(false);
+  useDocumentTitle('Sign in');
 
   if (signedIn) return <Navigate to={returnPath(location.state)} replace />;
 
@@ -38,7 +40,7 @@ export function SignInPage() {
   const emailError = problem?.fieldError('/body/email');
   const passwordError = problem?.fieldError('/body/password');
   return (
-    <main id="main" className="page sign-in">
+    <main id="main" className="page sign-in" tabIndex={-1}>
       <h1>Sign in to MarginCMS</h1>
       <form onSubmit={(event) => void signIn(event)} noValidate aria-describedby={problem ? 'sign-in-problem' : undefined}>
         <div id="sign-in-problem">{problem && <ProblemAlert error={problem} />}</div>

@@ -1,6 +1,7 @@
 import { useId, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ProblemAlert } from '../../components/problem-alert';
+import { useDocumentTitle } from '../../lib/page';
 import { ApiProblem, unreachable } from '../../lib/problem';
 import { usePostList, type PostStatus, type PostSummary } from './queries';
 
@@ -30,6 +31,7 @@ export function PostsPage() {
   const list = usePostList({ status, q });
   const searchId = useId();
   const label = STATUSES.find((s) => s.status === status)!.label;
+  useDocumentTitle(`Posts: ${label.toLowerCase()}`);
 
   function search(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

@@ -4,27 +4,22 @@
  * Vite build of admin/ at /admin/ under its CSP. Skipped with a message when no Chromium is
  * installed; under CI=true a missing browser fails (`.ci/run` installs it).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveApp } from '../../src/adapters/http/node-server.js';
+import { chromiumPath, launchChromium } from '../support/chromium.js';
 import { ADMIN, testServer } from '../support/http.js';
 import { usePglite } from '../support/stores.js';
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => !!p);
-const executablePath = CANDIDATES.find((p) => existsSync(p));
+const executablePath = chromiumPath('admin.browser.test.ts');
 const OUTPUT = new URL('../../test-results/admin/', import.meta.url);
-
-if (!executablePath) {
-  if (process.env.CI === 'true') throw new Error(`No Chromium at ${CANDIDATES.join(', ')}: CI must install it (apt-get install chromium).`);
-  console.warn(`admin.browser.test.ts skipped: no Chromium at ${CANDIDATES.join(', ')} (apt-get install chromium, or set CHROMIUM_PATH)`);
-}
 
 /** The serious and critical violations axe-core finds in the page as it is now. */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -63,18 +58,7 @@ describe.skipIf(!executablePath)('the admin app in headless Chromium', () => {
     await new Promise((resolve) => http.once('listening', resolve));
     base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     close = () => http.close();
-    browser = await chromium.launch({
-      executablePath: executablePath!,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium(executablePath!);
   });
 
   afterAll(async () => {

@@ -3,23 +3,18 @@
  * downloaded). Skipped with a message when no Chromium is installed; under CI=true a missing
  * browser fails (`.ci/run` installs it).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { serveApp } from '../../src/adapters/http/node-server.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import { BUNDLE_FILE } from '../../src/paths.js';
+import { chromiumPath, launchChromium } from '../support/chromium.js';
 import { testServer } from '../support/http.js';
 
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => !!p);
-const executablePath = CANDIDATES.find((p) => existsSync(p));
+const executablePath = chromiumPath('docs.browser.test.ts');
 const OUTPUT = new URL('../../test-results/docs/', import.meta.url);
-
-if (!executablePath) {
-  if (process.env.CI === 'true') throw new Error(`No Chromium at ${CANDIDATES.join(', ')}: CI must install it (apt-get install chromium).`);
-  console.warn(`docs.browser.test.ts skipped: no Chromium at ${CANDIDATES.join(', ')} (apt-get install chromium, or set CHROMIUM_PATH)`);
-}
 
 /** Every operationId of the bundle. */
 function operationIds(): string[] {
@@ -42,18 +37,7 @@ describe.skipIf(!executablePath)('the docs page in headless Chromium', () => {
     await new Promise((resolve) => server.once('listening', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () => server.close();
-    browser = await chromium.launch({
-      executablePath: executablePath!,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium(executablePath!);
   });
 
   afterAll(async () => {

@@ -3,12 +3,11 @@
  * database: every post is left with its revisions and activity consistent (each write is one
  * transaction), and the same request sent again to the new server finishes the work.
  */
-import { spawnSync } from 'node:child_process';
 import { zipSync } from 'fflate';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
-import { startServer, stopServers, type Started } from '../support/server-process.js';
+import { accessToken, createUser, startServer, stopServers, type Started } from '../support/server-process.js';
 
 const serverUrl = testServerUrl();
 const available = await requirePostgres(serverUrl);
@@ -27,26 +26,14 @@ const ADMIN = { email: 'kill9@example.com', name: 'Kill Nine', password: 'Vq7#mZ
 async function databaseWithUser(): Promise<{ db: TestDatabase; sql: postgres.Sql }> {
   const db = await createTestDatabase(serverUrl);
   databases.push(db);
-  const made = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/create-user.ts', '--email', ADMIN.email, '--name', ADMIN.name], {
-    cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, DATABASE_URL: db.url, ADMIN_PASSWORD: ADMIN.password },
-    encoding: 'utf8',
-  });
-  expect(made.status, made.stderr).toBe(0);
+  await createUser(db.url, ADMIN);
   const sql = postgres(db.url, { max: 2, onnotice: () => undefined });
   clients.push(sql);
   return { db, sql };
 }
 
 async function login(server: Started): Promise<Record<string, string>> {
-  const response = await fetch(`${server.base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
-  });
-  expect(response.status).toBe(200);
-  const { accessToken } = (await response.json()) as { accessToken: string };
-  return { authorization: `Bearer ${accessToken}` };
+  return { authorization: `Bearer ${await accessToken(server.base, ADMIN.email, ADMIN.password)}` };
 }
 
 /**

@@ -6,19 +6,17 @@
  * stay up, lose no acknowledged write, never make two posts of one key, answer the outage with
  * 503 and Retry-After within bounded time, and serve again within a second of the database.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
 import { createPrivateCluster, type PrivateCluster } from '../support/private-cluster.js';
-import { startServer, stopServers, type Started } from '../support/server-process.js';
+import { accessToken, createUser, startServer, stopServers, type Started } from '../support/server-process.js';
 
 // The shared server is only probed, as every PostgreSQL test file does: under CI=true a machine
 // without PostgreSQL fails here instead of skipping.
 const available = await requirePostgres(testServerUrl());
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 const RATE_PER_SECOND = 100;
 const BEFORE_MS = 3000;
 const OUTAGE_MS = 3000;
@@ -46,29 +44,6 @@ afterEach(async () => {
   for (const db of databases.splice(0)) await db.drop().catch(() => undefined);
   for (const cluster of clusters.splice(0)) await cluster.destroy();
 });
-
-async function createUser(databaseUrl: string, email: string, password: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/create-user.ts', '--email', email, '--name', 'Restart'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_PASSWORD: password },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  if (code !== 0) throw new Error(`create-user exited ${String(code)}: ${output}`);
-}
-
-async function login(base: string, email: string, password: string): Promise<string> {
-  const response = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { accessToken: string }).accessToken;
-}
 
 /** One request, timed; a request that has no answer within 15 s is recorded as status 0. */
 async function send(server: Started, token: string, kind: Sent['kind'], key: string | null, postId: string): Promise<Sent> {
@@ -112,7 +87,7 @@ describe.skipIf(!available)('a PostgreSQL restart under load', () => {
     databases.push(db);
     const email = 'restart@example.com';
     const password = `Restart-${randomBytes(12).toString('hex')}`;
-    await createUser(db.url, email, password);
+    await createUser(db.url, { email, password, name: 'Restart' });
     const server = await startServer(db.url, {
       DB_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS),
       DB_CONNECT_TIMEOUT_SECONDS: String(CONNECT_TIMEOUT_SECONDS),
@@ -121,7 +96,7 @@ describe.skipIf(!available)('a PostgreSQL restart under load', () => {
       LOG_LEVEL: 'warn',
       ACCESS_LOG: 'false',
     });
-    const token = await login(server.base, email, password);
+    const token = await accessToken(server.base, email, password);
     const seeded = await send(server, token, 'create', `restart-seed-${randomUUID()}`, '');
     expect(seeded.status).toBe(201);
     const seedId = (

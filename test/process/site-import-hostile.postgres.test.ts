@@ -4,21 +4,19 @@
  * answer timed, so a request handler that holds the server's event loop shows as a late health
  * check. The import is a dry run (the default), which is enough to parse every file.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
 import { MAX_FRONT_MATTER_KEYS, MAX_FRONT_MATTER_TOKENS } from '../../src/adapters/http/site-import/front-matter.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
 import { hostileArchives } from '../support/import-fixtures.js';
-import { startServer, stopServers } from '../support/server-process.js';
+import { accessToken, createUser, startServer, stopServers } from '../support/server-process.js';
 
 // Under CI=true a machine without PostgreSQL fails here instead of skipping.
 const available = await requirePostgres(testServerUrl());
 
 type Report = components['schemas']['ImportReport'];
 
-const ROOT = new URL('../..', import.meta.url).pathname;
 /** The worst /healthz latency a hostile import may cause. */
 const WORST_HEALTHZ_MS = 250;
 /** How often /healthz is asked while an import runs. */
@@ -29,34 +27,15 @@ let db: TestDatabase | undefined;
 let base: string;
 let auth: Record<string, string>;
 
-async function createUser(databaseUrl: string, email: string, password: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/create-user.ts', '--email', email, '--name', 'Importer'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_PASSWORD: password },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  if (code !== 0) throw new Error(`create-user exited ${String(code)}: ${output}`);
-}
-
 beforeAll(async () => {
   if (!available) return;
   db = await createTestDatabase(testServerUrl(), { migrate: true });
   const email = 'importer@example.com';
   const password = `Import-${randomBytes(12).toString('hex')}`;
-  await createUser(db.url, email, password);
+  await createUser(db.url, { email, password, name: 'Importer' });
   const server = await startServer(db.url, { LOG_LEVEL: 'warn', ACCESS_LOG: 'false' });
   base = server.base;
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  expect(login.status).toBe(200);
-  auth = { authorization: `Bearer ${((await login.json()) as { accessToken: string }).accessToken}` };
+  auth = { authorization: `Bearer ${await accessToken(base, email, password)}` };
 });
 afterAll(async () => {
   stopServers();

@@ -61,3 +61,28 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
   }
   return { child, base, port, output: () => output, exited };
 }
+
+/** Creates (or resets) a user with `make user`'s script on `databaseUrl`, the password from ADMIN_PASSWORD. */
+export async function createUser(databaseUrl: string, account: { email: string; password: string; name: string }): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/create-user.ts', '--email', account.email, '--name', account.name], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, ADMIN_PASSWORD: account.password },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`create-user exited ${String(code)}: ${output}`);
+}
+
+/** Logs in on the server at `base` and gives the access token; throws unless the login answers 200. */
+export async function accessToken(base: string, email: string, password: string): Promise<string> {
+  const response = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (response.status !== 200) throw new Error(`login answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { accessToken: string }).accessToken;
+}

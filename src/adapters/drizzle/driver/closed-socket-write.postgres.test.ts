@@ -12,6 +12,7 @@ import postgres from 'postgres';
 import { UnavailableError } from '../../../domain/errors.js';
 import type { Store } from '../../../domain/ports/store.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../../../../test/support/databases.js';
+import { causeCodes } from '../../../../test/support/error-codes.js';
 import { TcpProxy } from '../../../../test/support/tcp-proxy.js';
 import { openPostgres } from './connect-postgres.js';
 import { storeOver } from '../../../open-store.js';
@@ -36,15 +37,6 @@ async function settled<T>(promise: Promise<T>, ms = 3000): Promise<{ ok: true; v
   } finally {
     clearTimeout(timer);
   }
-}
-
-function codes(error: unknown): string[] {
-  const found: string[] = [];
-  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') found.push(code);
-  }
-  return found;
 }
 
 /** Waits until the proxy holds no connection: the client has seen every close. */
@@ -93,7 +85,7 @@ describe.skipIf(!available)('postgres.js: a small write to a connection that has
 
     expect(outcome).not.toBe('pending');
     expect(outcome !== 'pending' && outcome.ok).toBe(false);
-    expect(outcome !== 'pending' && !outcome.ok && codes(outcome.error)).toContain('CONNECTION_CLOSED');
+    expect(outcome !== 'pending' && !outcome.ok && causeCodes(outcome.error)).toContain('CONNECTION_CLOSED');
   });
 
   it('keeps the connection of a transaction that failed that way in the pool: the next call is served', async () => {
@@ -110,7 +102,7 @@ describe.skipIf(!available)('postgres.js: a small write to a connection that has
 
     const outcome = await settled(transaction);
 
-    expect(outcome !== 'pending' && !outcome.ok && codes(outcome.error)).toContain('CONNECTION_CLOSED');
+    expect(outcome !== 'pending' && !outcome.ok && causeCodes(outcome.error)).toContain('CONNECTION_CLOSED');
     await sleep(50);
     expect(await settled(sql`select 2 as n`)).toEqual({ ok: true, value: [{ n: 2 }] });
   });

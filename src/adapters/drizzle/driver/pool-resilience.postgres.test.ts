@@ -10,6 +10,7 @@ import type { Store } from '../../../domain/ports/store.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../../../../test/support/databases.js';
 import { openPostgres, type PostgresConnection, type PostgresOptions } from './connect-postgres.js';
 import { storeOver } from '../../../open-store.js';
+import { causeCodes } from '../../../../test/support/error-codes.js';
 import { TcpProxy } from '../../../../test/support/tcp-proxy.js';
 
 // Fails under CI=true when the server is down; skipped with a message elsewhere.
@@ -45,15 +46,6 @@ function post(id: string): NewPost {
     publishedAt: null,
     publishAt: null,
   };
-}
-
-function causeCodes(error: unknown): string[] {
-  const codes: string[] = [];
-  for (let e = error; typeof e === 'object' && e !== null; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string') codes.push(code);
-  }
-  return codes;
 }
 
 describe.skipIf(!available)('postgres.js pool resilience', () => {

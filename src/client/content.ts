@@ -5,7 +5,7 @@
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/api.js';
-import type { ApiResult } from './index.js';
+import type { ApiResult } from './types.js';
 
 export type ContentPost = components['schemas']['ContentPost'];
 export type ContentPostSummary = components['schemas']['ContentPostSummary'];

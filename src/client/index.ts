@@ -4,12 +4,14 @@
  * 401, If-Match from the last ETag seen, an Idempotency-Key per create). It uses only the global
  * `fetch`, `Request` and `crypto.randomUUID`, so it runs in browsers as well as in Node.
  */
-import createClient, { type Client, type FetchResponse } from 'openapi-fetch';
-import type { components, operations, paths } from '../../generated/api.js';
+import createClient, { type Client } from 'openapi-fetch';
+import type { components, paths } from '../../generated/api.js';
 import { bearerMiddleware } from './bearer-middleware.js';
 import { TokenSession, type SessionTokens, type TokenPair } from './session.js';
+import type { ApiResult } from './types.js';
 
 export type { SessionTokens, TokenPair } from './session.js';
+export type { ApiResult } from './types.js';
 export {
   createContentClient,
   type ContentClient,
@@ -29,11 +31,6 @@ type Defaulted = 'excerpt' | 'body' | 'tags' | 'status';
  * server fills them in when they are absent, so here they are optional.
  */
 export type NewPost = Omit<CreatePostRequest, Defaulted> & Partial<Pick<CreatePostRequest, Defaulted>>;
-
-/** What openapi-fetch answers for an operation: `data` on success, the problem in `error` otherwise. */
-export type ApiResult<Op extends keyof operations> = Op extends keyof operations
-  ? FetchResponse<operations[Op], Record<never, never>, `${string}/${string}`>
-  : never;
 
 export interface MarginClientOptions {
   /** The API root, for example `https://cms.example.com/api/v1`. */

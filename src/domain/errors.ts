@@ -1,5 +1,4 @@
-import type { Post, PostStatus } from './post.js';
-import type { BulkAction } from './post-rules.js';
+import type { BulkAction, Post, PostStatus } from './post.js';
 
 /** Every code a domain error can carry. Transport adapters map these to responses. */
 export const DOMAIN_ERROR_CODES = [

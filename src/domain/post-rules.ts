@@ -1,5 +1,5 @@
 import { InvalidTransitionError, ValidationError, type ValidationIssue } from './errors.js';
-import type { Post, PostStatus } from './post.js';
+import type { BulkAction, Post, PostStatus } from './post.js';
 import type { PostQuery } from './ports/post-repository.js';
 import { normalizeTag, normalizeTags } from './tags.js';
 import { hasControlCharacter, isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableTextIssues } from './text.js';
@@ -17,8 +17,6 @@ export const ACTIVITY_TYPES = [
 ] as const;
 
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
-
-export type BulkAction = 'publish' | 'unpublish' | 'archive' | 'delete' | 'addTag' | 'removeTag';
 
 /**
  * Status, publishedAt and publishAt after moving `post` to `next`.

@@ -3,6 +3,9 @@ export const POST_STATUSES = ['draft', 'published', 'archived'] as const;
 
 export type PostStatus = (typeof POST_STATUSES)[number];
 
+/** What a bulk operation does to each post it names (`transitionFor` gives the status it leads to). */
+export type BulkAction = 'publish' | 'unpublish' | 'archive' | 'delete' | 'addTag' | 'removeTag';
+
 /** Maximum slug length, in characters. */
 export const SLUG_MAX = 100;
 

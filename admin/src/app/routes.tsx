@@ -1,3 +1,4 @@
+import { lazy, Suspense } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { NotFoundPage } from '../components/not-found-page';
 import { useFocusOnNavigation } from '../lib/page';
@@ -5,6 +6,15 @@ import { RequireSession } from '../features/auth/require-session';
 import { SignInPage } from '../features/auth/sign-in-page';
 import { PostsPage } from '../features/posts/posts-page';
 import { Shell } from './shell';
+
+/** The editor and what only it needs (the conflict banner's diff) load on demand, out of the first load (#30: ≤ 200 KB gzipped). */
+const EditorPage = lazy(() => import('../features/editor/editor-page'));
+
+const editor = (
+  <Suspense fallback={<p aria-live="polite">Loading the editor…</p>}>
+    <EditorPage />
+  </Suspense>
+);
 
 /** The admin's routes, below /admin/ (the router's basename). */
 export function AppRoutes() {
@@ -21,6 +31,8 @@ export function AppRoutes() {
       >
         <Route index element={<Navigate to="/posts" replace />} />
         <Route path="/posts" element={<PostsPage />} />
+        <Route path="/posts/new" element={editor} />
+        <Route path="/posts/:id" element={editor} />
       </Route>
       <Route path="*" element={<NotFoundPage />} />
     </Routes>

@@ -62,6 +62,11 @@ export function PostsPage() {
         <input id={searchId} name="q" type="search" defaultValue={q} key={q} />
         <button type="submit">Search</button>
       </form>
+      <p>
+        <Link to="/posts/new" className="button-link">
+          New post
+        </Link>
+      </p>
       {error && <ProblemAlert error={error} />}
       <p aria-live="polite" className="count">
         {list.isPending ? 'Loading posts…' : first ? countText(first.total, first.totalExact, label, q) : ''}
@@ -85,7 +90,9 @@ export function PostsPage() {
             <tbody>
               {posts.map((post) => (
                 <tr key={post.id}>
-                  <td>{post.title}</td>
+                  <td>
+                    <Link to={`/posts/${post.id}`}>{post.title}</Link>
+                  </td>
                   <td className="wide-only">
                     <code>{post.slug}</code>
                   </td>

@@ -1,26 +1,14 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import type { components } from '../../../../src/client/index.js';
 import { problemOf } from '../../lib/problem';
+import { postKeys, type PostListFilters } from '../../lib/query-keys';
 import { useSession } from '../../lib/session';
 
 export type PostStatus = components['schemas']['PostStatus'];
 export type PostSummary = components['schemas']['PostSummary'];
 
-export interface PostListFilters {
-  status: PostStatus;
-  /** The search (`q`); empty for none. */
-  q: string;
-}
-
 /** Posts a page of the list holds. */
 const PAGE_SIZE = 20;
-
-/** The query keys of posts: every list under `lists()`, so a write can invalidate them all (export it when the first mutation needs it). */
-const postKeys = {
-  all: ['posts'] as const,
-  lists: () => [...postKeys.all, 'list'] as const,
-  list: (filters: PostListFilters) => [...postKeys.lists(), filters] as const,
-};
 
 /** The posts of one status and search, a page at a time (the API's cursor). */
 export function usePostList(filters: PostListFilters) {

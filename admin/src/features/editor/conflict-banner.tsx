@@ -1,0 +1,139 @@
+import { diffLines } from 'diff';
+import { useState } from 'react';
+import { differingFields, type FieldName, type Fields } from './fields';
+
+const LABELS: Record<FieldName, string> = {
+  title: 'Title',
+  slug: 'Slug',
+  excerpt: 'Excerpt',
+  tags: 'Tags',
+  status: 'Status',
+  body: 'Body',
+};
+
+const shown = (fields: Fields, name: Exclude<FieldName, 'body'>): string => {
+  const value = name === 'tags' ? fields.tags.join(', ') : fields[name];
+  return value === '' ? '(empty)' : value;
+};
+
+/** The body as a line diff from theirs to mine (jsdiff's diffLines, in the editor's lazy chunk). */
+function BodyDiff({ theirs, mine }: { theirs: string; mine: string }) {
+  const lines = diffLines(theirs, mine).flatMap((change) =>
+    change.value
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => ({ line, kind: change.added ? 'mine' : change.removed ? 'theirs' : 'both' })),
+  );
+  return (
+    <ol className="line-diff" aria-label="Body, line by line">
+      {lines.map(({ line, kind }, i) => (
+        <li key={i} className={`line-${kind}`}>
+          {kind === 'mine' ? (
+            <ins>
+              <span className="visually-hidden">Only in yours: </span>
+              {line}
+            </ins>
+          ) : kind === 'theirs' ? (
+            <del>
+              <span className="visually-hidden">Only in theirs: </span>
+              {line}
+            </del>
+          ) : (
+            line
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Puts the author's version (front matter and body) on the clipboard. */
+function asText(fields: Fields): string {
+  const header = [
+    `title: ${JSON.stringify(fields.title)}`,
+    `slug: ${fields.slug}`,
+    `excerpt: ${JSON.stringify(fields.excerpt)}`,
+    `tags: [${fields.tags.map((tag) => JSON.stringify(tag)).join(', ')}]`,
+    `status: ${fields.status}`,
+  ];
+  return `---\n${header.join('\n')}\n---\n${fields.body}`;
+}
+
+/**
+ * A 412 is a conversation: someone saved the post since the author opened it. The banner shows,
+ * field by field, how the author's edit and the post as it is now (`current`) differ, and offers
+ * the three ways on: take theirs, apply mine on top of theirs, or copy mine to keep it elsewhere.
+ */
+export function ConflictBanner({
+  mine,
+  theirs,
+  theirsVersion,
+  onKeepTheirs,
+  onApplyMine,
+  applying,
+}: {
+  mine: Fields;
+  theirs: Fields;
+  theirsVersion: number;
+  onKeepTheirs: () => void;
+  onApplyMine: () => void;
+  applying: boolean;
+}) {
+  const [copied, setCopied] = useState<string>('');
+  const differing = differingFields(mine, theirs);
+
+  async function copyMine() {
+    try {
+      await navigator.clipboard.writeText(asText(mine));
+      setCopied('Your version is on the clipboard.');
+    } catch {
+      setCopied('The clipboard refused: select the body and copy it by hand.');
+    }
+  }
+
+  return (
+    <section className="conflict" aria-labelledby="conflict-title">
+      <h2 id="conflict-title">Someone else saved this post meanwhile</h2>
+      <p>
+        It is now at version {theirsVersion}. Your edit was not saved.{' '}
+        {differing.length === 0 ? 'Their version and yours are the same.' : 'Here is how yours differs from theirs:'}
+      </p>
+      {differing.length > 0 && (
+        <dl className="conflict-fields">
+          {differing.map((name) => (
+            <div key={name} className="conflict-field">
+              <dt>{LABELS[name]}</dt>
+              <dd>
+                {name === 'body' ? (
+                  <BodyDiff theirs={theirs.body} mine={mine.body} />
+                ) : (
+                  <>
+                    <p>
+                      <span className="conflict-side">Theirs:</span> {shown(theirs, name)}
+                    </p>
+                    <p>
+                      <span className="conflict-side">Yours:</span> {shown(mine, name)}
+                    </p>
+                  </>
+                )}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      <p>“Apply mine on top” saves the fields you changed over their version; the fields you did not change keep theirs.</p>
+      <div className="actions">
+        <button type="button" onClick={onKeepTheirs} disabled={applying}>
+          Keep theirs
+        </button>
+        <button type="button" onClick={onApplyMine} disabled={applying}>
+          {applying ? 'Applying…' : 'Apply mine on top'}
+        </button>
+        <button type="button" onClick={() => void copyMine()}>
+          Copy mine
+        </button>
+      </div>
+      <p aria-live="polite">{copied}</p>
+    </section>
+  );
+}

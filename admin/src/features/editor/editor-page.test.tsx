@@ -1,0 +1,208 @@
+// @vitest-environment jsdom
+import { cleanup, fireEvent, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fakeApi, json, problem, renderApp, sessionOver } from '../../test/fake-api';
+
+afterEach(cleanup);
+
+/** The editor route is loaded on demand: its first render waits for the chunk. */
+const LOAD = { timeout: 5000 };
+
+function post(overrides: Record<string, unknown> = {}) {
+  return {
+    id: '01A',
+    title: 'Hello',
+    slug: 'hello',
+    excerpt: 'A first post.',
+    body: 'Line one.\nLine two.\n',
+    tags: ['intro'],
+    status: 'draft',
+    version: 3,
+    wordCount: 4,
+    createdAt: '2026-01-02T10:00:00.000Z',
+    updatedAt: '2026-01-02T10:00:00.000Z',
+    publishedAt: null,
+    publishAt: null,
+    ...overrides,
+  };
+}
+
+/** Records each write's If-Match, Idempotency-Key and JSON body, then answers with `answer(n)`. */
+function writes(answer: (n: number, body: Record<string, unknown>) => Response) {
+  const seen: { ifMatch: string | null; key: string | null; body: Record<string, unknown> }[] = [];
+  const handler = async (request: Request) => {
+    const body = (await request.json()) as Record<string, unknown>;
+    seen.push({ ifMatch: request.headers.get('if-match'), key: request.headers.get('idempotency-key'), body });
+    return answer(seen.length, body);
+  };
+  return { seen, handler };
+}
+
+const opened = (patch: ReturnType<typeof writes>['handler']) =>
+  fakeApi({
+    'GET /posts/01A': () => json(200, post(), { etag: '"3"' }),
+    'PATCH /posts/01A': patch,
+    'GET /tags': () => json(200, { items: [{ name: 'intro', count: 2 }] }),
+  });
+
+async function openEditor(patch: ReturnType<typeof writes>['handler']) {
+  const api = opened(patch);
+  renderApp('/posts/01A', sessionOver(api.fetch, 'access-1'));
+  const title = await screen.findByLabelText<HTMLInputElement>('Title', undefined, LOAD);
+  return { api, title };
+}
+
+describe('the editor of a post', () => {
+  it('200: a save sends only the changed field with If-Match of the ETag the post came with, and says the new version', async () => {
+    const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
+    const { title } = await openEditor(patch.handler);
+    expect(title.value).toBe('Hello');
+    expect(screen.getByLabelText<HTMLTextAreaElement>('Body (markdown)').value).toBe('Line one.\nLine two.\n');
+    expect(screen.getByText('4 words')).toBeTruthy();
+    const user = userEvent.setup();
+    await user.clear(title);
+    await user.type(title, 'Hello again');
+    expect(screen.getByText('Unsaved changes.')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Saved: version 4.')).toBeTruthy();
+    expect(patch.seen).toEqual([{ ifMatch: '"3"', key: null, body: { title: 'Hello again' } }]);
+  });
+
+  it('Ctrl+S saves as the button does; the word count follows the body', async () => {
+    const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
+    await openEditor(patch.handler);
+    const user = userEvent.setup();
+    const body = screen.getByLabelText('Body (markdown)');
+    await user.type(body, 'And a third line');
+    expect(screen.getByText('8 words')).toBeTruthy();
+    fireEvent.keyDown(body, { key: 's', ctrlKey: true });
+    expect(await screen.findByText('Saved: version 4.')).toBeTruthy();
+    expect(patch.seen.map((w) => w.body)).toEqual([{ body: 'Line one.\nLine two.\nAnd a third line' }]);
+  });
+
+  it("422: the pointer's message sits beside the field it names (/body/title → Title), and the problem's detail above the form", async () => {
+    const patch = writes(() =>
+      problem(422, 'validation-failed', 'Validation failed', 'The post has 1 invalid field.', {
+        errors: [{ pointer: '/body/title', message: 'title must be 1 to 200 characters' }],
+      }),
+    );
+    const { title } = await openEditor(patch.handler);
+    const user = userEvent.setup();
+    await user.clear(title);
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('title must be 1 to 200 characters')).toBeTruthy();
+    expect(title.getAttribute('aria-invalid')).toBe('true');
+    const described = (title.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent);
+    expect(described).toContain('title must be 1 to 200 characters');
+    expect(within(screen.getByRole('alert')).getByText('The post has 1 invalid field.')).toBeTruthy();
+    expect(screen.getByLabelText('Slug').getAttribute('aria-invalid')).toBeNull();
+  });
+
+  it('412: the conflict banner shows the fields that differ (title; the body line by line); "Apply mine on top" resends my change with the new ETag', async () => {
+    const theirs = post({ title: 'Their title', body: 'Line one.\nTheir line two.\n', version: 5 });
+    const patch = writes((n, body) =>
+      n === 1
+        ? problem(
+            412,
+            'precondition-failed',
+            'Precondition failed',
+            'The post has changed since version 3.',
+            { current: theirs },
+            { etag: '"5"' },
+          )
+        : json(200, { ...theirs, ...body, version: 6 }, { etag: '"6"' }),
+    );
+    const { title } = await openEditor(patch.handler);
+    const user = userEvent.setup();
+    await user.clear(title);
+    await user.type(title, 'My title');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    const banner = await screen.findByRole('region', { name: 'Someone else saved this post meanwhile' });
+    expect(within(banner).getByText(/version 5/)).toBeTruthy();
+    const terms = within(banner)
+      .getAllByRole('term')
+      .map((dt) => dt.textContent);
+    expect(terms).toEqual(['Title', 'Body']);
+    expect(within(banner).getByText('Their title')).toBeTruthy();
+    expect(within(banner).getByText('My title')).toBeTruthy();
+    const body = within(banner).getByRole('list', { name: 'Body, line by line' });
+    expect(body.querySelector('del')?.textContent).toBe('Only in theirs: Their line two.');
+    expect(body.querySelector('ins')?.textContent).toBe('Only in yours: Line two.');
+    expect(screen.queryByRole('alert')).toBeNull();
+
+    await user.click(within(banner).getByRole('button', { name: 'Apply mine on top' }));
+    expect(await screen.findByText('Saved: version 6.')).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'Someone else saved this post meanwhile' })).toBeNull();
+    expect(patch.seen).toEqual([
+      { ifMatch: '"3"', key: null, body: { title: 'My title' } },
+      { ifMatch: '"5"', key: null, body: { title: 'My title' } },
+    ]);
+    // Their body, which I had not touched, stays.
+    expect(screen.getByLabelText<HTMLTextAreaElement>('Body (markdown)').value).toBe('Line one.\nTheir line two.\n');
+    expect(title.value).toBe('My title');
+  });
+
+  it('412 then "Keep theirs": the form holds their version and the next save is measured from it', async () => {
+    const theirs = post({ title: 'Their title', version: 5 });
+    const patch = writes((n, body) =>
+      n === 1
+        ? problem(412, 'precondition-failed', 'Precondition failed', 'The post has changed.', { current: theirs }, { etag: '"5"' })
+        : json(200, { ...theirs, ...body, version: 6 }, { etag: '"6"' }),
+    );
+    const { title } = await openEditor(patch.handler);
+    const user = userEvent.setup();
+    await user.type(title, '!');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await user.click(await screen.findByRole('button', { name: 'Keep theirs' }));
+    expect(title.value).toBe('Their title');
+    expect(screen.getByText('Loaded their version 5.')).toBeTruthy();
+    await user.type(screen.getByLabelText('Excerpt'), ' More.');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Saved: version 6.')).toBeTruthy();
+    expect(patch.seen[1]).toEqual({ ifMatch: '"5"', key: null, body: { excerpt: 'A first post. More.' } });
+  });
+});
+
+describe('a new post', () => {
+  it("409: the slug suggested from the title is taken; the server's suggestedSlug is offered, and the create with it opens the post", async () => {
+    const create = writes((n, body) =>
+      n === 1
+        ? problem(409, 'slug-taken', 'Slug taken', 'Another post has the slug "hello-world".', { suggestedSlug: 'hello-world-2' })
+        : json(201, post({ ...body, id: '01N', version: 1 }), { etag: '"1"', location: '/api/v1/posts/01N' }),
+    );
+    const api = fakeApi({
+      'POST /posts': create.handler,
+      'GET /posts/01N': () => json(200, post({ id: '01N', title: 'Hello World', slug: 'hello-world-2', version: 1 }), { etag: '"1"' }),
+      'GET /tags': () => json(200, { items: [] }),
+    });
+    renderApp('/posts/new', sessionOver(api.fetch, 'access-1'));
+    const title = await screen.findByLabelText<HTMLInputElement>('Title', undefined, LOAD);
+    expect(screen.getByRole('heading', { level: 1, name: 'New post' })).toBeTruthy();
+    const user = userEvent.setup();
+    await user.type(title, 'Hello World');
+    expect(screen.getByLabelText<HTMLInputElement>('Slug').value).toBe('hello-world');
+    await user.type(screen.getByLabelText('Tags'), 'News, Notes{Enter}');
+    expect(
+      within(screen.getByRole('list', { name: 'Tags of the post' }))
+        .getAllByRole('listitem')
+        .map((chip) => chip.firstChild?.textContent),
+    ).toEqual(['news', 'notes']);
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+
+    await user.click(await screen.findByRole('button', { name: 'Use “hello-world-2”' }));
+    expect(screen.getByLabelText<HTMLInputElement>('Slug').value).toBe('hello-world-2');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Edit post' })).toBeTruthy();
+
+    expect(create.seen.map((w) => w.body)).toEqual([
+      { title: 'Hello World', slug: 'hello-world', excerpt: '', body: '', tags: ['news', 'notes'], status: 'draft' },
+      { title: 'Hello World', slug: 'hello-world-2', excerpt: '', body: '', tags: ['news', 'notes'], status: 'draft' },
+    ]);
+    const [first, second] = create.seen.map((w) => w.key);
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second).not.toBe(first);
+  });
+});

@@ -1,0 +1,356 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useEffectEvent, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import type { components, NewPost, Post } from '../../../../src/client/index.js';
+import { ProblemAlert } from '../../components/problem-alert';
+import { useDocumentTitle } from '../../lib/page';
+import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
+import { postKeys } from '../../lib/query-keys';
+import { useSession } from '../../lib/session';
+import { ConflictBanner } from './conflict-banner';
+import {
+  differingFields,
+  EMPTY_FIELDS,
+  fieldOfPointer,
+  fieldsOf,
+  patchOf,
+  suggestSlug,
+  wordCount,
+  type FieldName,
+  type Fields,
+} from './fields';
+import { usePost, useTagNames } from './queries';
+import { TagInput } from './tag-input';
+
+type SlugTaken = components['schemas']['SlugTakenProblem'];
+type PreconditionFailed = components['schemas']['PreconditionFailedProblem'];
+
+/** The editor of a post (`/posts/:id`) or of a new one (`/posts/new`); the route loads it on demand. */
+export default function EditorPage() {
+  const { id } = useParams();
+  return id === undefined || id === 'new' ? <NewPost /> : <ExistingPost id={id} />;
+}
+
+function NewPost() {
+  useDocumentTitle('New post');
+  return <PostForm saved={null} />;
+}
+
+function ExistingPost({ id }: { id: string }) {
+  const post = usePost(id);
+  useDocumentTitle(post.data ? `Edit “${post.data.title}”` : 'Edit post');
+  if (post.error) {
+    const error = post.error instanceof ApiProblem ? post.error : unreachable();
+    return (
+      <>
+        <h1>Edit post</h1>
+        <ProblemAlert error={error} />
+        <p>
+          <Link to="/posts">Back to the posts</Link>
+        </p>
+      </>
+    );
+  }
+  if (!post.data) return <p aria-live="polite">Loading the post…</p>;
+  return <PostForm key={post.data.id} saved={post.data} />;
+}
+
+/** A save's outcome that the form shows: a problem, a slug-taken offer, or the conflict. */
+type Outcome =
+  | { kind: 'problem'; problem: ApiProblem }
+  | { kind: 'slug-taken'; problem: ApiProblem; suggestedSlug: string }
+  | { kind: 'conflict'; current: Post };
+
+const isMac = typeof navigator !== 'undefined' && /Mac|iP(hone|ad)/.test(navigator.platform);
+
+function PostForm({ saved }: { saved: Post | null }) {
+  const { client } = useSession();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const tags = useTagNames();
+  /** The post as the server last answered it: what the author's changes are measured from. */
+  const [base, setBase] = useState<Post | null>(saved);
+  const [draft, setDraft] = useState<Fields>(saved ? fieldsOf(saved) : EMPTY_FIELDS);
+  const [slugEdited, setSlugEdited] = useState(saved !== null);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [pending, setPending] = useState(false);
+  const [status, setStatus] = useState('');
+  const createKey = useRef<{ body: string; key: string } | null>(null);
+
+  const baseFields = base ? fieldsOf(base) : EMPTY_FIELDS;
+  const dirty = differingFields(baseFields, draft).length > 0;
+
+  const set = <K extends FieldName>(name: K, value: Fields[K]) => {
+    setDraft((d) => ({ ...d, [name]: value, ...(name === 'title' && !slugEdited ? { slug: suggestSlug(value as string) } : {}) }));
+    setStatus('');
+  };
+
+  function answered(post: Post) {
+    queryClient.setQueryData(postKeys.detail(post.id), post);
+    void queryClient.invalidateQueries({ queryKey: postKeys.lists() });
+  }
+
+  function failed(error: unknown, response: Response) {
+    const problem = problemOf(error, response);
+    if (response.status === 412 && error !== null && typeof error === 'object' && 'current' in error) {
+      setOutcome({ kind: 'conflict', current: (error as PreconditionFailed).current });
+    } else if (response.status === 409 && typeof (error as Partial<SlugTaken>).suggestedSlug === 'string') {
+      setOutcome({ kind: 'slug-taken', problem, suggestedSlug: (error as SlugTaken).suggestedSlug });
+    } else {
+      setOutcome({ kind: 'problem', problem });
+    }
+  }
+
+  /** Saves what the author changed since `from` (the last answer, or `current` after a 412). */
+  async function save(from: Post | null) {
+    if (pending) return;
+    setPending(true);
+    setStatus('');
+    const sent = draft;
+    try {
+      if (from) {
+        const patch = patchOf(base ? fieldsOf(base) : EMPTY_FIELDS, sent);
+        if (Object.keys(patch).length === 0) {
+          // Nothing of the author's to apply: after a 412 that is taking theirs.
+          if (from !== base) {
+            setBase(from);
+            setDraft(fieldsOf(from));
+          }
+          setOutcome(null);
+          setStatus('Nothing to save.');
+          return;
+        }
+        // src/client sends If-Match with the last ETag it saw for the post (after a 412, current's).
+        const result = await client.updatePost(from.id, patch);
+        if (result.error !== undefined) return failed(result.error, result.response);
+        setOutcome(null);
+        setBase(result.data);
+        setDraft((d) => (d === sent ? fieldsOf(result.data) : d));
+        answered(result.data);
+        setStatus(`Saved: version ${result.data.version}.`);
+      } else {
+        const body: NewPost = {
+          title: sent.title,
+          excerpt: sent.excerpt,
+          body: sent.body,
+          tags: sent.tags,
+          status: sent.status === 'published' ? 'published' : 'draft',
+          ...(sent.slug ? { slug: sent.slug } : {}),
+        };
+        // The same body retried (after a lost answer) keeps its Idempotency-Key; a changed one gets a new key.
+        const json = JSON.stringify(body);
+        const key = createKey.current?.body === json ? createKey.current.key : crypto.randomUUID();
+        createKey.current = { body: json, key };
+        const result = await client.createPost(body, { idempotencyKey: key });
+        if (result.error !== undefined) return failed(result.error, result.response);
+        answered(result.data);
+        setBase(result.data);
+        void navigate(`/posts/${result.data.id}`, { replace: true });
+      }
+    } catch {
+      setOutcome({ kind: 'problem', problem: unreachable() });
+    } finally {
+      setPending(false);
+    }
+  }
+
+  // Ctrl/Cmd+S anywhere on the page saves, as in every editor (and not the browser's "Save page").
+  const saveByKey = useEffectEvent(() => void save(base));
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's') {
+        event.preventDefault();
+        saveByKey();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  useEffect(() => {
+    if (!dirty) return undefined;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void save(base);
+  }
+
+  const problem = outcome && outcome.kind !== 'conflict' ? outcome.problem : null;
+  const fieldError = (name: FieldName): string | undefined =>
+    problem?.problem.errors
+      ?.filter((error) => fieldOfPointer(error.pointer) === name)
+      .map((error) => error.message)
+      .join(' ') || undefined;
+  const shortcut = isMac ? '⌘S' : 'Ctrl+S';
+
+  const field = (name: FieldName, label: string, control: (props: FieldProps) => ReactNode, hint?: ReactNode) => {
+    const error = fieldError(name) ?? (name === 'slug' && outcome?.kind === 'slug-taken' ? outcome.problem.problem.detail : undefined);
+    const id = `post-${name}`;
+    const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+    return (
+      <div className="field">
+        <label htmlFor={id}>{label}</label>
+        {control({ id, describedBy, invalid: error !== undefined })}
+        {hint && (
+          <p id={`${id}-hint`} className="hint">
+            {hint}
+          </p>
+        )}
+        {error && (
+          <p id={`${id}-error`} className="field-error">
+            {error}
+          </p>
+        )}
+      </div>
+    );
+  };
+
+  const words = wordCount(draft.body);
+  return (
+    <>
+      <h1>{saved ? 'Edit post' : 'New post'}</h1>
+      <p>
+        <Link to="/posts">Back to the posts</Link>
+      </p>
+      {outcome?.kind === 'conflict' && (
+        <ConflictBanner
+          mine={draft}
+          theirs={fieldsOf(outcome.current)}
+          theirsVersion={outcome.current.version}
+          applying={pending}
+          onKeepTheirs={() => {
+            setBase(outcome.current);
+            setDraft(fieldsOf(outcome.current));
+            answered(outcome.current);
+            setOutcome(null);
+            setStatus(`Loaded their version ${outcome.current.version}.`);
+          }}
+          onApplyMine={() => void save(outcome.current)}
+        />
+      )}
+      {problem && outcome?.kind !== 'slug-taken' && <ProblemAlert error={problem} />}
+      <form className="editor" onSubmit={submit} noValidate aria-label={saved ? 'Edit post' : 'New post'}>
+        {field('title', 'Title', (p) => (
+          <input
+            id={p.id}
+            type="text"
+            value={draft.title}
+            onChange={(e) => set('title', e.target.value)}
+            required
+            aria-describedby={p.describedBy}
+            aria-invalid={p.invalid || undefined}
+          />
+        ))}
+        {field(
+          'slug',
+          'Slug',
+          (p) => (
+            <input
+              id={p.id}
+              type="text"
+              value={draft.slug}
+              onChange={(e) => {
+                setSlugEdited(true);
+                set('slug', e.target.value);
+              }}
+              aria-describedby={p.describedBy}
+              aria-invalid={p.invalid || undefined}
+              spellCheck={false}
+            />
+          ),
+          saved ? undefined : 'Suggested from the title until you change it.',
+        )}
+        {outcome?.kind === 'slug-taken' && (
+          <div role="alert" className="alert">
+            <p className="alert-title">{outcome.problem.problem.title}</p>
+            <p>
+              “{outcome.suggestedSlug}” is free.{' '}
+              <button
+                type="button"
+                onClick={() => {
+                  setSlugEdited(true);
+                  set('slug', outcome.suggestedSlug);
+                  setOutcome(null);
+                }}
+              >
+                Use “{outcome.suggestedSlug}”
+              </button>
+            </p>
+          </div>
+        )}
+        {field('excerpt', 'Excerpt', (p) => (
+          <textarea
+            id={p.id}
+            rows={2}
+            value={draft.excerpt}
+            onChange={(e) => set('excerpt', e.target.value)}
+            aria-describedby={p.describedBy}
+            aria-invalid={p.invalid || undefined}
+          />
+        ))}
+        {field(
+          'tags',
+          'Tags',
+          (p) => (
+            <TagInput
+              id={p.id}
+              tags={draft.tags}
+              suggestions={tags.data ?? []}
+              onChange={(next) => set('tags', next)}
+              describedBy={p.describedBy}
+              invalid={p.invalid}
+            />
+          ),
+          'Enter or a comma adds a tag.',
+        )}
+        {field('status', 'Status', (p) => (
+          <select
+            id={p.id}
+            value={draft.status}
+            onChange={(e) => set('status', e.target.value as Fields['status'])}
+            aria-describedby={p.describedBy}
+            aria-invalid={p.invalid || undefined}
+          >
+            <option value="draft">Draft</option>
+            <option value="published">Published</option>
+            {saved && <option value="archived">Archived</option>}
+          </select>
+        ))}
+        {field(
+          'body',
+          'Body (markdown)',
+          (p) => (
+            <textarea
+              id={p.id}
+              className="body"
+              rows={18}
+              value={draft.body}
+              onChange={(e) => set('body', e.target.value)}
+              aria-describedby={p.describedBy}
+              aria-invalid={p.invalid || undefined}
+              spellCheck
+            />
+          ),
+          `${words} ${words === 1 ? 'word' : 'words'}`,
+        )}
+        <div className="actions">
+          <button type="submit" disabled={pending} aria-keyshortcuts={isMac ? 'Meta+S' : 'Control+S'}>
+            {pending ? 'Saving…' : 'Save'}
+          </button>
+          <span className="hint">or {shortcut}</span>
+          <span aria-live="polite">{status || (dirty ? 'Unsaved changes.' : '')}</span>
+        </div>
+      </form>
+    </>
+  );
+}
+
+interface FieldProps {
+  id: string;
+  describedBy: string | undefined;
+  invalid: boolean;
+}

@@ -4,7 +4,7 @@
  * router. Nothing is mocked inside the app: the session, the client and the query cache are real.
  */
 import { render } from '@testing-library/react';
-import { MemoryRouter } from 'react-router';
+import { createMemoryRouter, RouterProvider } from 'react-router';
 import { AppProviders, createQueryClient } from '../app/providers';
 import { AppRoutes } from '../app/routes';
 import { createSession, type Session } from '../lib/session';
@@ -67,13 +67,12 @@ export function fakeApi(routes: Record<string, Handler>) {
   };
 }
 
-/** The app at `path`, over `session`. */
+/** The app at `path`, over `session`, in a data router as main.tsx makes it (in memory). */
 export function renderApp(path: string, session: Session) {
+  const router = createMemoryRouter([{ path: '*', element: <AppRoutes /> }], { initialEntries: [path] });
   return render(
     <AppProviders session={session} queryClient={createQueryClient()}>
-      <MemoryRouter initialEntries={[path]}>
-        <AppRoutes />
-      </MemoryRouter>
+      <RouterProvider router={router} />
     </AppProviders>,
   );
 }

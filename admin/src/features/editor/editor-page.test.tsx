@@ -165,6 +165,53 @@ describe('the editor of a post', () => {
   });
 });
 
+describe('leaving the editor', () => {
+  it('with unsaved changes asks first (focus on staying): "Stay and keep editing" keeps the edit, "Leave without saving" goes', async () => {
+    const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
+    const api = fakeApi({
+      'GET /posts/01A': () => json(200, post(), { etag: '"3"' }),
+      'PATCH /posts/01A': patch.handler,
+      'GET /tags': () => json(200, { items: [] }),
+      'GET /posts': () => json(200, { items: [], nextCursor: null, total: 0, totalExact: true }),
+    });
+    renderApp('/posts/01A', sessionOver(api.fetch, 'access-1'));
+    const title = await screen.findByLabelText<HTMLInputElement>('Title', undefined, LOAD);
+    const user = userEvent.setup();
+    await user.type(title, ' there');
+
+    await user.click(screen.getByRole('link', { name: 'Back to the posts' }));
+    const guard = await screen.findByRole('alertdialog', { name: 'Leave without saving?' });
+    expect(document.activeElement).toBe(within(guard).getByRole('button', { name: 'Stay and keep editing' }));
+    await user.click(within(guard).getByRole('button', { name: 'Stay and keep editing' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(screen.getByLabelText<HTMLInputElement>('Title').value).toBe('Hello there');
+
+    await user.click(screen.getByRole('link', { name: 'Back to the posts' }));
+    await user.click(await screen.findByRole('button', { name: 'Leave without saving' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Posts' })).toBeTruthy();
+    expect(patch.seen).toEqual([]);
+  });
+
+  it('after a save, leaving asks nothing', async () => {
+    const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
+    const api = fakeApi({
+      'GET /posts/01A': () => json(200, post(), { etag: '"3"' }),
+      'PATCH /posts/01A': patch.handler,
+      'GET /tags': () => json(200, { items: [] }),
+      'GET /posts': () => json(200, { items: [], nextCursor: null, total: 0, totalExact: true }),
+    });
+    renderApp('/posts/01A', sessionOver(api.fetch, 'access-1'));
+    const title = await screen.findByLabelText<HTMLInputElement>('Title', undefined, LOAD);
+    const user = userEvent.setup();
+    await user.type(title, ' there');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText('Saved: version 4.');
+    await user.click(screen.getByRole('link', { name: 'Back to the posts' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Posts' })).toBeTruthy();
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+  });
+});
+
 describe('a new post', () => {
   it("409: the slug suggested from the title is taken; the server's suggestedSlug is offered, and the create with it opens the post", async () => {
     const create = writes((n, body) =>

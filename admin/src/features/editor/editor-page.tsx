@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useEffectEvent, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useBlocker, useNavigate, useParams } from 'react-router';
 import type { components, NewPost, Post } from '../../../../src/client/index.js';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useDocumentTitle } from '../../lib/page';
@@ -8,6 +8,7 @@ import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
 import { postKeys } from '../../lib/query-keys';
 import { useSession } from '../../lib/session';
 import { ConflictBanner } from './conflict-banner';
+import { LeaveGuard } from './leave-guard';
 import {
   differingFields,
   EMPTY_FIELDS,
@@ -76,6 +77,8 @@ function PostForm({ saved }: { saved: Post | null }) {
   const [pending, setPending] = useState(false);
   const [status, setStatus] = useState('');
   const createKey = useRef<{ body: string; key: string } | null>(null);
+  /** Set just before the form itself navigates away (to the post it created), which the guard lets through. */
+  const leaving = useRef(false);
 
   const baseFields = base ? fieldsOf(base) : EMPTY_FIELDS;
   const dirty = differingFields(baseFields, draft).length > 0;
@@ -145,6 +148,7 @@ function PostForm({ saved }: { saved: Post | null }) {
         if (result.error !== undefined) return failed(result.error, result.response);
         answered(result.data);
         setBase(result.data);
+        leaving.current = true;
         void navigate(`/posts/${result.data.id}`, { replace: true });
       }
     } catch {
@@ -167,6 +171,11 @@ function PostForm({ saved }: { saved: Post | null }) {
     return () => window.removeEventListener('keydown', onKey);
   }, []);
 
+  // Leaving the page with unsaved changes asks first: another page of the app (the router's
+  // blocker), or a reload, a closed tab or another site (the browser's beforeunload prompt).
+  const blocker = useBlocker(
+    ({ currentLocation, nextLocation }) => dirty && !leaving.current && currentLocation.pathname !== nextLocation.pathname,
+  );
   useEffect(() => {
     if (!dirty) return undefined;
     const warn = (event: BeforeUnloadEvent) => event.preventDefault();
@@ -232,6 +241,7 @@ function PostForm({ saved }: { saved: Post | null }) {
           onApplyMine={() => void save(outcome.current)}
         />
       )}
+      {blocker.state === 'blocked' && <LeaveGuard onStay={() => blocker.reset()} onLeave={() => blocker.proceed()} />}
       {problem && outcome?.kind !== 'slug-taken' && <ProblemAlert error={problem} />}
       <form className="editor" onSubmit={submit} noValidate aria-label={saved ? 'Edit post' : 'New post'}>
         {field('title', 'Title', (p) => (

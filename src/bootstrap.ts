@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makePrivateDir } from './adapters/system/private-files.js';
+import { makePrivateDir } from './adapters/drizzle/driver/private-files.js';
 import { ConfigError, type Config } from './config.js';
 import { ValidationError, type Clock, type IdGenerator, type PasswordHasher, type PasswordPolicy, type Store } from './domain/index.js';
 import { createOrResetUser } from './app/users.js';

@@ -2,9 +2,13 @@ import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PurgeReport } from '../../app/housekeeping.js';
 import type { PublishReport } from '../../app/scheduled-publishing.js';
-import type { ConnectionObserver } from '../drizzle/driver/connection-counts.js';
-import type { GateObserver } from '../drizzle/driver/connection-gate.js';
-import type { RequestEvent } from '../http/app.js';
+
+/*
+ * What this adapter reads of the others, declared here rather than imported from them (adapters
+ * do not import each other, docs/ARCHITECTURE.md): the composition root hands it the Drizzle
+ * pool's gate and connection counts and the HTTP app's request events, and the type checker holds
+ * those to these shapes there.
+ */
 
 /** What the metrics read of the PostgreSQL pool: its gate, and the connections it opened. */
 export interface PoolView {
@@ -13,14 +17,27 @@ export interface PoolView {
     readonly connections: number;
     readonly connectionsInUse: number;
     readonly waiting: number;
-    observer: GateObserver | null;
+    observer: { acquired(waitedMs: number): void; timedOut(): void } | null;
   };
   readonly connections: {
     readonly open: number;
     readonly opened: number;
     readonly closed: number;
-    observer: ConnectionObserver | null;
+    observer: { opened(): void; closed(): void } | null;
   };
+}
+
+/** What the metrics read of one answered request (the HTTP adapter's `RequestEvent`). */
+interface ObservedRequest {
+  method: string;
+  /** Null when no operation matched. */
+  operationId: string | null;
+  status: number;
+  durationMs: number;
+  /** The problem type slug of an error answer (`too-many-attempts`, …). */
+  problem: string | null;
+  /** Whether an Idempotency-Key replayed a stored answer. */
+  replayed: boolean;
 }
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -93,7 +110,7 @@ export class Metrics {
   }
 
   /** A request observer for the app. */
-  readonly observeRequest = (event: RequestEvent): void => {
+  readonly observeRequest = (event: ObservedRequest): void => {
     const operation = event.operationId ?? 'none';
     const key = `${operation} ${event.method} ${event.status}`;
     let child = this.#children.get(key);

@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { Database } from './database.js';
 import { migrationConfig } from '../schema/migrations.js';
-import { makePrivateDir, makePrivateTree } from '../../system/private-files.js';
+import { makePrivateDir, makePrivateTree } from './private-files.js';
 
 export interface PgliteOptions {
   /**

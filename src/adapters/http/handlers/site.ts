@@ -1,13 +1,13 @@
 import type { PostUseCases } from '../../../app/post-use-cases.js';
-import type { ImportLimits } from '../../../config.js';
 import type { Actor, Clock } from '../../../domain/index.js';
 import type { HandlerRegistry, Principal } from '../registry.js';
 import { exportArchive } from '../site-export.js';
-import { checkArchive } from '../site-import/archive.js';
+import { checkArchive, type ArchiveLimits } from '../site-import/archive.js';
 import { IMPORT_OWN_LIMITS, importFilesOf, postFieldsValidator } from '../site-import/import-files.js';
 
 export interface SiteImportDeps {
-  limits: Pick<ImportLimits, 'maxEntries' | 'maxInflatedBytes'>;
+  /** The composition root passes these from the configuration (IMPORT_MAX_ENTRIES, IMPORT_MAX_INFLATED_BYTES). */
+  limits: Pick<ArchiveLimits, 'maxEntries' | 'maxInflatedBytes'>;
   /** The largest markdown file an import reads (the request body limit). */
   maxFileBytes: number;
   /** The bundle: imported posts are checked against its `CreatePostRequest`. */

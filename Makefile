@@ -37,9 +37,10 @@ generate: install ## Bundle openapi/ into generated/openapi.json and generated/a
 check-generated: install ## Fail when generated/ is stale
 	node scripts/generate.mjs --check
 
-lint: install ## Lint the split spec, the code (ESLint, with the layer rule) and its format (Prettier), and find dead code (knip)
+lint: install ## Lint the split spec, the code (ESLint, with the layer rule; madge: no import cycle, type-only imports included) and its format (Prettier), and find dead code (knip)
 	$(BIN)/redocly lint --config openapi/redocly.yaml openapi/openapi.yaml
 	$(BIN)/eslint --max-warnings 0 .
+	npm run --silent lint:cycles
 	$(BIN)/prettier --check --log-level warn .
 	$(BIN)/knip
 

@@ -1,20 +1,62 @@
 // ESLint (typescript-eslint) for src/, test/, scripts/, bench/ and the admin app (admin/, with the
-// rules of React hooks), with the dependency rule of docs/ARCHITECTURE.md: domain ← app ← adapters
-// ← composition/main. Run by `make lint`.
+// rules of React hooks), with the dependency rule of docs/ARCHITECTURE.md as allow-lists: what each
+// layer of src/ may import, of the code and of the libraries. Run by `make lint` (with madge, for cycles).
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
 
-/** What only adapters and the composition root may import: the outer layers, and libraries. */
-const OUTER_LAYERS = ['**/adapters/**', '**/composition*', '**/main*', '**/config*', '**/client/**'];
-const LIBRARIES = ['node:*', 'hono*', 'drizzle-orm*', 'postgres', 'jose', 'yaml'];
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
 
-/** Imports a layer may not make, as `no-restricted-imports` patterns over relative specifiers. */
-const layer = (files, forbidden, message) => ({
+/** Leaf modules at the root of src/ that import nothing of src/: any layer outside domain and app may use them. */
+const KERNEL = { log: 'src/log.ts', paths: 'src/paths.ts', databaseUrl: 'src/database-url.ts', maskUrl: 'src/mask-url.ts' };
+
+/** Test code inside src/ that only tests import: the contract suites and the Drizzle store's own cases (checked apart). */
+const SUITES = ['src/adapters/contract/**/*.ts', 'src/adapters/drizzle/store-cases.ts'];
+
+const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * One layer of src/ and what it may import: `code`, the files and folders of this repository
+ * (resolved, so `../` cannot hide anything; node_modules is left to `packages`), and `packages`,
+ * the libraries by name (`node:` for Node's own modules, a name ending in `/` for a scope). Anything
+ * else is an error, so a new library or a new arrow between layers is a decision made here.
+ */
+const layer = ({ files, ignores = [], code, packages, why }) => ({
   files,
-  ignores: ['**/*.test.ts'],
+  ignores: ['**/*.test.ts', ...ignores],
   rules: {
-    'no-restricted-imports': ['error', { patterns: [{ group: forbidden, message }] }],
+    'import-x/no-restricted-paths': [
+      'error',
+      {
+        basePath: ROOT,
+        zones: [
+          {
+            target: files,
+            from: ['**'],
+            // Globs all (the rule wants them alike): a folder and all in it, a module as .ts or .js.
+            except: [...code, 'node_modules'].map(
+              (path) => `${ROOT}${path.endsWith('.ts') ? path.replace(/ts$/, '{ts,js}') : `${path}/**`}`,
+            ),
+            message: why,
+          },
+        ],
+      },
+    ],
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            // Any bare specifier (not `./` or `../`) that is not one of `packages`.
+            regex: `^(?!\\.|(?:${packages.map((name) => (name.endsWith('/') || name === 'node:' ? escape(name) : `${escape(name)}(?:/|$)`)).join('|') || '(?!)'}))`,
+            message: `${why} Libraries allowed here: ${packages.join(', ') || 'none'}.`,
+          },
+        ],
+      },
+    ],
   },
 });
 
@@ -47,19 +89,105 @@ export default tseslint.config(
       'no-restricted-globals': ['error', { name: 'fetch', message: 'Use src/client (admin/src/lib/api.ts).' }],
     },
   },
-  layer(
-    ['src/domain/**/*.ts'],
-    ['**/app/**', ...OUTER_LAYERS, ...LIBRARIES],
-    'The domain depends on nothing: no use case, adapter, framework or Node module (docs/ARCHITECTURE.md).',
-  ),
-  layer(
-    ['src/app/**/*.ts'],
-    [...OUTER_LAYERS, ...LIBRARIES],
-    'Use cases depend on domain ports only; adapters implement them (docs/ARCHITECTURE.md).',
-  ),
-  layer(
-    ['src/adapters/**/*.ts'],
-    ['**/composition*', '**/main*', '**/bootstrap*'],
-    'Adapters do not reach the composition root (docs/ARCHITECTURE.md).',
-  ),
+  {
+    // The layer rule below resolves imports as TypeScript does (`./x.js` is `./x.ts`), so that a
+    // relative path cannot hide where it leads. Import cycles are found by madge in `make lint`
+    // (import-x/no-cycle skips type-only imports, and both loops of #29 ran through types).
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+  },
+  layer({
+    files: ['src/domain/**/*.ts'],
+    code: ['src/domain'],
+    packages: [],
+    why: 'The domain depends on nothing: no use case, adapter, framework or Node module (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/app/**/*.ts'],
+    code: ['src/domain', 'src/app'],
+    packages: [],
+    why: 'Use cases depend on the domain and its ports only; adapters implement them (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/adapters/memory/**/*.ts'],
+    code: ['src/domain', 'src/adapters/memory'],
+    packages: [],
+    why: 'The memory store implements domain ports and imports no other adapter (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/adapters/drizzle/**/*.ts'],
+    ignores: SUITES,
+    code: ['src/domain', 'src/adapters/drizzle', KERNEL.paths, KERNEL.databaseUrl],
+    packages: ['node:', '@electric-sql/pglite', 'drizzle-orm', 'postgres'],
+    why: 'The Drizzle store implements domain ports; it imports no other adapter and no config (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/adapters/crypto/**/*.ts'],
+    code: ['src/domain', 'src/adapters/crypto'],
+    packages: ['node:', '@node-rs/argon2', '@zxcvbn-ts/', 'jose'],
+    why: 'The crypto adapters implement domain ports; they import no other adapter and no config (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/adapters/system/**/*.ts'],
+    code: ['src/domain', 'src/adapters/system'],
+    packages: ['node:', 'ulid'],
+    why: 'The system adapters implement domain ports; they import no other adapter and no config (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/adapters/http/**/*.ts'],
+    code: ['src/domain', 'src/app', 'src/adapters/http', 'generated', KERNEL.log, KERNEL.paths],
+    packages: [
+      'node:',
+      'hono',
+      '@hono/node-server',
+      'openapi-backend',
+      'ajv',
+      'ajv-formats',
+      'rate-limiter-flexible',
+      'lru-cache',
+      'markdown-it',
+      'sanitize-html',
+      'feed',
+      'xmlbuilder2',
+      'diff',
+      'yaml',
+      'smol-toml',
+      'fflate',
+      'yauzl',
+    ],
+    why: 'The HTTP adapter drives the use cases; it imports no other adapter and no config (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/adapters/metrics/**/*.ts'],
+    code: ['src/domain', 'src/app', 'src/adapters/metrics'],
+    packages: ['node:', 'prom-client'],
+    why: 'The metrics adapter declares what it reads of the others; it imports no other adapter and no config (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: SUITES,
+    code: ['src/domain', 'src/adapters/contract'],
+    packages: ['vitest'],
+    why: 'The contract suites test domain ports, whatever store implements them (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/client/**/*.ts'],
+    code: ['src/client', 'generated'],
+    packages: ['openapi-fetch'],
+    why: 'The client runs in browsers and Node on the contract alone: no server code, no Node module (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/cli/**/*.ts'],
+    code: ['src/cli', 'src/client'],
+    packages: ['node:', 'env-paths', 'fflate'],
+    why: 'The CLI talks to the server only through src/client (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: Object.values(KERNEL),
+    code: [],
+    packages: ['node:', 'pino'],
+    why: 'The root leaf modules (log, paths, database-url, mask-url) import nothing of src/, so every layer may use them.',
+  }),
 );

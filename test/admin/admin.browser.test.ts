@@ -171,7 +171,7 @@ describe.skipIf(!executablePath)('the admin app in headless Chromium', () => {
     return errors;
   }
 
-  it('creates a post in the editor (loaded on demand); two contexts edit it, the later save gets the conflict banner, and "Apply mine on top" saves both edits: axe clean on the editor and the banner', async () => {
+  it('creates a post in the editor (loaded on demand); two contexts edit it, the later save gets the conflict banner, and "Apply mine on top" saves both edits: axe clean on the editor and the banner; no local copy left once saved', async () => {
     const ada = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     const bob = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
     const adaErrors = watch(ada);
@@ -226,6 +226,9 @@ describe.skipIf(!executablePath)('the admin app in headless Chromium', () => {
       body: 'The first line.\nBob rewrote the second line.',
     });
 
+    // Saved work leaves no local copy behind (it is kept only while a form has changes).
+    expect(await ada.evaluate<number>('localStorage.length')).toBe(0);
+    expect(await bob.evaluate<number>('localStorage.length')).toBe(0);
     expect(adaErrors).toEqual([]);
     expect(bobErrors).toEqual([]);
     await ada.context().close();

@@ -4,7 +4,10 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeApi, json, problem, renderApp, sessionOver } from '../../test/fake-api';
 
-afterEach(cleanup);
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+});
 
 /** The editor route is loaded on demand: its first render waits for the chunk. */
 const LOAD = { timeout: 5000 };
@@ -166,7 +169,7 @@ describe('the editor of a post', () => {
 });
 
 describe('leaving the editor', () => {
-  it('with unsaved changes asks first (focus on staying): "Stay and keep editing" keeps the edit, "Leave without saving" goes', async () => {
+  it('with unsaved changes asks first (focus on staying): "Stay and keep editing" keeps the edit, "Leave without saving" goes and drops the local copy', async () => {
     const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
     const api = fakeApi({
       'GET /posts/01A': () => json(200, post(), { etag: '"3"' }),
@@ -190,6 +193,8 @@ describe('leaving the editor', () => {
     await user.click(await screen.findByRole('button', { name: 'Leave without saving' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Posts' })).toBeTruthy();
     expect(patch.seen).toEqual([]);
+    // Leaving without saving is a choice: the local copy goes with it.
+    expect(localStorage.getItem('margincms:unsaved:01A')).toBeNull();
   });
 
   it('after a save, leaving asks nothing', async () => {
@@ -209,6 +214,54 @@ describe('leaving the editor', () => {
     await user.click(screen.getByRole('link', { name: 'Back to the posts' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Posts' })).toBeTruthy();
     expect(screen.queryByRole('alertdialog')).toBeNull();
+  });
+});
+
+describe('the local copy of unsaved work', () => {
+  const kept = () =>
+    JSON.parse(localStorage.getItem('margincms:unsaved:01A') ?? 'null') as { fields: { title: string }; baseVersion: number } | null;
+
+  it('is kept in localStorage while the form has changes; a later visit (a closed tab) offers it, "Restore it" puts it back, and the save removes it', async () => {
+    const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
+    const first = await openEditor(patch.handler);
+    const user = userEvent.setup();
+    await user.type(first.title, ' world');
+    expect(kept()).toMatchObject({ fields: { title: 'Hello world', body: 'Line one.\nLine two.\n' }, baseVersion: 3 });
+    cleanup();
+
+    const { title } = await openEditor(patch.handler);
+    expect(title.value).toBe('Hello');
+    const notice = screen.getByRole('region', { name: /^Unsaved work from / });
+    await user.click(within(notice).getByRole('button', { name: 'Restore it' }));
+    expect(title.value).toBe('Hello world');
+    expect(screen.queryByRole('region', { name: /^Unsaved work from / })).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await screen.findByText('Saved: version 4.');
+    expect(patch.seen.map((w) => w.body)).toEqual([{ title: 'Hello world' }]);
+    expect(kept()).toBeNull();
+  });
+
+  it('"Discard it" removes the copy and leaves the post as the server has it; a copy equal to the post is not offered', async () => {
+    localStorage.setItem(
+      'margincms:unsaved:01A',
+      JSON.stringify({ fields: { ...post(), title: 'Lost title', tags: ['intro'] }, baseVersion: 2, keptAt: '2026-01-02T09:00:00.000Z' }),
+    );
+    const patch = writes(() => json(500, {}));
+    await openEditor(patch.handler);
+    const notice = screen.getByRole('region', { name: /^Unsaved work from / });
+    expect(within(notice).getByText(/made on version 2; the post is now at version 3/)).toBeTruthy();
+    await userEvent.setup().click(within(notice).getByRole('button', { name: 'Discard it' }));
+    expect(kept()).toBeNull();
+    expect(screen.getByLabelText<HTMLInputElement>('Title').value).toBe('Hello');
+    cleanup();
+
+    const { title, body, excerpt, tags, status, slug } = post();
+    localStorage.setItem(
+      'margincms:unsaved:01A',
+      JSON.stringify({ fields: { title, body, excerpt, tags, status, slug }, baseVersion: 3, keptAt: '' }),
+    );
+    await openEditor(patch.handler);
+    expect(screen.queryByRole('region', { name: /^Unsaved work from / })).toBeNull();
   });
 });
 

@@ -9,6 +9,7 @@ import { postKeys } from '../../lib/query-keys';
 import { useSession } from '../../lib/session';
 import { ConflictBanner } from './conflict-banner';
 import { LeaveGuard } from './leave-guard';
+import { dropLocalCopy, keepLocalCopy, readLocalCopy, type LocalCopy } from './local-copy';
 import {
   differingFields,
   EMPTY_FIELDS,
@@ -82,6 +83,18 @@ function PostForm({ saved }: { saved: Post | null }) {
 
   const baseFields = base ? fieldsOf(base) : EMPTY_FIELDS;
   const dirty = differingFields(baseFields, draft).length > 0;
+  const postId = saved?.id ?? null;
+  /** Unsaved work this browser kept from an earlier visit, offered until restored or discarded. */
+  const [offered, setOffered] = useState<LocalCopy | null>(() => {
+    const copy = readLocalCopy(postId);
+    return copy && differingFields(copy.fields, saved ? fieldsOf(saved) : EMPTY_FIELDS).length > 0 ? copy : null;
+  });
+  // While the form has changes, this browser keeps a copy of them (not over one still on offer).
+  useEffect(() => {
+    if (offered) return;
+    if (dirty) keepLocalCopy(postId, draft, base?.version ?? null);
+    else dropLocalCopy(postId);
+  }, [offered, dirty, draft, base, postId]);
 
   const set = <K extends FieldName>(name: K, value: Fields[K]) => {
     setDraft((d) => ({ ...d, [name]: value, ...(name === 'title' && !slugEdited ? { slug: suggestSlug(value as string) } : {}) }));
@@ -148,6 +161,7 @@ function PostForm({ saved }: { saved: Post | null }) {
         if (result.error !== undefined) return failed(result.error, result.response);
         answered(result.data);
         setBase(result.data);
+        dropLocalCopy(null);
         leaving.current = true;
         void navigate(`/posts/${result.data.id}`, { replace: true });
       }
@@ -225,6 +239,41 @@ function PostForm({ saved }: { saved: Post | null }) {
       <p>
         <Link to="/posts">Back to the posts</Link>
       </p>
+      {offered && (
+        <section className="notice" aria-labelledby="local-copy-title">
+          <h2 id="local-copy-title">Unsaved work from {new Date(offered.keptAt).toLocaleString()}</h2>
+          <p>
+            This browser kept changes to this post that were never saved
+            {offered.baseVersion !== null && base && offered.baseVersion !== base.version
+              ? ` (made on version ${offered.baseVersion}; the post is now at version ${base.version}, so check them before saving)`
+              : ''}
+            .
+          </p>
+          <div className="actions">
+            <button
+              type="button"
+              onClick={() => {
+                setDraft(offered.fields);
+                setSlugEdited(true);
+                setOffered(null);
+                setStatus('Your unsaved work is back in the form.');
+              }}
+            >
+              Restore it
+            </button>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                dropLocalCopy(postId);
+                setOffered(null);
+              }}
+            >
+              Discard it
+            </button>
+          </div>
+        </section>
+      )}
       {outcome?.kind === 'conflict' && (
         <ConflictBanner
           mine={draft}
@@ -241,7 +290,15 @@ function PostForm({ saved }: { saved: Post | null }) {
           onApplyMine={() => void save(outcome.current)}
         />
       )}
-      {blocker.state === 'blocked' && <LeaveGuard onStay={() => blocker.reset()} onLeave={() => blocker.proceed()} />}
+      {blocker.state === 'blocked' && (
+        <LeaveGuard
+          onStay={() => blocker.reset()}
+          onLeave={() => {
+            dropLocalCopy(postId);
+            blocker.proceed();
+          }}
+        />
+      )}
       {problem && outcome?.kind !== 'slug-taken' && <ProblemAlert error={problem} />}
       <form className="editor" onSubmit={submit} noValidate aria-label={saved ? 'Edit post' : 'New post'}>
         {field('title', 'Title', (p) => (

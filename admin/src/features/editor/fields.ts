@@ -13,7 +13,7 @@ export interface Fields {
 export type FieldName = keyof Fields;
 
 /** The fields in the order the form and the conflict banner show them. */
-export const FIELD_NAMES: readonly FieldName[] = ['title', 'slug', 'excerpt', 'tags', 'status', 'body'];
+const FIELD_NAMES: readonly FieldName[] = ['title', 'slug', 'excerpt', 'tags', 'status', 'body'];
 
 export const EMPTY_FIELDS: Fields = { title: '', slug: '', excerpt: '', tags: [], status: 'draft', body: '' };
 

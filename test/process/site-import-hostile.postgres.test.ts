@@ -158,6 +158,17 @@ describe.skipIf(!available)('a hostile import does not hold the server', () => {
     expect(itemsOf(outcome.body)['posts/hostile-0.md']!.detail).toContain(`more than ${MAX_FRONT_MATTER_KEYS} keys`);
   });
 
+  it.each(['entries', 'numbers'] as const)(
+    'a manifest of 31 MiB of %s, within its limit, is read off the event loop: the good post is checked against it (200)',
+    { timeout: TIMEOUT_MS },
+    async (kind) => {
+      const outcome = await importWhilePolling(hostileArchives.parsedManifest(31 * MiB, kind));
+      expectHonest(outcome);
+      expect(outcome.status).toBe(200);
+      expect(itemsOf(outcome.body)['posts/good.md']).toMatchObject({ action: 'skip', reason: 'checksum_mismatch' });
+    },
+  );
+
   it('a manifest that inflates past its limit is refused with 422 archive-refused naming it', { timeout: TIMEOUT_MS }, async () => {
     const outcome = await importWhilePolling(hostileArchives.hugeManifest(40 * MiB));
     expectHonest(outcome);

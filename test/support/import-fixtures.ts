@@ -62,6 +62,27 @@ export const hostileArchives = {
     for (let i = 0; i < count; i++) files[`posts/hostile-${i}.md`] = file;
     return zipSync(files);
   },
+  /**
+   * A MarginCMS export's manifest of about `bytes` within its limit, and one post: `entries`
+   * listing files (as an export of a very large site does) or, with `numbers`, a list of zeros
+   * (the most values JSON can pack into those bytes).
+   */
+  parsedManifest: (bytes: number, kind: 'entries' | 'numbers') => {
+    const head = '{"format":"margincms-export","version":1,"files":[';
+    const unit =
+      kind === 'numbers'
+        ? '0,'
+        : (i: number) => `{"path":"posts/a-post-of-a-large-site-${i}.md","bytes":1234,"sha256":"${'0'.repeat(64)}"},`;
+    const parts: string[] = [head];
+    let length = head.length;
+    for (let i = 0; length < bytes - 200; i++) {
+      const part = typeof unit === 'string' ? unit : unit(i);
+      parts.push(part);
+      length += part.length;
+    }
+    parts.push(kind === 'numbers' ? '0]}' : `{"path":"posts/last.md","bytes":1,"sha256":"${'0'.repeat(64)}"}]}`);
+    return zipSync({ 'manifest.json': encoder.encode(parts.join('')), 'posts/good.md': markdown('title: A good post') });
+  },
   /** A MarginCMS export's manifest padded to `bytes` (whitespace inside the JSON), and one post. */
   hugeManifest: (bytes: number) => {
     const head = '{"format":"margincms-export","version":1,"files":[]';

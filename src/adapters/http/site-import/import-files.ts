@@ -13,6 +13,7 @@ import { EXPORT_FORMAT, EXPORT_VERSION } from '../site-export.js';
 import { archiveRefused, type ArchiveFile, type CheckedArchive } from './archive.js';
 import { importedPostOf, writerOf, type Source, type Writer } from './conventions.js';
 import { splitFrontMatter } from './front-matter.js';
+import { readManifest } from './manifest-reader.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
@@ -48,28 +49,22 @@ interface Listed {
 async function manifestOf(archive: CheckedArchive): Promise<Map<string, Listed> | null> {
   const file = archive.files.find((f) => f.path === MANIFEST);
   if (file === undefined || file.tooLarge) return null;
-  let manifest: unknown;
-  try {
-    manifest = JSON.parse(utf8.decode(await archive.read(file)));
-  } catch {
-    return null; // not JSON: a file of the site like any other
-  }
-  const fields = manifest as { format?: unknown; version?: unknown; files?: unknown };
-  if (typeof manifest !== 'object' || manifest === null || fields.format !== EXPORT_FORMAT) return null;
-  const files = Array.isArray(fields.files) ? (fields.files as { path?: unknown; bytes?: unknown; sha256?: unknown }[]) : null;
-  if (fields.version !== EXPORT_VERSION || files === null) {
+  const manifest = await readManifest(
+    await archive.read(file),
+    archive.files.map((f) => f.path),
+  );
+  // Not JSON: a file of the site like any other.
+  if (manifest === null || manifest.format !== EXPORT_FORMAT) return null;
+  const { files } = manifest;
+  if (manifest.version !== EXPORT_VERSION || files === null) {
     throw archiveRefused(
       'unsupported_manifest',
       MANIFEST,
-      `its manifest is of ${EXPORT_FORMAT} version ${JSON.stringify(fields.version)}${files === null ? ' without a list of files' : ''}; this server reads version ${EXPORT_VERSION}`,
+      `its manifest is of ${EXPORT_FORMAT} version ${JSON.stringify(manifest.version)}${files === null ? ' without a list of files' : ''}; this server reads version ${EXPORT_VERSION}`,
     );
   }
   const listed = new Map<string, Listed>();
-  for (const entry of files) {
-    if (typeof entry.path === 'string' && typeof entry.bytes === 'number' && typeof entry.sha256 === 'string') {
-      listed.set(entry.path, { bytes: entry.bytes, sha256: entry.sha256 });
-    }
-  }
+  for (let i = 0; i < files.paths.length; i++) listed.set(files.paths[i]!, { bytes: files.bytes[i]!, sha256: files.sha256[i]! });
   return listed;
 }
 

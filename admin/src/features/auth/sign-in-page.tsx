@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { Navigate, useLocation } from 'react-router';
+import { Field } from '../../components/field';
 import { ProblemAlert } from '../../components/problem-alert';
 import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
 import { useDocumentTitle } from '../../lib/page';
@@ -44,40 +45,32 @@ export function SignInPage() {
       <h1>Sign in to MarginCMS</h1>
       <form onSubmit={(event) => void signIn(event)} noValidate aria-describedby={problem ? 'sign-in-problem' : undefined}>
         <div id="sign-in-problem">{problem && <ProblemAlert error={problem} />}</div>
-        <div className="field">
-          <label htmlFor="email">Email</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autoComplete="username"
-            required
-            aria-invalid={emailError ? true : undefined}
-            aria-describedby={emailError ? 'email-error' : undefined}
-          />
-          {emailError && (
-            <p id="email-error" className="field-error">
-              {emailError}
-            </p>
+        <Field id="email" label="Email" error={emailError}>
+          {(field) => (
+            <input
+              id={field.id}
+              name="email"
+              type="email"
+              autoComplete="username"
+              required
+              aria-invalid={field.invalid || undefined}
+              aria-describedby={field.describedBy}
+            />
           )}
-        </div>
-        <div className="field">
-          <label htmlFor="password">Password</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            aria-invalid={passwordError ? true : undefined}
-            aria-describedby={passwordError ? 'password-error' : undefined}
-          />
-          {passwordError && (
-            <p id="password-error" className="field-error">
-              {passwordError}
-            </p>
+        </Field>
+        <Field id="password" label="Password" error={passwordError}>
+          {(field) => (
+            <input
+              id={field.id}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              aria-invalid={field.invalid || undefined}
+              aria-describedby={field.describedBy}
+            />
           )}
-        </div>
+        </Field>
         <button type="submit" disabled={pending}>
           {pending ? 'Signing in…' : 'Sign in'}
         </button>

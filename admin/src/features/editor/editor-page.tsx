@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useEffectEvent, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useBlocker, useNavigate, useParams } from 'react-router';
 import type { components, NewPost, Post } from '../../../../src/client/index.js';
+import { Field, type FieldProps } from '../../components/field';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useDocumentTitle } from '../../lib/page';
 import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
@@ -212,23 +213,10 @@ function PostForm({ saved }: { saved: Post | null }) {
 
   const field = (name: FieldName, label: string, control: (props: FieldProps) => ReactNode, hint?: ReactNode) => {
     const error = fieldError(name) ?? (name === 'slug' && outcome?.kind === 'slug-taken' ? outcome.problem.problem.detail : undefined);
-    const id = `post-${name}`;
-    const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
     return (
-      <div className="field">
-        <label htmlFor={id}>{label}</label>
-        {control({ id, describedBy, invalid: error !== undefined })}
-        {hint && (
-          <p id={`${id}-hint`} className="hint">
-            {hint}
-          </p>
-        )}
-        {error && (
-          <p id={`${id}-error`} className="field-error">
-            {error}
-          </p>
-        )}
-      </div>
+      <Field id={`post-${name}`} label={label} hint={hint} error={error}>
+        {control}
+      </Field>
     );
   };
 
@@ -414,10 +402,4 @@ function PostForm({ saved }: { saved: Post | null }) {
       </form>
     </>
   );
-}
-
-interface FieldProps {
-  id: string;
-  describedBy: string | undefined;
-  invalid: boolean;
 }

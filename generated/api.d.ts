@@ -435,6 +435,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render markdown as readers will get it
+         * @description Renders a markdown body to sanitised HTML with the renderer and sanitiser of the Content API (`include=html`), in its worker thread and within its time budget, so the preview of a body is the HTML readers get once it is published. Nothing is stored or cached. A body the renderer cannot finish within its budget (2 s) is a 422 pointing at `/body/body`: published, it would be served without `html`. While the renderer has too many bodies waiting the answer is 503 with Retry-After.
+         */
+        post: operations["renderPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/content/posts": {
         parameters: {
             query?: never;
@@ -822,6 +842,14 @@ export interface components {
             publishedAt: components["schemas"]["Timestamp"] | null;
             /** @description When a scheduled draft publishes itself; null when the post is not scheduled. Only a draft can be scheduled: publishing, archiving or unscheduling clears it. */
             publishAt: components["schemas"]["Timestamp"] | null;
+        };
+        Preview: {
+            /** @description The body rendered to sanitised HTML: the same bytes as the Content API's `html` of a published post with this body. */
+            html: string;
+        };
+        PreviewRequest: {
+            /** @description Markdown, as a post's `body` (bounded, like it, by the request size limit). */
+            body: string;
         };
         /** @description A 412 problem carrying the post as it is now, so the client can merge and retry. */
         PreconditionFailedProblem: components["schemas"]["Problem"] & {
@@ -1359,6 +1387,24 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The request breaks the schema (`errors` lists every failing field), or the body could not be rendered within the renderer's time budget (`/body/body`): published as it is, readers would get it without `html`. */
+        PreviewNotRenderedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ValidationProblem"];
+            };
+        };
+        /** @description The body rendered to sanitised HTML, as the Content API would serve it. */
+        PreviewResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Preview"];
+            };
+        };
         /** @description This address sent more content requests than the configured rate allows (per minute, counted per server process); retry after Retry-After seconds. */
         RateLimitedResponse: {
             headers: {
@@ -1376,6 +1422,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Readiness"];
+            };
+        };
+        /** @description The renderer has too many bodies waiting, the database did not answer in time, or the server is not ready yet; retry after Retry-After seconds. */
+        RendererBusyResponse: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
             };
         };
         /** @description The comparison, from `against` to the revision. */
@@ -1641,6 +1697,11 @@ export interface components {
         LogoutBody: {
             content: {
                 "application/json": components["schemas"]["RefreshRequest"];
+            };
+        };
+        PreviewBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewRequest"];
             };
         };
         RefreshBody: {
@@ -2228,6 +2289,24 @@ export interface operations {
             401: components["responses"]["UnauthorizedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    renderPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PreviewBody"];
+        responses: {
+            200: components["responses"]["PreviewResponse"];
+            400: components["responses"]["MalformedRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            413: components["responses"]["PayloadTooLargeResponse"];
+            422: components["responses"]["PreviewNotRenderedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["RendererBusyResponse"];
         };
     };
     listContentPosts: {

@@ -33,6 +33,7 @@ export interface RequestDefaults {
   logout: { query: never; body: never };
   logoutAll: { query: never; body: never };
   refreshTokens: { query: never; body: never };
+  renderPreview: { query: never; body: never };
   restoreRevision: { query: never; body: never };
   updatePost: { query: never; body: never };
 }

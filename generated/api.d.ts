@@ -1371,7 +1371,7 @@ export interface components {
         /** @description If-Match does not match the current version (a weak tag never does). `current` is the post as it is now; its ETag is in the ETag header. */
         PreconditionFailedResponse: {
             headers: {
-                ETag: components["headers"]["ETag"];
+                ETag: components["headers"]["CurrentETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -1740,8 +1740,13 @@ export interface components {
          */
         ContentETag: string;
         /**
+         * @description The strong ETag of the post as it is now (the problem's `current`), its version quoted.
+         * @example "2"
+         */
+        CurrentETag: string;
+        /**
          * @description A strong ETag, the post's version quoted (`"3"`).
-         * @example "3"
+         * @example "1"
          */
         ETag: string;
         /**

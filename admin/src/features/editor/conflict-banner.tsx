@@ -1,5 +1,5 @@
-import { diffLines } from 'diff';
 import { useState } from 'react';
+import { LineDiff, linesBetween } from '../../components/line-diff';
 import { differingFields, type FieldName, type Fields } from './fields';
 
 const LABELS: Record<FieldName, string> = {
@@ -15,37 +15,6 @@ const shown = (fields: Fields, name: Exclude<FieldName, 'body'>): string => {
   const value = name === 'tags' ? fields.tags.join(', ') : fields[name];
   return value === '' ? '(empty)' : value;
 };
-
-/** The body as a line diff from theirs to mine (jsdiff's diffLines, in the editor's lazy chunk). */
-function BodyDiff({ theirs, mine }: { theirs: string; mine: string }) {
-  const lines = diffLines(theirs, mine).flatMap((change) =>
-    change.value
-      .replace(/\n$/, '')
-      .split('\n')
-      .map((line) => ({ line, kind: change.added ? 'mine' : change.removed ? 'theirs' : 'both' })),
-  );
-  return (
-    <ol className="line-diff" aria-label="Body, line by line">
-      {lines.map(({ line, kind }, i) => (
-        <li key={i} className={`line-${kind}`}>
-          {kind === 'mine' ? (
-            <ins>
-              <span className="visually-hidden">Only in yours: </span>
-              {line}
-            </ins>
-          ) : kind === 'theirs' ? (
-            <del>
-              <span className="visually-hidden">Only in theirs: </span>
-              {line}
-            </del>
-          ) : (
-            line
-          )}
-        </li>
-      ))}
-    </ol>
-  );
-}
 
 /** Puts the author's version (front matter and body) on the clipboard. */
 function asText(fields: Fields): string {
@@ -105,7 +74,12 @@ export function ConflictBanner({
               <dt>{LABELS[name]}</dt>
               <dd>
                 {name === 'body' ? (
-                  <BodyDiff theirs={theirs.body} mine={mine.body} />
+                  <LineDiff
+                    lines={linesBetween(theirs.body, mine.body)}
+                    label="Body, line by line"
+                    added="Only in yours: "
+                    removed="Only in theirs: "
+                  />
                 ) : (
                   <>
                     <p>

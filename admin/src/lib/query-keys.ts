@@ -1,11 +1,15 @@
 import type { components } from '../../../src/client/index.js';
 
 type PostStatus = components['schemas']['PostStatus'];
+type PostSort = components['schemas']['PostSort'];
+type ActivityType = components['schemas']['ActivityType'];
 
-/** What a list of posts is filtered by: the status and the search (`q`, empty for none). */
+/** What a list of posts is filtered by: the status, the search (`q`, empty for none), the tag (empty for any) and the order. */
 export interface PostListFilters {
   status: PostStatus;
   q: string;
+  tag: string;
+  sort: PostSort;
 }
 
 /**
@@ -23,4 +27,17 @@ export const postKeys = {
 /** The query keys of tags (their names and counts, for completion). */
 export const tagKeys = {
   all: ['tags'] as const,
+  /** The tags with how many posts carry each (the list's filter, the dashboard). */
+  counts: () => [...tagKeys.all, 'counts'] as const,
+};
+
+/** The query key of the blog's statistics (posts by status, edits per day). */
+export const statsKeys = {
+  all: ['stats'] as const,
+};
+
+/** The query keys of the activity log, all or of one type (empty for every type). */
+export const activityKeys = {
+  all: ['activity'] as const,
+  list: (type: ActivityType | '') => [...activityKeys.all, type] as const,
 };

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, screen, within } from '@testing-library/react';
+import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeApi, json, postSummary, problem, renderApp, sessionOver, tokenPair } from '../../test/fake-api';
@@ -13,7 +13,7 @@ const titles = () =>
   within(screen.getByRole('table'))
     .getAllByRole('row')
     .slice(1)
-    .map((row) => within(row).getAllByRole('cell')[0]?.textContent);
+    .map((row) => within(row).getAllByRole('cell')[1]?.textContent);
 
 describe('the posts list', () => {
   it('200: lists the drafts first, one page of 20, in a table under the "Posts" heading', async () => {
@@ -59,6 +59,52 @@ describe('the posts list', () => {
     expect(await screen.findByText('No drafts matching “zebra”.')).toBeTruthy();
     expect(screen.queryByRole('table')).toBeNull();
     expect(api.calls('GET', '/posts').at(-1)?.url.searchParams.get('q')).toBe('zebra');
+  });
+
+  it('the tag filter (from /tags) asks for that tag, says so, and keeps it in the URL the tabs and a reload use', async () => {
+    const api = fakeApi({
+      'GET /tags': () =>
+        json(200, {
+          items: [
+            { name: 'markdown', count: 2 },
+            { name: 'news', count: 1 },
+          ],
+        }),
+      'GET /posts': (_request, url) =>
+        url.searchParams.get('tag') === 'news' ? page([postSummary('01N', 'Tagged news')], null) : page([postSummary('01A', 'Any')], null),
+    });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('cell', { name: 'Any' });
+    const tag = within(screen.getByRole('search')).getByLabelText('Tag');
+    await screen.findByRole('option', { name: 'news (1)' });
+    await userEvent.setup().selectOptions(tag, 'news');
+    expect(await screen.findByRole('cell', { name: 'Tagged news' })).toBeTruthy();
+    expect(screen.getByText('1 draft tagged “news”.')).toBeTruthy();
+    expect(api.calls('GET', '/posts').map((r) => r.url.searchParams.get('tag'))).toEqual([null, 'news']);
+    expect(screen.getByRole('link', { name: 'Published' }).getAttribute('href')).toBe('/posts?status=published&tag=news');
+  });
+
+  it('the sort menu asks for that order (PostSort), kept in the URL; a URL with status, tag and sort opens that list', async () => {
+    const api = fakeApi({
+      'GET /tags': () => json(200, { items: [{ name: 'news', count: 1 }] }),
+      'GET /posts': () => page([postSummary('01A', 'Sorted')], null),
+    });
+    renderApp('/posts?status=published&tag=news&sort=title', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('cell', { name: 'Sorted' });
+    const search = within(screen.getByRole('search'));
+    expect((search.getByLabelText('Sort') as HTMLSelectElement).value).toBe('title');
+    expect((search.getByLabelText('Tag') as HTMLSelectElement).value).toBe('news');
+    await userEvent.setup().selectOptions(search.getByLabelText('Sort'), 'Created, oldest first');
+    await waitFor(() => expect(api.calls('GET', '/posts')).toHaveLength(2));
+    expect(
+      api
+        .calls('GET', '/posts')
+        .map((r) => [r.url.searchParams.get('status'), r.url.searchParams.get('tag'), r.url.searchParams.get('sort')]),
+    ).toEqual([
+      ['published', 'news', 'title'],
+      ['published', 'news', 'createdAt'],
+    ]);
+    expect(screen.getByRole('link', { name: 'Drafts' }).getAttribute('href')).toBe('/posts?status=draft&tag=news&sort=createdAt');
   });
 
   it('"Load more" asks for the next page with its cursor and appends it; the last page has no button', async () => {

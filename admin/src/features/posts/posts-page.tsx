@@ -1,47 +1,27 @@
-import { useId, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ProblemAlert } from '../../components/problem-alert';
 import { useDocumentTitle } from '../../lib/page';
 import { ApiProblem, unreachable } from '../../lib/problem';
-import { usePostList, type PostStatus, type PostSummary } from './queries';
+import type { PostListFilters } from '../../lib/query-keys';
+import { BulkActions } from './bulk-actions';
+import { BulkResults, type BulkOutcome } from './bulk-results';
+import { filtersFrom, ListFilters, listSearch, STATUSES } from './list-filters';
+import { PostsTable } from './posts-table';
+import { useBulkPosts, usePostList, type BulkRequest, type PostSummary } from './queries';
 
-const STATUSES: { status: PostStatus; label: string }[] = [
-  { status: 'draft', label: 'Drafts' },
-  { status: 'published', label: 'Published' },
-  { status: 'archived', label: 'Archived' },
-];
+const asProblem = (error: Error | null) => (error === null ? null : error instanceof ApiProblem ? error : unreachable());
 
-const isStatus = (value: string | null): value is PostStatus => STATUSES.some((s) => s.status === value);
-
-const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
-
-/** The search a list has, as the URL says it (so a list can be linked to and reloaded). */
-function listSearch(status: PostStatus, q: string): string {
-  const params = new URLSearchParams({ status });
-  if (q) params.set('q', q);
-  return `?${params.toString()}`;
-}
-
-/** The posts of a status (tabs as links: each list has its URL), searched, paged with "Load more". */
+/**
+ * The posts of a status (tabs as links: each list has its URL), searched, filtered by a tag,
+ * sorted, paged with "Load more"; the rows shown can be selected and acted on at once.
+ */
 export function PostsPage() {
   const [params, setParams] = useSearchParams();
-  const given = params.get('status');
-  const status: PostStatus = isStatus(given) ? given : 'draft';
-  const q = params.get('q') ?? '';
-  const list = usePostList({ status, q });
-  const searchId = useId();
-  const label = STATUSES.find((s) => s.status === status)!.label;
+  const filters = filtersFrom(params);
+  const label = STATUSES.find((s) => s.status === filters.status)!.label;
   useDocumentTitle(`Posts: ${label.toLowerCase()}`);
-
-  function search(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const value = String(new FormData(event.currentTarget).get('q') ?? '').trim();
-    setParams(listSearch(status, value));
-  }
-
-  const posts: PostSummary[] = list.data?.pages.flatMap((page) => page.items) ?? [];
-  const first = list.data?.pages[0];
-  const error = list.error === null ? null : list.error instanceof ApiProblem ? list.error : unreachable();
+  const search = listSearch(filters);
 
   return (
     <>
@@ -50,61 +30,75 @@ export function PostsPage() {
         <ul>
           {STATUSES.map((s) => (
             <li key={s.status}>
-              <Link to={{ search: listSearch(s.status, q) }} aria-current={s.status === status ? 'page' : undefined}>
+              <Link
+                to={{ search: listSearch({ ...filters, status: s.status }) }}
+                aria-current={s.status === filters.status ? 'page' : undefined}
+              >
                 {s.label}
               </Link>
             </li>
           ))}
         </ul>
       </nav>
-      <form role="search" className="search" onSubmit={search}>
-        <label htmlFor={searchId}>Search posts</label>
-        <input id={searchId} name="q" type="search" defaultValue={q} key={q} />
-        <button type="submit">Search</button>
-      </form>
+      <ListFilters filters={filters} onChange={(next) => setParams(listSearch(next))} />
       <p>
         <Link to="/posts/new" className="button-link">
           New post
         </Link>
       </p>
+      {/* A new list starts with nothing selected and no results of a bulk action on another. */}
+      <PostsList key={search} filters={filters} label={label} />
+    </>
+  );
+}
+
+function PostsList({ filters, label }: { filters: PostListFilters; label: string }) {
+  const list = usePostList(filters);
+  const bulk = useBulkPosts();
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
+  const posts: PostSummary[] = list.data?.pages.flatMap((page) => page.items) ?? [];
+  const first = list.data?.pages[0];
+  const chosen = posts.filter((post) => selected.has(post.id));
+  const what = describe(label, filters);
+
+  function select(ids: string[], checked: boolean) {
+    setSelected((current) => {
+      const next = new Set(current);
+      for (const id of ids) {
+        if (checked) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  }
+  function run(request: BulkRequest) {
+    const titles = new Map(chosen.map((post) => [post.id, post.title]));
+    setOutcome(null);
+    bulk.mutate(request, {
+      onSuccess: (result) => {
+        setOutcome({ result, titles, ...('tag' in request ? { tag: request.tag } : {}) });
+        // What failed stays selected, to try again; what succeeded is done.
+        select(
+          result.succeeded.map((s) => s.id),
+          false,
+        );
+      },
+    });
+  }
+
+  const error = asProblem(list.error);
+  const bulkError = asProblem(bulk.error);
+  return (
+    <>
       {error && <ProblemAlert error={error} />}
       <p aria-live="polite" className="count">
-        {list.isPending ? 'Loading posts…' : first ? countText(first.total, first.totalExact, label, q) : ''}
+        {list.isPending ? 'Loading posts…' : first ? countText(first.total, first.totalExact, what) : ''}
       </p>
-      {posts.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">
-              {label}
-              {q ? ` matching “${q}”` : ''}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Title</th>
-                <th scope="col" className="wide-only">
-                  Slug
-                </th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {posts.map((post) => (
-                <tr key={post.id}>
-                  <td>
-                    <Link to={`/posts/${post.id}`}>{post.title}</Link>
-                  </td>
-                  <td className="wide-only">
-                    <code>{post.slug}</code>
-                  </td>
-                  <td>
-                    <time dateTime={post.updatedAt}>{dateFormat.format(new Date(post.updatedAt))}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {posts.length > 0 && <BulkActions ids={chosen.map((post) => post.id)} pending={bulk.isPending} onRun={run} />}
+      {bulkError && <ProblemAlert error={bulkError} />}
+      <BulkResults outcome={outcome} />
+      {posts.length > 0 && <PostsTable posts={posts} caption={what.phrase} selected={selected} onSelect={select} />}
       {list.hasNextPage && (
         <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
           {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
@@ -114,9 +108,14 @@ export function PostsPage() {
   );
 }
 
-function countText(total: number, exact: boolean, label: string, q: string): string {
-  const what = label.toLowerCase();
-  const matching = q ? ` matching “${q}”` : '';
-  if (total === 0) return `No ${what}${matching}.`;
-  return `${exact ? total : `${total}+`} ${total === 1 ? what.replace(/s$/, '') : what}${matching}.`;
+/** What the list holds, in words: "drafts" and " tagged “x” matching “y”". */
+function describe(label: string, filters: PostListFilters) {
+  const noun = label.toLowerCase();
+  const rest = `${filters.tag ? ` tagged “${filters.tag}”` : ''}${filters.q ? ` matching “${filters.q}”` : ''}`;
+  return { noun, rest, phrase: `${label}${rest}` };
+}
+
+function countText(total: number, exact: boolean, what: { noun: string; rest: string }): string {
+  if (total === 0) return `No ${what.noun}${what.rest}.`;
+  return `${exact ? total : `${total}+`} ${total === 1 ? what.noun.replace(/s$/, '') : what.noun}${what.rest}.`;
 }

@@ -41,8 +41,9 @@ describeAdmin('the admin app in headless Chromium', (site) => {
     expect(await page.title()).toBe('Posts: drafts · MarginCMS');
     await page.keyboard.press('Tab');
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Drafts');
+    // Back through Sign out, Dashboard and Posts to the skip link.
     await page.keyboard.down('Shift');
-    for (let i = 0; i < 3; i += 1) await page.keyboard.press('Tab');
+    for (let i = 0; i < 4; i += 1) await page.keyboard.press('Tab');
     await page.keyboard.up('Shift');
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
 

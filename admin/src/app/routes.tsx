@@ -10,6 +10,9 @@ import { Shell } from './shell';
 /** The editor and what only it needs (the conflict banner's diff) load on demand, out of the first load (#30: ≤ 200 KB gzipped). */
 const EditorPage = lazy(() => import('../features/editor/editor-page'));
 
+/** The dashboard (stats, tags, activity) loads on demand too. */
+const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'));
+
 const editor = (
   <Suspense fallback={<p aria-live="polite">Loading the editor…</p>}>
     <EditorPage />
@@ -33,6 +36,14 @@ export function AppRoutes() {
         <Route path="/posts" element={<PostsPage />} />
         <Route path="/posts/new" element={editor} />
         <Route path="/posts/:id" element={editor} />
+        <Route
+          path="/dashboard"
+          element={
+            <Suspense fallback={<p aria-live="polite">Loading the dashboard…</p>}>
+              <DashboardPage />
+            </Suspense>
+          }
+        />
       </Route>
       <Route path="*" element={<NotFoundPage />} />
     </Routes>

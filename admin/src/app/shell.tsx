@@ -15,6 +15,9 @@ export function Shell() {
             <li>
               <NavLink to="/posts">Posts</NavLink>
             </li>
+            <li>
+              <NavLink to="/dashboard">Dashboard</NavLink>
+            </li>
           </ul>
         </nav>
         <SignOutButton />

@@ -1,0 +1,107 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { ProblemAlert } from '../../components/problem-alert';
+import { ApiProblem, unreachable } from '../../lib/problem';
+import { useTagCounts } from '../../lib/tag-counts';
+import { useStats } from './queries';
+
+const number = new Intl.NumberFormat('en');
+const asProblem = (error: Error | null) => (error === null ? null : error instanceof ApiProblem ? error : unreachable());
+
+/** Tags shown before "Show all". */
+const FEW_TAGS = 10;
+
+/** How many posts each status has (each a link to its list), the words published and the month's edits. */
+export function StatusCounts() {
+  const stats = useStats();
+  const error = asProblem(stats.error);
+  const data = stats.data;
+  const rows = data
+    ? [
+        { status: 'draft', label: 'Drafts', count: data.posts.draft },
+        { status: 'published', label: 'Published', count: data.posts.published },
+        { status: 'archived', label: 'Archived', count: data.posts.archived },
+      ]
+    : [];
+  return (
+    <section aria-labelledby="stats-status" className="panel">
+      <h2 id="stats-status">Posts by status</h2>
+      {error && <ProblemAlert error={error} />}
+      {stats.isPending && <p>Loading the counts…</p>}
+      {data && (
+        <>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Status</th>
+                <th scope="col" className="number">
+                  Posts
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.status}>
+                  <th scope="row">
+                    <Link to={`/posts?status=${row.status}`}>{row.label}</Link>
+                  </th>
+                  <td className="number">{number.format(row.count)}</td>
+                </tr>
+              ))}
+              <tr>
+                <th scope="row">Total</th>
+                <td className="number">{number.format(data.posts.total)}</td>
+              </tr>
+            </tbody>
+          </table>
+          <p>
+            {number.format(data.wordsPublished)} words published; {number.format(data.editsPerDay.reduce((sum, day) => sum + day.edits, 0))}{' '}
+            edits in the last 30 days.
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** How many posts carry each tag, most used first; the first ten, then all on demand. */
+export function TagCounts() {
+  const tags = useTagCounts();
+  const [all, setAll] = useState(false);
+  const error = asProblem(tags.error);
+  const items = tags.data ?? [];
+  const shown = all ? items : items.slice(0, FEW_TAGS);
+  return (
+    <section aria-labelledby="stats-tags" className="panel">
+      <h2 id="stats-tags">Posts by tag</h2>
+      {error && <ProblemAlert error={error} />}
+      {tags.isPending && <p>Loading the tags…</p>}
+      {tags.data && items.length === 0 && <p>No post has a tag yet.</p>}
+      {shown.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Tag</th>
+              <th scope="col" className="number">
+                Posts
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((tag) => (
+              <tr key={tag.name}>
+                <th scope="row">{tag.name}</th>
+                <td className="number">{number.format(tag.count)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {!all && items.length > FEW_TAGS && (
+        <button type="button" className="secondary" onClick={() => setAll(true)}>
+          Show all {items.length} tags
+        </button>
+      )}
+    </section>
+  );
+}

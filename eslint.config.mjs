@@ -13,6 +13,9 @@ const ROOT = fileURLToPath(new URL('.', import.meta.url));
 /** Leaf modules at the root of src/ that import nothing of src/: any layer outside domain and app may use them. */
 const KERNEL = { log: 'src/log.ts', paths: 'src/paths.ts', databaseUrl: 'src/database-url.ts', maskUrl: 'src/mask-url.ts' };
 
+/** The export manifest's format (site-files), a leaf the CLI may import as well as the server. */
+const MANIFEST = 'src/site-files/manifest.ts';
+
 /** Test code inside src/ that only tests import: the contract suites and the Drizzle store's own cases (checked apart). */
 const SUITES = ['src/adapters/contract/**/*.ts', 'src/adapters/drizzle/store-cases.ts'];
 
@@ -138,7 +141,7 @@ export default tseslint.config(
   }),
   layer({
     files: ['src/adapters/http/**/*.ts'],
-    code: ['src/domain', 'src/app', 'src/adapters/http', 'generated', KERNEL.log, KERNEL.paths],
+    code: ['src/domain', 'src/app', 'src/adapters/http', 'src/site-files', 'generated', KERNEL.log, KERNEL.paths],
     packages: [
       'node:',
       'hono',
@@ -153,12 +156,8 @@ export default tseslint.config(
       'feed',
       'xmlbuilder2',
       'diff',
-      'yaml',
-      'smol-toml',
-      'fflate',
-      'yauzl',
     ],
-    why: 'The HTTP adapter drives the use cases; it imports no other adapter and no config (docs/ARCHITECTURE.md).',
+    why: 'The HTTP adapter drives the use cases and carries the site files; it imports no other adapter and no config (docs/ARCHITECTURE.md).',
   }),
   layer({
     files: ['src/adapters/metrics/**/*.ts'],
@@ -180,9 +179,21 @@ export default tseslint.config(
   }),
   layer({
     files: ['src/cli/**/*.ts'],
-    code: ['src/cli', 'src/client'],
+    code: ['src/cli', 'src/client', MANIFEST],
     packages: ['node:', 'env-paths', 'fflate'],
-    why: 'The CLI talks to the server only through src/client (docs/ARCHITECTURE.md).',
+    why: 'The CLI talks to the server only through src/client, and checks an export by its manifest (docs/ARCHITECTURE.md).',
+  }),
+  layer({
+    files: ['src/site-files/**/*.ts'],
+    code: ['src/domain', 'src/app', 'src/site-files'],
+    packages: ['node:', 'yaml', 'smol-toml', 'fflate', 'yauzl'],
+    why: "The site files are formats (post files, the manifest, the generators' conventions, the zip checks): no HTTP, no store, no config (docs/ARCHITECTURE.md).",
+  }),
+  layer({
+    files: [MANIFEST],
+    code: [],
+    packages: ['node:'],
+    why: "The manifest imports nothing of src/, so the CLI may check an export with it without the server's code.",
   }),
   layer({
     files: Object.values(KERNEL),

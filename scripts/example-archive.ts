@@ -5,12 +5,12 @@
  * stored (not deflated) and the instants are searched, a millisecond at a time, until the CRCs,
  * sizes and offsets hold no byte above 0x7F. Run: `npx tsx scripts/example-archive.ts`.
  */
-import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { zipSync, type Zippable } from 'fflate';
 import { stringify } from 'yaml';
-import { exportedFile, exportPath, EXPORT_FORMAT, EXPORT_VERSION, type Manifest } from '../src/adapters/http/site-export.js';
+import { digestOf, EXPORT_FORMAT, EXPORT_VERSION, MANIFEST_PATH, manifestText, type Manifest } from '../src/site-files/manifest.js';
+import { postFileOf, postFilePath } from '../src/site-files/post-file.js';
 import type { Post } from '../src/domain/index.js';
 
 const encoder = new TextEncoder();
@@ -105,12 +105,12 @@ function archive(excerpt: string, notes: string, ms: [number, number, number], e
     files: [],
   };
   for (const post of posts(excerpt, notes, ms)) {
-    const bytes = encoder.encode(exportedFile(post, 'flat'));
-    const path = exportPath(post, 'flat');
-    manifest.files.push({ path, id: post.id, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') });
+    const bytes = encoder.encode(postFileOf(post, 'flat'));
+    const path = postFilePath(post, 'flat');
+    manifest.files.push({ path, id: post.id, ...digestOf(bytes) });
     files[path] = [bytes, { level: 0, mtime: MTIME }];
   }
-  files['manifest.json'] = [encoder.encode(`${JSON.stringify(manifest, null, 2)}\n`), { level: 0, mtime: MTIME }];
+  files[MANIFEST_PATH] = [encoder.encode(manifestText(manifest)), { level: 0, mtime: MTIME }];
   return zipSync(files);
 }
 
@@ -128,7 +128,7 @@ function crcFields(zip: Uint8Array): Array<[number, number]> {
 const nonAscii = (bytes: Uint8Array) => [...bytes.keys()].filter((i) => bytes[i]! >= 0x80);
 
 const asciiWord = (n: number) => [0, 8, 16, 24].every((shift) => ((n >>> shift) & 0xff) < 0x80);
-const fileOf = (post: Post) => encoder.encode(exportedFile(post, 'flat'));
+const fileOf = (post: Post) => encoder.encode(postFileOf(post, 'flat'));
 
 let found: Uint8Array | undefined;
 search: for (const title of ARCHIVED) {

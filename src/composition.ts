@@ -112,7 +112,7 @@ export async function compose(options: CompositionOptions) {
         },
         cache: { maxAgeSeconds: content.maxAgeSeconds, staleWhileRevalidateSeconds: content.staleWhileRevalidateSeconds },
       },
-      imports: { limits: imports, maxFileBytes: options.bodyLimitBytes, document: options.contract.document },
+      imports: { limits: imports, maxFileBytes: options.bodyLimitBytes, contract: options.contract },
     }),
     contentRateLimitPerMinute: content.rateLimitPerMinute,
     observers: options.observers ?? [],

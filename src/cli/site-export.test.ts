@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, Zip, ZipDeflate, zipSync } from 'fflate';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkArchive, saveCheckedArchive } from './site-export.js';
+import { checkDownload, saveCheckedArchive } from './site-export.js';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -48,9 +48,9 @@ function streamedArchive(files: Record<string, Uint8Array>): Uint8Array {
 
 const FILES = { 'a.md': '---\ntitle: A\n---\nBody A\n', 'b.md': '---\ntitle: B\n---\n' + 'long line\n'.repeat(5000) };
 
-describe('checkArchive', () => {
+describe('checkDownload', () => {
   it('accepts an archive whose manifest names exactly its files with their sizes and SHA-256', () => {
-    const result = checkArchive(archive(FILES));
+    const result = checkDownload(archive(FILES));
     expect(result.files.map((f) => f.path).sort()).toEqual(['a.md', 'b.md']);
     expect(result.files.find((f) => f.path === 'b.md')!.bytes).toBe(strToU8(FILES['b.md']).byteLength);
     expect(result.counts).toEqual({ posts: 2 });
@@ -58,29 +58,29 @@ describe('checkArchive', () => {
 
   it('accepts the streamed entries the server writes (data descriptors), incompressible bytes included', () => {
     const files = { 'noise.md': new Uint8Array(randomBytes(300_000)), 'text.md': strToU8(FILES['b.md']) };
-    expect(checkArchive(streamedArchive(files)).files).toHaveLength(2);
+    expect(checkDownload(streamedArchive(files)).files).toHaveLength(2);
   });
 
   it('refuses an archive cut short, even after its manifest (no central directory)', () => {
     const whole = streamedArchive({ 'a.md': strToU8(FILES['a.md']) });
     for (const keep of [Math.floor(whole.byteLength / 2), whole.byteLength - 30]) {
-      expect(() => checkArchive(whole.subarray(0, keep)), String(keep)).toThrow(/cut short/);
+      expect(() => checkDownload(whole.subarray(0, keep)), String(keep)).toThrow(/cut short/);
     }
   });
 
   it('refuses a file whose SHA-256 or size disagrees with the manifest', () => {
-    expect(() => checkArchive(archive(FILES, (m) => (m.files[0]!.sha256 = '0'.repeat(64))))).toThrow(/a\.md does not match the manifest/);
-    expect(() => checkArchive(archive(FILES, (m) => (m.files[1]!.bytes = 1)))).toThrow(/b\.md does not match the manifest/);
+    expect(() => checkDownload(archive(FILES, (m) => (m.files[0]!.sha256 = '0'.repeat(64))))).toThrow(/a\.md does not match the manifest/);
+    expect(() => checkDownload(archive(FILES, (m) => (m.files[1]!.bytes = 1)))).toThrow(/b\.md does not match the manifest/);
   });
 
   it('refuses a manifest that leaves a file out, lists one twice or names a missing one, and one of another format', () => {
-    expect(() => checkArchive(archive(FILES, (m) => m.files.shift()))).toThrow(/a\.md is in the archive but not in the manifest/);
-    expect(() => checkArchive(archive(FILES, (m) => m.files.push(m.files[0]!)))).toThrow(/lists a file twice/);
-    expect(() => checkArchive(archive(FILES, (m) => m.files.push({ ...m.files[0]!, path: 'c.md' })))).toThrow(
+    expect(() => checkDownload(archive(FILES, (m) => m.files.shift()))).toThrow(/a\.md is in the archive but not in the manifest/);
+    expect(() => checkDownload(archive(FILES, (m) => m.files.push(m.files[0]!)))).toThrow(/lists a file twice/);
+    expect(() => checkDownload(archive(FILES, (m) => m.files.push({ ...m.files[0]!, path: 'c.md' })))).toThrow(
       /c\.md is in the manifest but not in the archive/,
     );
-    expect(() => checkArchive(archive(FILES, (m) => (m.version = 2)))).toThrow(/not a margincms-export version 1 manifest/);
-    expect(() => checkArchive(zipSync({ 'a.md': strToU8('x') }))).toThrow(/no manifest\.json/);
+    expect(() => checkDownload(archive(FILES, (m) => (m.version = 2)))).toThrow(/not a margincms-export version 1 manifest/);
+    expect(() => checkDownload(zipSync({ 'a.md': strToU8('x') }))).toThrow(/no manifest\.json/);
   });
 });
 

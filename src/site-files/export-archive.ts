@@ -1,80 +1,15 @@
 /**
  * The whole-site export: a zip written by fflate as a stream, one markdown file per post and, last,
- * `manifest.json`. Posts are taken a batch at a time from the walk and only when the reader of the
+ * the manifest. Posts are taken a batch at a time from the walk and only when the reader of the
  * stream asks for more, so the memory an export holds is one batch and the manifest's list of
  * files, whatever the size of the site.
  */
-import { createHash } from 'node:crypto';
 import { Zip, ZipDeflate } from 'fflate';
-import { stringify as toYaml } from 'yaml';
-import { isValidSlug, type Post, type PostFilter, type PostStatus } from '../../domain/index.js';
-
-export type ExportLayout = 'flat' | 'hugo';
-
-/** The manifest's `format` and `version`: what an import checks before it reads anything else. */
-export const EXPORT_FORMAT = 'margincms-export';
-export const EXPORT_VERSION = 1;
-
-interface ManifestFile {
-  path: string;
-  id: string;
-  bytes: number;
-  sha256: string;
-}
-
-export interface Manifest {
-  format: typeof EXPORT_FORMAT;
-  version: typeof EXPORT_VERSION;
-  exportedAt: string;
-  layout: ExportLayout;
-  filters: { status: PostStatus[] | null; tag: string | null };
-  counts: { posts: number } & Record<PostStatus, number>;
-  files: ManifestFile[];
-}
+import type { Post, PostFilter } from '../domain/index.js';
+import { digestOf, EXPORT_FORMAT, EXPORT_VERSION, MANIFEST_PATH, manifestText, type ExportLayout, type Manifest } from './manifest.js';
+import { postFileOf, postFilePath } from './post-file.js';
 
 const encoder = new TextEncoder();
-
-/** A post's path in the archive: `<slug>.md`, under `content/posts/` for Hugo; the id when a stored slug is not valid. */
-export function exportPath(post: Post, layout: ExportLayout): string {
-  const name = `${isValidSlug(post.slug) ? post.slug : post.id}.md`;
-  return layout === 'hugo' ? `content/posts/${name}` : name;
-}
-
-const iso = (date: Date | null) => (date === null ? null : date.toISOString());
-
-/**
- * The post as an exported markdown file: YAML front matter written by the YAML library, then the
- * body unchanged. `flat` carries every field MarginCMS stores (an import reads them back);
- * `hugo` the keys Hugo reads, with MarginCMS's own under `margin`.
- */
-export function exportedFile(post: Post, layout: ExportLayout): string {
-  const frontMatter =
-    layout === 'flat'
-      ? {
-          id: post.id,
-          title: post.title,
-          slug: post.slug,
-          excerpt: post.excerpt,
-          tags: post.tags,
-          status: post.status,
-          createdAt: iso(post.createdAt),
-          updatedAt: iso(post.updatedAt),
-          publishedAt: iso(post.publishedAt),
-          publishAt: iso(post.publishAt),
-        }
-      : {
-          title: post.title,
-          slug: post.slug,
-          description: post.excerpt,
-          date: iso(post.publishedAt ?? post.createdAt),
-          lastmod: iso(post.updatedAt),
-          ...(post.publishAt !== null ? { publishDate: iso(post.publishAt) } : {}),
-          draft: post.status !== 'published',
-          tags: post.tags,
-          margin: { id: post.id, status: post.status, createdAt: iso(post.createdAt) },
-        };
-  return `---\n${toYaml(frontMatter, { lineWidth: 0 })}---\n${post.body}`;
-}
 
 export interface ExportOptions {
   layout: ExportLayout;
@@ -126,14 +61,14 @@ export function exportArchive(batches: AsyncIterator<Post[]>, options: ExportOpt
         const next = await batches.next();
         if (next.done) {
           ended = true;
-          add('manifest.json', encoder.encode(`${JSON.stringify(manifest, null, 2)}\n`), options.exportedAt);
+          add(MANIFEST_PATH, encoder.encode(manifestText(manifest)), options.exportedAt);
           zip.end();
           return;
         }
         for (const post of next.value) {
-          const bytes = encoder.encode(exportedFile(post, options.layout));
-          const path = exportPath(post, options.layout);
-          manifest.files.push({ path, id: post.id, bytes: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') });
+          const bytes = encoder.encode(postFileOf(post, options.layout));
+          const path = postFilePath(post, options.layout);
+          manifest.files.push({ path, id: post.id, ...digestOf(bytes) });
           manifest.counts.posts += 1;
           manifest.counts[post.status] += 1;
           add(path, bytes, post.updatedAt);

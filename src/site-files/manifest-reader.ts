@@ -1,5 +1,5 @@
 /**
- * A MarginCMS export's `manifest.json` read off the event loop. An export of 100,000 posts has a
+ * A MarginCMS export's manifest read off the event loop. An export of 100,000 posts has a
  * manifest of up to 28 MiB, and `JSON.parse` of 32 MiB (its limit) holds a thread for 0.7–1.4 s:
  * on the server's thread that would stall every request. The bytes are parsed in a worker thread
  * of their own, which answers the manifest's few fields and the entries of the files the archive

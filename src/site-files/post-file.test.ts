@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Post } from '../../domain/index.js';
-import { markdownFileName, markdownFileOf } from './markdown-file.js';
+import type { Post } from '../domain/index.js';
+import { postFileName, postFileOf } from './post-file.js';
 
 const post: Post = {
   id: '01ARZ3NDEKTSV4RRFFQ69G5FAV',
@@ -20,17 +20,17 @@ const post: Post = {
 
 describe('a post as a markdown file', () => {
   it('is named after its slug', () => {
-    expect(markdownFileName(post)).toBe('tom-jerry.md');
+    expect(postFileName(post)).toBe('tom-jerry.md');
   });
 
   it('is named after its id when the stored slug is not a valid slug, rather than refusing the export', () => {
-    expect(markdownFileName({ ...post, slug: 'Bad Slug"; x=' })).toBe('01ARZ3NDEKTSV4RRFFQ69G5FAV.md');
-    expect(markdownFileName({ ...post, slug: 'a--b' })).toBe('01ARZ3NDEKTSV4RRFFQ69G5FAV.md');
+    expect(postFileName({ ...post, slug: 'Bad Slug"; x=' })).toBe('01ARZ3NDEKTSV4RRFFQ69G5FAV.md');
+    expect(postFileName({ ...post, slug: 'a--b' })).toBe('01ARZ3NDEKTSV4RRFFQ69G5FAV.md');
   });
 
   it('carries front matter a YAML parser reads back, then the body unchanged', async () => {
     const { parse } = await import('yaml');
-    const text = markdownFileOf(post);
+    const text = postFileOf(post, 'standalone');
     const [, front, body] = /^---\n([\s\S]*?)---\n([\s\S]*)$/.exec(text)!;
     expect(parse(front!)).toEqual({
       title: post.title,

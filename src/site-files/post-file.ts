@@ -1,26 +1,112 @@
+/**
+ * The MarginCMS post file: a markdown file with YAML front matter (written by the YAML library),
+ * then the body unchanged. Three shapes of front matter, one writer:
+ * - `flat` (an export): every field MarginCMS stores, read back by an import;
+ * - `hugo` (an export for Hugo): the keys Hugo reads, with MarginCMS's own under `margin`, read back too;
+ * - `standalone` (one post downloaded on its own): the keys every generator reads (title, slug,
+ *   description, date, tags), none of MarginCMS's own.
+ * One file-name rule names them all (`postFileName`).
+ */
 import { stringify as toYaml } from 'yaml';
-import { isValidSlug, type Post } from '../../domain/index.js';
+import { isValidSlug, type Post } from '../domain/index.js';
+import type { ImportedPost } from '../app/site-import.js';
+import { dateOf, idOf, mapping, statusOf, tagsOf, text } from './front-matter-values.js';
+import type { ExportLayout } from './manifest.js';
 
-/** The post as a markdown file: YAML front matter written by a YAML library, then the body unchanged. */
-export function markdownFileOf(post: Post): string {
-  const frontMatter = toYaml(
-    {
-      title: post.title,
-      description: post.excerpt,
-      date: (post.publishedAt ?? post.createdAt).toISOString(),
-      tags: post.tags,
-      slug: post.slug,
-    },
-    { lineWidth: 0 },
-  );
-  return `---\n${frontMatter}---\n${post.body}`;
+export type PostFileLayout = ExportLayout | 'standalone';
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+
+/**
+ * The file name of a post: `<slug>.md`. A slug is valid by every write's rules; should a stored one
+ * ever not be, the post's id (a ULID) names the file instead, so nothing a store holds can break
+ * a path in an archive or a Content-Disposition header.
+ */
+export function postFileName(post: Post): string {
+  return `${isValidSlug(post.slug) ? post.slug : post.id}.md`;
+}
+
+/** A post's path in an export: its file name, under `content/posts/` for Hugo. */
+export function postFilePath(post: Post, layout: ExportLayout): string {
+  const name = postFileName(post);
+  return layout === 'hugo' ? `content/posts/${name}` : name;
+}
+
+function frontMatterOf(post: Post, layout: PostFileLayout): Record<string, unknown> {
+  // The date a generator sorts by: when the post was published, else when it was written.
+  const date = iso(post.publishedAt ?? post.createdAt);
+  switch (layout) {
+    case 'flat':
+      return {
+        id: post.id,
+        title: post.title,
+        slug: post.slug,
+        excerpt: post.excerpt,
+        tags: post.tags,
+        status: post.status,
+        createdAt: iso(post.createdAt),
+        updatedAt: iso(post.updatedAt),
+        publishedAt: iso(post.publishedAt),
+        publishAt: iso(post.publishAt),
+      };
+    case 'hugo':
+      return {
+        title: post.title,
+        slug: post.slug,
+        description: post.excerpt,
+        date,
+        lastmod: iso(post.updatedAt),
+        ...(post.publishAt !== null ? { publishDate: iso(post.publishAt) } : {}),
+        draft: post.status !== 'published',
+        tags: post.tags,
+        margin: { id: post.id, status: post.status, createdAt: iso(post.createdAt) },
+      };
+    case 'standalone':
+      return { title: post.title, description: post.excerpt, date, tags: post.tags, slug: post.slug };
+  }
+}
+
+/** The post as a markdown file of `layout`. */
+export function postFileOf(post: Post, layout: PostFileLayout): string {
+  return `---\n${toYaml(frontMatterOf(post, layout), { lineWidth: 0 })}---\n${post.body}`;
 }
 
 /**
- * The file name a download of the post is offered under: `<slug>.md`. A slug is valid by every
- * write's rules; should a stored one ever not be, the post's id (a ULID) names the file instead,
- * so nothing a store holds can break the Content-Disposition header.
+ * The post a MarginCMS export's file describes, from its front matter (`data`) and body: the Hugo
+ * layout when it has a `margin` key, else the flat one. `slug` is the front matter's, else the one
+ * its path suggests. Throws a `FrontMatterError` for a value that is not what its key asks for.
  */
-export function markdownFileName(post: Post): string {
-  return `${isValidSlug(post.slug) ? post.slug : post.id}.md`;
+export function postOfFile(data: Record<string, unknown>, body: string, slug: string): ImportedPost {
+  const title = text('title', data.title, '');
+  if (data.margin !== undefined) {
+    const margin = mapping('margin', data.margin);
+    const status = statusOf('margin.status', margin.status);
+    const date = dateOf('date', data.date);
+    return {
+      id: idOf('margin.id', margin.id),
+      title,
+      slug,
+      excerpt: text('description', data.description, ''),
+      body,
+      tags: tagsOf(data.tags, false),
+      status,
+      createdAt: dateOf('margin.createdAt', margin.createdAt),
+      updatedAt: dateOf('lastmod', data.lastmod),
+      publishedAt: status === 'draft' ? null : date,
+      publishAt: dateOf('publishDate', data.publishDate),
+    };
+  }
+  return {
+    id: idOf('id', data.id),
+    title,
+    slug,
+    excerpt: text('excerpt', data.excerpt, ''),
+    body,
+    tags: tagsOf(data.tags, false),
+    status: statusOf('status', data.status),
+    createdAt: dateOf('createdAt', data.createdAt),
+    updatedAt: dateOf('updatedAt', data.updatedAt),
+    publishedAt: dateOf('publishedAt', data.publishedAt),
+    publishAt: dateOf('publishAt', data.publishAt),
+  };
 }

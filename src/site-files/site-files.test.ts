@@ -1,9 +1,9 @@
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { HttpProblem } from '../problem.js';
-import { checkArchive, type ArchiveLimits } from './archive.js';
-import { dateOf, importedPostOf, writerOf, type Writer } from './conventions.js';
-import { MAX_MANIFEST_BYTES } from './import-files.js';
+import { importedPostOf, writerOf, type Writer } from './conventions.js';
+import { dateOf } from './front-matter-values.js';
+import { MAX_MANIFEST_BYTES } from './manifest.js';
+import { ArchiveRefused, checkZip, type ArchiveLimits } from './zip.js';
 import {
   MAX_FRONT_MATTER_BYTES,
   MAX_FRONT_MATTER_DEPTH,
@@ -17,16 +17,14 @@ const LIMITS: ArchiveLimits = { maxEntries: 100, maxInflatedBytes: 1 << 20, maxF
 const zipOf = (files: Record<string, string>) =>
   zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, encoder.encode(text)])));
 
-/** The refusal `checkArchive` throws for these bytes. */
+/** The refusal `checkZip` throws for these bytes (the HTTP adapter answers it with 422 archive-refused). */
 async function refusal(bytes: Uint8Array, limits = LIMITS): Promise<{ reason: unknown; entry: unknown; detail: string }> {
   try {
-    await checkArchive(bytes, limits);
+    await checkZip(bytes, limits);
   } catch (error) {
-    expect(error).toBeInstanceOf(HttpProblem);
-    const problem = error as HttpProblem;
-    expect(problem.status).toBe(422);
-    expect(problem.kind).toBe('archive-refused');
-    return { ...(problem.extensions as { reason: unknown; entry: unknown }), detail: problem.detail };
+    expect(error).toBeInstanceOf(ArchiveRefused);
+    const refused = error as ArchiveRefused;
+    return { reason: refused.reason, entry: refused.entry, detail: refused.message };
   }
   throw new Error('the archive was accepted');
 }
@@ -48,17 +46,17 @@ function patchHeaders(
   return copy;
 }
 
-describe('checkArchive', () => {
+describe('checkZip', () => {
   it('lists the files in archive order, folders left out, and inflates each on demand', async () => {
     const zip = zipSync({ 'b.md': encoder.encode('bee'), 'dir/': new Uint8Array(0), 'dir/a.md': encoder.encode('ay') });
-    const archive = await checkArchive(zip, LIMITS);
+    const archive = await checkZip(zip, LIMITS);
     expect(archive.files.map((f) => f.path)).toEqual(['b.md', 'dir/a.md']);
     expect(new TextDecoder().decode(await archive.read(archive.files[1]!))).toBe('ay');
     archive.close();
   });
 
   it('marks a file declaring more than the per-file limit as too large, and never inflates it', async () => {
-    const archive = await checkArchive(zipOf({ 'big.md': 'x'.repeat(200), 'small.md': 'y' }), { ...LIMITS, maxFileBytes: 100 });
+    const archive = await checkZip(zipOf({ 'big.md': 'x'.repeat(200), 'small.md': 'y' }), { ...LIMITS, maxFileBytes: 100 });
     expect(archive.files.map((f) => [f.path, f.tooLarge])).toEqual([
       ['big.md', true],
       ['small.md', false],
@@ -74,7 +72,7 @@ describe('checkArchive', () => {
       entry: 'manifest.json',
     });
     // Within its own limit but over the per-file one: read, and from the bytes the check kept.
-    const archive = await checkArchive(zipOf({ 'manifest.json': 'z'.repeat(100) }), { ...LIMITS, maxFileBytes: 10, ownLimits: own });
+    const archive = await checkZip(zipOf({ 'manifest.json': 'z'.repeat(100) }), { ...LIMITS, maxFileBytes: 10, ownLimits: own });
     const [manifest] = archive.files;
     expect(manifest).toMatchObject({ path: 'manifest.json', tooLarge: false });
     archive.close(); // a second inflation would fail now

@@ -7,7 +7,6 @@
  */
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { HttpProblem } from '../problem.js';
 
 export interface ArchiveLimits {
   /** Entries (folders included) an archive may hold. */
@@ -37,9 +36,19 @@ export type RefusalReason =
   | 'damaged'
   | 'unsupported_manifest';
 
-/** The 422 that refuses the whole archive; nothing has been written when it is thrown. */
-export function archiveRefused(reason: RefusalReason, entry: string | null, why: string): HttpProblem {
-  return new HttpProblem(422, 'archive-refused', `The archive is refused and nothing was imported: ${why}.`, { reason, entry });
+/**
+ * Why a whole archive is refused (its message says why, naming the entry if one is at fault);
+ * thrown before any of it is used. A format error: the HTTP adapter answers it with its 422.
+ */
+export class ArchiveRefused extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    readonly entry: string | null,
+    why: string,
+  ) {
+    super(why);
+    this.name = 'ArchiveRefused';
+  }
 }
 
 /** One file of a checked archive, in the archive's order. */
@@ -51,7 +60,7 @@ export interface ArchiveFile {
   tooLarge: boolean;
 }
 
-export interface CheckedArchive {
+export interface CheckedZip {
   files: ArchiveFile[];
   /** The inflated bytes of a file that is not too large (inflated again, or as kept by the check for a path of `ownLimits`). */
   read(file: ArchiveFile): Promise<Uint8Array>;
@@ -97,10 +106,10 @@ async function inflate(zip: ZipFile, entry: Entry, name: string, keep: boolean):
   try {
     stream = await zip.openReadStreamPromise(entry);
   } catch (error) {
-    throw archiveRefused('damaged', name, `the entry ${quoted(name)} cannot be read (${(error as Error).message})`);
+    throw new ArchiveRefused('damaged', name, `the entry ${quoted(name)} cannot be read (${(error as Error).message})`);
   }
   const sizeMismatch = () =>
-    archiveRefused(
+    new ArchiveRefused(
       'size_mismatch',
       name,
       `the entry ${quoted(name)} inflates to other than the ${entry.uncompressedSize} bytes it declares`,
@@ -117,12 +126,12 @@ async function inflate(zip: ZipFile, entry: Entry, name: string, keep: boolean):
       if (keep) chunks.push(bytes);
     }
   } catch (error) {
-    if (error instanceof HttpProblem) throw error;
+    if (error instanceof ArchiveRefused) throw error;
     const message = (error as Error).message;
     if (/too many bytes|not enough bytes|expected/i.test(message)) throw sizeMismatch();
-    throw archiveRefused('damaged', name, `the entry ${quoted(name)} does not inflate (${message})`);
+    throw new ArchiveRefused('damaged', name, `the entry ${quoted(name)} does not inflate (${message})`);
   }
-  if (crc !== entry.crc32) throw archiveRefused('damaged', name, `the entry ${quoted(name)} fails its CRC-32 check`);
+  if (crc !== entry.crc32) throw new ArchiveRefused('damaged', name, `the entry ${quoted(name)} fails its CRC-32 check`);
   if (!keep) return null;
   const bytes = Buffer.concat(chunks, inflated);
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -131,9 +140,9 @@ async function inflate(zip: ZipFile, entry: Entry, name: string, keep: boolean):
 /**
  * Opens and checks the archive: every entry's name, kind and declared size, then every file under
  * the per-file limit inflated once (and dropped) so that a zip bomb or a damaged entry is found
- * before anything is imported. Throws the `archive-refused` problem on the first fault.
+ * before anything is imported. Throws `ArchiveRefused` on the first fault.
  */
-export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Promise<CheckedArchive> {
+export async function checkZip(bytes: Uint8Array, limits: ArchiveLimits): Promise<CheckedZip> {
   let zip: ZipFile;
   try {
     zip = await yauzl.fromBufferPromise(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
@@ -143,11 +152,11 @@ export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Pr
       autoClose: false,
     });
   } catch (error) {
-    throw archiveRefused('not_a_zip', null, `the body is not a zip archive (${(error as Error).message})`);
+    throw new ArchiveRefused('not_a_zip', null, `the body is not a zip archive (${(error as Error).message})`);
   }
   try {
     if (zip.entryCount > limits.maxEntries) {
-      throw archiveRefused(
+      throw new ArchiveRefused(
         'too_many_entries',
         null,
         `it holds ${zip.entryCount} entries, more than the ${limits.maxEntries} an import may read`,
@@ -157,21 +166,21 @@ export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Pr
     try {
       entries = await entriesOf(zip);
     } catch (error) {
-      throw archiveRefused('not_a_zip', null, `its central directory cannot be read (${(error as Error).message})`);
+      throw new ArchiveRefused('not_a_zip', null, `its central directory cannot be read (${(error as Error).message})`);
     }
     const files: { file: ArchiveFile; entry: Entry }[] = [];
     let declared = 0;
     for (const entry of entries) {
       const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
       const unsafe = unsafePath(name);
-      if (unsafe !== null) throw archiveRefused('unsafe_path', name, `the entry ${quoted(name)} ${unsafe}`);
+      if (unsafe !== null) throw new ArchiveRefused('unsafe_path', name, `the entry ${quoted(name)} ${unsafe}`);
       if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) {
-        throw archiveRefused('symlink', name, `the entry ${quoted(name)} is a symbolic link`);
+        throw new ArchiveRefused('symlink', name, `the entry ${quoted(name)} is a symbolic link`);
       }
-      if (entry.isEncrypted()) throw archiveRefused('encrypted', name, `the entry ${quoted(name)} is encrypted`);
+      if (entry.isEncrypted()) throw new ArchiveRefused('encrypted', name, `the entry ${quoted(name)} is encrypted`);
       if (name.endsWith('/')) continue; // a folder
       if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
-        throw archiveRefused(
+        throw new ArchiveRefused(
           'unsupported_compression',
           name,
           `the entry ${quoted(name)} uses compression method ${entry.compressionMethod} (only stored and deflated are read)`,
@@ -179,7 +188,7 @@ export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Pr
       }
       const ownLimit = limits.ownLimits?.get(name);
       if (ownLimit !== undefined && entry.uncompressedSize > ownLimit) {
-        throw archiveRefused(
+        throw new ArchiveRefused(
           'too_large',
           name,
           `the entry ${quoted(name)} declares ${entry.uncompressedSize} bytes, more than the ${ownLimit} it may have`,
@@ -190,7 +199,7 @@ export async function checkArchive(bytes: Uint8Array, limits: ArchiveLimits): Pr
       files.push({ file: { path: name, size: entry.uncompressedSize, tooLarge }, entry });
     }
     if (declared > limits.maxInflatedBytes) {
-      throw archiveRefused(
+      throw new ArchiveRefused(
         'too_large',
         null,
         `its entries declare ${declared} bytes, more than the ${limits.maxInflatedBytes} an import may inflate`,

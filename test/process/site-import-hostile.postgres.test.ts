@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
-import { MAX_FRONT_MATTER_KEYS, MAX_FRONT_MATTER_TOKENS } from '../../src/adapters/http/site-import/front-matter.js';
+import { MAX_FRONT_MATTER_KEYS, MAX_FRONT_MATTER_TOKENS } from '../../src/site-files/front-matter.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
 import { hostileArchives } from '../support/import-fixtures.js';
 import { accessToken, createUser, startServer, stopServers } from '../support/server-process.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, Options as AjvOptions, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
@@ -7,6 +7,13 @@ import { BUNDLE_FILE } from '../../paths.js';
 import type { OperationId } from './registry.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+/** The contract's Ajv: JSON Schema 2020-12 with the formats, for every validation against the bundle. */
+function ajvOf(options: AjvOptions): Ajv2020 {
+  const ajv = new Ajv2020(options);
+  addFormats(ajv);
+  return ajv;
+}
 
 export const API_ROOT = '/api/v1';
 
@@ -65,6 +72,8 @@ export interface Contract {
    * operation's validators compile on its first request and are reused after.
    */
   validateRequest(route: Route, request: RequestParts): RequestValidation;
+  /** The validator of the bundle's `#/components/schemas/<name>` (every error reported), compiled on its first use. */
+  schemaValidator(name: string): ValidateFunction;
 }
 
 /** A request taken apart by the HTTP adapter: every value as received, decoded. */
@@ -125,11 +134,8 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
     validate: true,
     coerceTypes: true,
     ajvOpts: { allErrors: true, strict: false, useDefaults: true, validateSchema: verify },
-    customizeAjv: (_original, ajvOpts) => {
-      const ajv = new Ajv2020({ ...ajvOpts, allErrors: true, strict: false, useDefaults: true, validateSchema: verify });
-      addFormats(ajv);
-      return ajv as never;
-    },
+    customizeAjv: (_original, ajvOpts) =>
+      ajvOf({ ...ajvOpts, allErrors: true, strict: false, useDefaults: true, validateSchema: verify }) as never,
   });
   await api.init();
   if (verify) api.validator.preCompileRequestValidators();
@@ -179,10 +185,20 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       mediaTypes,
     };
   });
+  let schemas: Ajv2020 | undefined;
   return {
     document,
     api,
     routes,
+    schemaValidator(name) {
+      if (schemas === undefined) {
+        schemas = ajvOf({ allErrors: true, strict: false, validateSchema: false });
+        schemas.addSchema(document, 'bundle');
+      }
+      const validate = schemas.getSchema(`bundle#/components/schemas/${name}`);
+      if (validate === undefined) throw new Error(`the bundle has no ${name} schema`);
+      return validate;
+    },
     validateRequest(route, request) {
       // Undeclared query keys, headers and path segments are ignored, so such a request is valid as it is.
       if (!route.takesInput) return { valid: true, params: {}, query: {} };

@@ -1,4 +1,5 @@
 import type { AnyDomainError, DomainError, DomainErrorCode } from '../../domain/index.js';
+import type { ArchiveRefused } from '../../site-files/zip.js';
 import { etagOf, toApiPost } from './mappers.js';
 import { HttpProblem } from './problem.js';
 
@@ -71,4 +72,12 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
 
 export function problemFromDomainError(error: DomainError): HttpProblem {
   return (table[error.code] as Mapper)(error as never);
+}
+
+/** An import archive the site files refuse: 422 `archive-refused`, with the reason and the entry at fault; nothing was written. */
+export function problemFromRefusal(error: ArchiveRefused): HttpProblem {
+  return new HttpProblem(422, 'archive-refused', `The archive is refused and nothing was imported: ${error.message}.`, {
+    reason: error.reason,
+    entry: error.entry,
+  });
 }

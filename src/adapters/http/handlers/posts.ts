@@ -10,8 +10,8 @@ import type { components } from '../../../../generated/api.js';
 import { API_ROOT } from '../contract.js';
 
 // The markdown export needs a YAML writer: loaded on the first export, not at every start.
-let markdownFileModule: Promise<typeof import('../markdown-file.js')> | undefined;
-const markdownFile = () => (markdownFileModule ??= import('../markdown-file.js'));
+let postFileModule: Promise<typeof import('../../../site-files/post-file.js')> | undefined;
+const postFile = () => (postFileModule ??= import('../../../site-files/post-file.js'));
 
 type Schemas = components['schemas'];
 
@@ -130,11 +130,11 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
     },
 
     async exportPost({ params }) {
-      const [post, { markdownFileName, markdownFileOf }] = await Promise.all([posts.queries.get(params.id), markdownFile()]);
+      const [post, { postFileName, postFileOf }] = await Promise.all([posts.queries.get(params.id), postFile()]);
       return {
         status: 200,
-        body: markdownFileOf(post),
-        headers: { 'Content-Disposition': `attachment; filename="${markdownFileName(post)}"`, ETag: etagOf(post.version) },
+        body: postFileOf(post, 'standalone'),
+        headers: { 'Content-Disposition': `attachment; filename="${postFileName(post)}"`, ETag: etagOf(post.version) },
       };
     },
   };

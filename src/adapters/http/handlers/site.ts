@@ -1,17 +1,28 @@
 import type { PostUseCases } from '../../../app/post-use-cases.js';
 import type { Actor, Clock } from '../../../domain/index.js';
+import { exportArchive } from '../../../site-files/export-archive.js';
+import { IMPORT_OWN_LIMITS, importFilesOf, type PostFieldsCheck } from '../../../site-files/import-files.js';
+import { ArchiveRefused, checkZip, type ArchiveLimits } from '../../../site-files/zip.js';
+import type { Contract } from '../contract.js';
+import { problemFromRefusal } from '../problem-map.js';
 import type { HandlerRegistry, Principal } from '../registry.js';
-import { exportArchive } from '../site-export.js';
-import { checkArchive, type ArchiveLimits } from '../site-import/archive.js';
-import { IMPORT_OWN_LIMITS, importFilesOf, postFieldsValidator } from '../site-import/import-files.js';
 
 export interface SiteImportDeps {
   /** The composition root passes these from the configuration (IMPORT_MAX_ENTRIES, IMPORT_MAX_INFLATED_BYTES). */
   limits: Pick<ArchiveLimits, 'maxEntries' | 'maxInflatedBytes'>;
   /** The largest markdown file an import reads (the request body limit). */
   maxFileBytes: number;
-  /** The bundle: imported posts are checked against its `CreatePostRequest`. */
-  document: Record<string, unknown>;
+  /** The contract: imported posts are checked against its `CreatePostRequest`. */
+  contract: Pick<Contract, 'schemaValidator'>;
+}
+
+/** The contract's `CreatePostRequest` as the import's check of a post's fields: each error as `pointer: message`. */
+function postFieldsCheck(contract: Pick<Contract, 'schemaValidator'>): PostFieldsCheck {
+  const validate = contract.schemaValidator('CreatePostRequest');
+  return (fields) =>
+    validate(fields)
+      ? null
+      : (validate.errors ?? []).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}`).join('; ');
 }
 
 const actorOf = (principal: Principal | null): Actor => ({ id: principal!.userId, name: principal!.name });
@@ -21,7 +32,7 @@ export function siteHandlers(
   clock: Clock,
   imports: SiteImportDeps,
 ): Pick<HandlerRegistry, 'exportSite' | 'importSite'> {
-  let validator: ReturnType<typeof postFieldsValidator> | undefined;
+  let checkFields: PostFieldsCheck | undefined;
   return {
     async exportSite({ query }) {
       // A bad tag is a 422 here, before the first byte of the archive.
@@ -38,19 +49,19 @@ export function siteHandlers(
     },
 
     async importSite({ query, body, principal }) {
-      // The whole archive is checked (names, kinds, sizes, every entry inflated once) before any file is read.
-      const archive = await checkArchive(body, {
-        ...imports.limits,
-        maxFileBytes: imports.maxFileBytes,
-        ownLimits: IMPORT_OWN_LIMITS,
-      });
       try {
-        validator ??= postFieldsValidator(imports.document);
-        const { source, files } = await importFilesOf(archive, validator, imports.maxFileBytes);
-        const report = await posts.imports.run(files, query.mode, actorOf(principal));
-        return { status: 200, body: { mode: report.mode, source, counts: report.counts, items: report.items } };
-      } finally {
-        archive.close();
+        // The whole archive is checked (names, kinds, sizes, every entry inflated once) before any file is read.
+        const archive = await checkZip(body, { ...imports.limits, maxFileBytes: imports.maxFileBytes, ownLimits: IMPORT_OWN_LIMITS });
+        try {
+          checkFields ??= postFieldsCheck(imports.contract);
+          const { source, files } = await importFilesOf(archive, checkFields, imports.maxFileBytes);
+          const report = await posts.imports.run(files, query.mode, actorOf(principal));
+          return { status: 200, body: { mode: report.mode, source, counts: report.counts, items: report.items } };
+        } finally {
+          archive.close();
+        }
+      } catch (error) {
+        throw error instanceof ArchiveRefused ? problemFromRefusal(error) : error;
       }
     },
   };

@@ -352,6 +352,7 @@ async function baseline(op: Operation): Promise<Baseline> {
     createPost: { title: 'A fuzzed post', body: '# Hello', tags: ['fuzz'] },
     bulkPosts: { ids: [id], action: 'publish' },
     updatePost: { title: 'Edited by the fuzzer' },
+    renderPreview: { body: '# Hello *preview*' },
   };
   const body = op.takesZip ? VALID_ZIP : op.body ? bodies[op.operationId] : undefined;
   return { path: { id, version: '1' }, headers, body };
@@ -451,8 +452,8 @@ afterAll(async () => {
 });
 
 describe('fuzzing every operation of the contract', () => {
-  it('covers all 30 operations of the bundle the server runs, the one that takes a zip included', () => {
-    expect(operations).toHaveLength(30);
+  it('covers all 31 operations of the bundle the server runs, the one that takes a zip included', () => {
+    expect(operations).toHaveLength(31);
     expect(operations.filter((op) => op.takesZip).map((op) => op.operationId)).toEqual(['importSite']);
     expect(server.contract.document).toEqual(document);
   });

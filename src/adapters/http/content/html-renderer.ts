@@ -45,7 +45,8 @@ type Rendered = { html: string | null };
 /** How long a worker may stay idle before it is stopped, in ms. */
 const IDLE_MS = 60_000;
 
-type Outcome = { html: string } | { failed: 'timeout' | 'error' } | { failed: 'busy' };
+/** What one render came to: the HTML, or why there is none (past the budget, threw, too many waiting). */
+export type Outcome = { html: string } | { failed: 'timeout' | 'error' } | { failed: 'busy' };
 
 interface Job {
   message: RenderJob;
@@ -121,6 +122,19 @@ export class HtmlRenderer {
   async html(post: RenderablePost): Promise<string | null> {
     const rendered = await this.#cache.fetch(`${post.id}\u0000${post.version}`, { context: post.body });
     return rendered?.html ?? null;
+  }
+
+  /**
+   * Any body rendered as a post's would be, in the same worker, queue and budget, but neither
+   * cached nor remembered when it fails: the editor's preview, a new body at every pause in typing.
+   */
+  preview(markdown: string): Promise<Outcome> {
+    return this.#render(markdown);
+  }
+
+  /** The budget one body may render within, in ms. */
+  get budgetMs(): number {
+    return this.#budgetMs;
   }
 
   /** Stops the worker; bodies still waiting are answered null. */

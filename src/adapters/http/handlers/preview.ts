@@ -1,0 +1,30 @@
+import type { HtmlRenderer } from '../content/html-renderer.js';
+import { HttpProblem } from '../problem.js';
+import type { HandlerRegistry } from '../registry.js';
+
+/**
+ * The editor's preview: the body through the Content API's own renderer (`HtmlRenderer.preview`:
+ * the same worker, sanitiser and budget), so what the editor shows is what readers will get.
+ */
+export function previewHandlers(renderer: HtmlRenderer): Pick<HandlerRegistry, 'renderPreview'> {
+  return {
+    async renderPreview({ body }) {
+      const outcome = await renderer.preview(body.body);
+      if ('html' in outcome) return { status: 200, body: { html: outcome.html } };
+      if (outcome.failed === 'busy')
+        throw new HttpProblem(
+          503,
+          'service-unavailable',
+          'The markdown renderer has too many bodies waiting; retry in a second.',
+          {},
+          {
+            'retry-after': '1',
+          },
+        );
+      const message = `could not be rendered within ${renderer.budgetMs} ms`;
+      throw new HttpProblem(422, 'validation-failed', `The body ${message}; published as it is, readers would get it without HTML.`, {
+        errors: [{ pointer: '/body/body', message }],
+      });
+    },
+  };
+}

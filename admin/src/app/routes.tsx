@@ -13,6 +13,9 @@ const EditorPage = lazy(() => import('../features/editor/editor-page'));
 /** The dashboard (stats, tags, activity) loads on demand too. */
 const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'));
 
+/** A post's history (revisions, their diffs, restore) loads on demand. */
+const HistoryPage = lazy(() => import('../features/history/history-page'));
+
 const editor = (
   <Suspense fallback={<p aria-live="polite">Loading the editor…</p>}>
     <EditorPage />
@@ -36,6 +39,14 @@ export function AppRoutes() {
         <Route path="/posts" element={<PostsPage />} />
         <Route path="/posts/new" element={editor} />
         <Route path="/posts/:id" element={editor} />
+        <Route
+          path="/posts/:id/history"
+          element={
+            <Suspense fallback={<p aria-live="polite">Loading the history…</p>}>
+              <HistoryPage />
+            </Suspense>
+          }
+        />
         <Route
           path="/dashboard"
           element={

@@ -226,6 +226,12 @@ function PostForm({ saved }: { saved: Post | null }) {
       <h1>{saved ? 'Edit post' : 'New post'}</h1>
       <p>
         <Link to="/posts">Back to the posts</Link>
+        {saved && (
+          <>
+            {' · '}
+            <Link to={`/posts/${saved.id}/history`}>History</Link>
+          </>
+        )}
       </p>
       {offered && (
         <section className="notice" aria-labelledby="local-copy-title">

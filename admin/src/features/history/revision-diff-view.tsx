@@ -1,0 +1,105 @@
+import { parsePatch } from 'diff';
+import type { ReactNode } from 'react';
+import { LineDiff, type DiffLine } from '../../components/line-diff';
+import type { RevisionDiff } from './queries';
+
+type Side = RevisionDiff['from'];
+
+/** How a side is named: "current (version 4)" or "version 2". */
+export const sideName = (side: Side): string => (side.current ? `current (version ${side.version})` : `version ${side.version}`);
+
+const shown = (value: string) => (value === '' ? '(empty)' : value);
+
+/** The hunks of the server's unified diff (jsdiff's parsePatch), each as lines of the line diff. */
+function hunksOf(unified: string): { start: number; lines: DiffLine[] }[] {
+  return (parsePatch(unified)[0]?.hunks ?? []).map((hunk) => ({
+    start: hunk.newStart,
+    lines: hunk.lines
+      .filter((line) => !line.startsWith('\\'))
+      .map((line): DiffLine => ({ text: line.slice(1), kind: line[0] === '+' ? 'added' : line[0] === '-' ? 'removed' : 'same' })),
+  }));
+}
+
+function BodyChange({ body, from, to }: { body: RevisionDiff['body']; from: string; to: string }) {
+  const counts =
+    body.additions === null || body.deletions === null
+      ? null
+      : `${body.additions} ${body.additions === 1 ? 'line' : 'lines'} only in ${to}, ${body.deletions} only in ${from}.`;
+  const hunks = hunksOf(body.unified);
+  return (
+    <>
+      {counts && <p>{counts}</p>}
+      {body.truncated && (
+        <p>
+          {hunks.length === 0
+            ? 'The bodies differ too much to show line by line.'
+            : 'The diff is cut short: it shows the changes that fitted.'}
+        </p>
+      )}
+      {hunks.map((hunk) => (
+        <LineDiff
+          key={hunk.start}
+          lines={hunk.lines}
+          label={`Body from line ${hunk.start} of ${to}`}
+          added={`Only in ${to}: `}
+          removed={`Only in ${from}: `}
+        />
+      ))}
+    </>
+  );
+}
+
+/** The fields that differ between the two sides of `diff`, each as its two values, tags as sets, the body as lines. */
+export function RevisionDiffView({ diff }: { diff: RevisionDiff }) {
+  const from = sideName(diff.from);
+  const to = sideName(diff.to);
+  if (diff.changed.length === 0)
+    return (
+      <p>
+        No difference: {to} is the same as {from}.
+      </p>
+    );
+  const pair = (a: string, b: string): ReactNode => (
+    <>
+      <p>
+        <span className="diff-side">{capital(from)}:</span> {shown(a)}
+      </p>
+      <p>
+        <span className="diff-side">{capital(to)}:</span> {shown(b)}
+      </p>
+    </>
+  );
+  const change: Record<RevisionDiff['changed'][number], () => ReactNode> = {
+    title: () => pair(diff.title.from, diff.title.to),
+    slug: () => pair(diff.slug.from, diff.slug.to),
+    excerpt: () => pair(diff.excerpt.from, diff.excerpt.to),
+    status: () => pair(diff.status.from, diff.status.to),
+    tags: () => (
+      <>
+        {diff.tags.added.length > 0 && (
+          <p>
+            <span className="diff-side">Only in {to}:</span> {diff.tags.added.join(', ')}
+          </p>
+        )}
+        {diff.tags.removed.length > 0 && (
+          <p>
+            <span className="diff-side">Only in {from}:</span> {diff.tags.removed.join(', ')}
+          </p>
+        )}
+      </>
+    ),
+    body: () => <BodyChange body={diff.body} from={from} to={to} />,
+  };
+  return (
+    <dl className="diff-fields">
+      {diff.changed.map((name) => (
+        <div key={name} className="diff-field">
+          <dt>{capital(name)}</dt>
+          <dd>{change[name]()}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -3,6 +3,7 @@
  * CRUD, If-Match from the last ETag, an Idempotency-Key per create, and one refresh then one retry
  * on 401.
  */
+import { strFromU8, unzipSync, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { ADMIN, FixedClock, testServer } from '../../test/support/http.js';
 import { describeOnEveryStore, type MakeStore } from '../../test/support/stores.js';
@@ -168,6 +169,59 @@ describeOnEveryStore('createMarginClient', (make) => {
   });
 });
 
+describeOnEveryStore('createMarginClient: the site as a zip', (make) => {
+  const zipOf = (files: Record<string, string>) =>
+    new Blob([zipSync(Object.fromEntries(Object.entries(files).map(([path, text]) => [path, new TextEncoder().encode(text)])))]);
+
+  it('exportSite answers the archive as a Blob named as Content-Disposition says, laid out and filtered as asked (200)', async () => {
+    const { signedIn, calls } = await serve(make);
+    const client = await signedIn();
+    await client.createPost({ title: 'Kept', status: 'published', tags: ['go'] });
+    await client.createPost({ title: 'Left out' });
+
+    const result = await client.exportSite({ layout: 'hugo', status: ['published'], tag: 'go' });
+    expect(result.response.status).toBe(200);
+    expect(result.data?.filename).toBe('margin-export-2026-12-01.zip');
+    const entries = unzipSync(new Uint8Array(await result.data!.archive.arrayBuffer()));
+    expect(Object.keys(entries)).toEqual(['content/posts/kept.md', 'manifest.json']);
+    expect(strFromU8(entries['content/posts/kept.md']!)).toContain('title: Kept');
+    expect(calls.at(-1)).toBe('GET /export');
+  });
+
+  it('exportSite answers the problem of a refused filter (422)', async () => {
+    const { signedIn } = await serve(make);
+    const result = await (await signedIn()).exportSite({ tag: 'x'.repeat(41) });
+    expect(result.response.status).toBe(422);
+    expect(result.error).toMatchObject({ errors: [{ pointer: '/query/tag' }] });
+  });
+
+  it('importSite sends the zip as the raw body: a dry run reports the file and writes nothing, apply creates the post (200)', async () => {
+    const { signedIn } = await serve(make);
+    const client = await signedIn();
+    const archive = zipOf({ 'posts/hello.md': '---\ntitle: Hello from a zip\n---\nThe body.\n' });
+
+    const dry = await client.importSite(archive, 'dry-run');
+    expect(dry.response.status).toBe(200);
+    expect(dry.data).toMatchObject({
+      mode: 'dry-run',
+      counts: { files: 1, create: 1 },
+      items: [{ path: 'posts/hello.md', action: 'create' }],
+    });
+    expect((await client.api.GET('/posts')).data?.items).toHaveLength(0);
+
+    const applied = await client.importSite(archive, 'apply');
+    expect(applied.data).toMatchObject({ mode: 'apply', counts: { create: 1 } });
+    expect((await client.api.GET('/posts')).data?.items.map((post) => post.title)).toEqual(['Hello from a zip']);
+  });
+
+  it('importSite answers the problem when the body is not a zip (422 archive-refused)', async () => {
+    const { signedIn } = await serve(make);
+    const result = await (await signedIn()).importSite(new Blob(['not a zip']), 'dry-run');
+    expect(result.response.status).toBe(422);
+    expect(result.error?.type).toMatch(/archive-refused$/);
+  });
+});
+
 describe('createMarginClient on 401', () => {
   const memory: MakeStore = async () => createMemoryStore();
   const TWO_MINUTES = 2 * 60 * 1000;
@@ -225,6 +279,18 @@ describe('createMarginClient on 401', () => {
     expect(refreshes()).toBe(1);
     expect(seen).toHaveLength(1);
     expect(seen[0]?.accessToken).toBe(client.tokens?.accessToken);
+  });
+
+  it('resends the same zip after the refresh, so an import with an expired access token goes through (200)', async () => {
+    const { clock, refreshes, signedIn } = await serve(memory, { accessTokenTtlSeconds: 60 });
+    const client = await signedIn();
+    clock.advance(TWO_MINUTES);
+    const archive = new Blob([zipSync({ 'late.md': new TextEncoder().encode('---\ntitle: Late\n---\nBody.\n') })]);
+
+    const applied = await client.importSite(archive, 'apply');
+    expect(applied.response.status).toBe(200);
+    expect(applied.data?.items).toMatchObject([{ path: 'late.md', action: 'create', slug: 'late' }]);
+    expect(refreshes()).toBe(1);
   });
 
   it('answers 401 and clears the tokens when the refresh token was revoked elsewhere, refreshing once', async () => {

@@ -5,7 +5,7 @@
  * `fetch`, `Request` and `crypto.randomUUID`, so it runs in browsers as well as in Node.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from '../../generated/api.js';
+import type { components, operations, paths } from '../../generated/api.js';
 import { bearerMiddleware } from './bearer-middleware.js';
 import { TokenSession, type SessionTokens, type TokenPair } from './session.js';
 import type { ApiResult } from './types.js';
@@ -31,6 +31,22 @@ type Defaulted = 'excerpt' | 'body' | 'tags' | 'status';
  * server fills them in when they are absent, so here they are optional.
  */
 export type NewPost = Omit<CreatePostRequest, Defaulted> & Partial<Pick<CreatePostRequest, Defaulted>>;
+
+/** What `exportSite` may filter and lay out: the statuses, one tag, the layout (`flat` or `hugo`). */
+export type ExportQuery = NonNullable<operations['exportSite']['parameters']['query']>;
+export type ImportMode = components['parameters']['ImportMode'];
+export type ImportReport = components['schemas']['ImportReport'];
+
+/** The export's answer: the archive with the file name the server gives it, or the problem. */
+export type SiteExport =
+  | { data: { archive: Blob; filename: string }; error?: never; response: Response }
+  | { data?: never; error: NonNullable<ApiResult<'exportSite'>['error']>; response: Response };
+
+/** The name a download gets when the answer does not say (`Content-Disposition: attachment; filename="…"`). */
+const EXPORT_FILENAME = 'margin-export.zip';
+
+const filenameOf = (response: Response): string =>
+  /filename="([^"/\\]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? EXPORT_FILENAME;
 
 export interface MarginClientOptions {
   /** The API root, for example `https://cms.example.com/api/v1`. */
@@ -72,6 +88,13 @@ export interface MarginClient {
   updatePost(id: string, patch: UpdatePostRequest, options?: PreconditionOptions): Promise<ApiResult<'updatePost'>>;
   deletePost(id: string, options?: PreconditionOptions): Promise<ApiResult<'deletePost'>>;
   restoreRevision(id: string, version: number, options?: PreconditionOptions): Promise<ApiResult<'restoreRevision'>>;
+  /**
+   * The whole site (or the posts the filters keep) as a zip, read to the end into a Blob: a browser
+   * offers it for download through an object URL, since the bearer token cannot ride on a link.
+   */
+  exportSite(query?: ExportQuery): Promise<SiteExport>;
+  /** Sends a zip archive as the raw body (`application/zip`) to be read (`dry-run`) or imported (`apply`). */
+  importSite(archive: Blob, mode: ImportMode): Promise<ApiResult<'importSite'>>;
 }
 
 export function createMarginClient(options: MarginClientOptions): MarginClient {
@@ -162,6 +185,20 @@ export function createMarginClient(options: MarginClientOptions): MarginClient {
       // A 404 here may be a missing revision of a post that exists.
       track(id, result, false);
       return result;
+    },
+    async exportSite(query = {}) {
+      const { data, error, response } = await api.GET('/export', { params: { query }, parseAs: 'blob' });
+      if (error !== undefined) return { error, response };
+      return { data: { archive: data, filename: filenameOf(response) }, response };
+    },
+    importSite(archive, mode) {
+      return api.POST('/import', {
+        params: { query: { mode } },
+        // The generated type of a binary body is a string; the archive goes as it is, not as JSON.
+        body: archive as unknown as string,
+        bodySerializer: (body) => body,
+        headers: { 'Content-Type': 'application/zip' },
+      });
     },
   };
 }

@@ -12,6 +12,7 @@ import type { ApiResult } from './types.js';
 
 export type { SessionTokens, TokenPair } from './session.js';
 export type { ApiResult } from './types.js';
+export { preferMiddleware, type PreferAnswer, type PreferChooser, type PreferOptions } from './prefer-middleware.js';
 export {
   createContentClient,
   type ContentClient,

@@ -25,7 +25,7 @@ start: ## Start the built server (node dist/main.js); run `make build` first
 run: build ## Build, then start the server (embedded PGlite under .data/ unless DATABASE_URL is set) on http://localhost:8080
 	node dist/main.js
 
-dev: generate ## Server in watch mode, generated/ rebuilt when openapi/ changes (after lint), and the mock on $(MOCK_PORT); Ctrl-C stops all
+dev: generate ## Server in watch mode, generated/ rebuilt when openapi/ changes (after lint), the mock on $(MOCK_PORT), the admin on :5173/admin/ over the mock (ADMIN_API=server: over the server); Ctrl-C stops all
 	node scripts/dev.mjs
 
 docs: generate ## Write the static, self-contained API reference (Redocly, no CDN) to build/api-reference.html for publishing

@@ -6,7 +6,10 @@
 //          the lint prints its problems and leaves generated/, and so the running server, as they were;
 //   [mock] the Prism mock of generated/openapi.json on MOCK_PORT (4010), reloaded by Prism itself
 //          when the bundle changes, behind scripts/mock.mjs (as `make mock`: its 422s list the
-//          request's own violations).
+//          request's own violations);
+//   [admin] the admin app under Vite with hot reload on ADMIN_PORT (5173), at /admin/; its `/api`
+//          goes to the mock unless ADMIN_API=server sends it to [api] (admin/vite.config.ts), and
+//          its development panel adds `Prefer` to the next request (admin/src/dev/).
 // Output is prefixed by concurrently. The server runs on the embedded default unless DATABASE_URL is set.
 import concurrently from 'concurrently';
 
@@ -27,6 +30,7 @@ const { result } = concurrently(
       command: `node scripts/mock.mjs --host 127.0.0.1 --port ${mockPort}`,
       prefixColor: 'yellow',
     },
+    { name: 'admin', command: `${bin('vite')} admin --clearScreen false`, prefixColor: 'green' },
   ],
   { cwd: root, prefix: 'name', killOthersOn: ['failure'], handleInput: false },
 );

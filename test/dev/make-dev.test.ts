@@ -1,9 +1,13 @@
 /**
  * `make dev` (scripts/dev.mjs) as a developer meets it: one command starts the server in watch
- * mode, the spec watcher and the Prism mock with prefixed output; a change under src/ restarts the
- * server; Ctrl-C (SIGINT to the process group, as a terminal sends it) stops all three.
+ * mode, the spec watcher, the Prism mock and the admin's Vite dev server with prefixed output; a
+ * change under src/ restarts the server; Ctrl-C (SIGINT to the process group, as a terminal sends
+ * it) stops all four. The admin's `/api` goes to the mock, or with ADMIN_API=server to the server.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { freePort } from '../support/ports.js';
 import { tmpdir } from 'node:os';
@@ -30,8 +34,8 @@ const work = mkdtempSync(join(tmpdir(), 'margin-dev-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('make dev', () => {
-  it('runs the server, the spec watcher and the mock with prefixed output, restarts the server on a change under src/, and Ctrl-C stops all', async () => {
-    const [port, mockPort] = [await freePort(), await freePort()];
+  it('runs the server, the spec watcher, the mock and the admin with prefixed output, restarts the server on a change under src/, and Ctrl-C stops all', async () => {
+    const [port, mockPort, adminPort] = [await freePort(), await freePort(), await freePort()];
     const child = spawn('node', ['scripts/dev.mjs'], {
       cwd: ROOT,
       detached: true, // its own process group, as a terminal would have it
@@ -41,6 +45,8 @@ describe('make dev', () => {
         DATA_DIR: join(work, 'data'),
         PORT: String(port),
         MOCK_PORT: String(mockPort),
+        ADMIN_PORT: String(adminPort),
+        ADMIN_API: '',
         ADMIN_EMAIL: 'dev@example.com',
         ADMIN_PASSWORD: 'dev-password-long-enough',
         FORCE_COLOR: '0',
@@ -54,13 +60,21 @@ describe('make dev', () => {
     const out = () => output;
     const api = `http://127.0.0.1:${port}/api/v1/healthz`;
     const mock = `http://127.0.0.1:${mockPort}/healthz`;
+    const admin = `http://127.0.0.1:${adminPort}/admin/`;
     const listening = () => output.split('\n').filter((line) => line.startsWith('[api]') && line.includes('MarginCMS listening')).length;
     try {
       await until('the server', () => answers(api), 90_000, out);
       await until('the mock', () => answers(mock), 60_000, out);
+      await until('the admin', () => answers(admin), 60_000, out);
       await until('the spec watcher', () => /^\[spec\] .*generated\/ is up to date/m.test(output), 30_000, out);
       expect(output).toMatch(/^\[api\] /m);
       expect(output).toMatch(/^\[mock\] /m);
+      expect(output).toMatch(/^\[admin\] /m);
+      expect(await (await fetch(admin)).text()).toContain('<div id="root"></div>');
+      // The admin's /api is the mock's: any bearer token reads the contract's example page.
+      const posts = await fetch(`http://127.0.0.1:${adminPort}/api/v1/posts`, { headers: { authorization: 'Bearer any' } });
+      expect(posts.status).toBe(200);
+      expect(((await posts.json()) as { items: { title: string }[] }).items[0]?.title).toBe('Writing markdown that ages well');
       await until('the listening line (log lines are written in batches, at most 0.5 s late)', () => listening() === 1, 5_000, out);
 
       // A save under src/ (its modification time is enough for the watcher) restarts the server.
@@ -76,6 +90,7 @@ describe('make dev', () => {
     expect(code, output).toBe(0);
     expect(await answers(api)).toBe(false);
     expect(await answers(mock)).toBe(false);
+    expect(await answers(admin)).toBe(false);
   }, 240_000);
 });
 
@@ -126,4 +141,82 @@ describe('the spec watcher of make dev', () => {
       child.kill('SIGINT');
     }
   }, 180_000);
+});
+
+describe('the admin dev server of make dev (admin/vite.config.ts)', () => {
+  /** A stand-in for the mock or the server on the loopback address: answers with the path it was asked. */
+  async function standIn(name: string) {
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ name, url: req.url }));
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+  }
+
+  /** `vite admin` as [admin] runs it, with `env`; resolves with what GET `path` answers, then stops it. */
+  async function viaAdmin(env: Record<string, string>, path: string): Promise<unknown> {
+    const adminPort = await freePort();
+    const child = spawn(join(ROOT, 'node_modules/.bin/vite'), ['admin', '--clearScreen', 'false'], {
+      cwd: ROOT,
+      detached: true,
+      env: { ...process.env, ADMIN_PORT: String(adminPort), FORCE_COLOR: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = once(child, 'exit');
+    try {
+      await until(
+        'the admin dev server',
+        () => answers(`http://127.0.0.1:${adminPort}/admin/`),
+        60_000,
+        () => output,
+      );
+      return await (await fetch(`http://127.0.0.1:${adminPort}${path}`)).json();
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    }
+  }
+
+  it('sends /api to the mock on MOCK_PORT by default, without the /api/v1 root the mock does not have', async () => {
+    const mock = await standIn('mock');
+    try {
+      expect(await viaAdmin({ ADMIN_API: '', MOCK_PORT: String(mock.port) }, '/api/v1/posts?limit=2')).toEqual({
+        name: 'mock',
+        url: '/posts?limit=2',
+      });
+    } finally {
+      mock.close();
+    }
+  }, 90_000);
+
+  it('sends /api to the server on PORT, path and all, with ADMIN_API=server', async () => {
+    const server = await standIn('server');
+    try {
+      expect(await viaAdmin({ ADMIN_API: 'server', PORT: String(server.port) }, '/api/v1/posts?limit=2')).toEqual({
+        name: 'server',
+        url: '/api/v1/posts?limit=2',
+      });
+    } finally {
+      server.close();
+    }
+  }, 90_000);
+
+  it('refuses to start with an ADMIN_API it does not know, saying which it knows', async () => {
+    const child = spawn(join(ROOT, 'node_modules/.bin/vite'), ['admin'], {
+      cwd: ROOT,
+      env: { ...process.env, ADMIN_API: 'staging', ADMIN_PORT: String(await freePort()), FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).not.toBe(0);
+    expect(output).toContain('ADMIN_API is "staging": it must be mock (the default) or server');
+  }, 60_000);
 });

@@ -1,0 +1,135 @@
+/**
+ * The posts list and the dashboard end to end in a real browser (see harness.ts): the tag filter
+ * in the URL, a bulk publish by keyboard with its per-post results, then the posts as the Content
+ * API serves them; the dashboard's counts and activity. axe clean, light and dark, 1440 and 360 px.
+ */
+import type { Page } from 'playwright-core';
+import { beforeAll, expect, it } from 'vitest';
+import { ADMIN, describeAdmin, seriousViolations } from './harness.js';
+
+/** No serious axe violation in light and in dark; the page is left light. */
+async function expectAxeCleanBothSchemes(page: Page): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    expect(await seriousViolations(page), colorScheme).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** At 360 px wide nothing is wider than the screen; back to 1440 after. */
+async function expectNoHorizontalScrollAt360(page: Page): Promise<void> {
+  await page.setViewportSize({ width: 360, height: 740 });
+  expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+describeAdmin('the posts list and the dashboard in headless Chromium', (site) => {
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    for (const [title, tags] of [
+      ['Bulk one', ['e2e-bulk']],
+      ['Bulk two', ['e2e-bulk']],
+      ['Left untagged', []],
+    ] as const) {
+      const created = await site.api().POST('/posts', { body: { title, body: `The body of ${title}.`, tags: [...tags] } });
+      expect(created.response.status).toBe(201);
+      ids[title] = created.data!.id;
+    }
+  });
+
+  it('the tag filter narrows the drafts and stays in the URL; two selected by keyboard and published show both results, and the Content API serves them: axe clean with the selection and the results (light and dark), no scroll at 360 px', async () => {
+    const page = await site.page();
+    await site.signIn(page);
+    await page.getByRole('cell', { name: 'Left untagged', exact: true }).waitFor();
+    expect(await page.getByRole('row').count()).toBe(4);
+
+    await page.getByRole('search').getByLabel('Tag').selectOption('e2e-bulk');
+    await page.getByText('2 drafts tagged “e2e-bulk”.').waitFor();
+    expect(new URL(page.url()).searchParams.get('tag')).toBe('e2e-bulk');
+    // Back and forward walk through the filters.
+    await page.goBack();
+    await page.getByText('3 drafts.').waitFor();
+    expect(await page.getByRole('search').getByLabel('Tag').inputValue()).toBe('');
+    await page.goForward();
+    await page.getByText('2 drafts tagged “e2e-bulk”.').waitFor();
+    // A reload forgets the session (tokens live in memory only); signing in comes back to the filtered list.
+    await page.reload();
+    await page.getByLabel('Email').fill(ADMIN.email);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.keyboard.press('Enter');
+    await page.getByText('2 drafts tagged “e2e-bulk”.').waitFor();
+    expect(await page.getByRole('search').getByLabel('Tag').inputValue()).toBe('e2e-bulk');
+    expect(await page.getByRole('cell', { name: 'Left untagged', exact: true }).count()).toBe(0);
+
+    // Select-all is a checkbox like the others: Space on it selects both rows; again, none.
+    await page.getByRole('checkbox', { name: 'Select all 2 posts shown' }).focus();
+    await page.keyboard.press('Space');
+    await page.getByText('2 posts selected.').waitFor();
+    await page.keyboard.press('Space');
+    await page.getByText('No post selected.').waitFor();
+
+    // Every draft again; two selected by keyboard (Space), Publish by Enter.
+    await page.getByRole('search').getByLabel('Tag').selectOption('');
+    await page.getByText('3 drafts.').waitFor();
+    for (const title of ['Bulk one', 'Bulk two']) {
+      await page.getByRole('checkbox', { name: `Select “${title}”` }).focus();
+      await page.keyboard.press('Space');
+    }
+    await page.getByText('2 posts selected.').waitFor();
+    await expectAxeCleanBothSchemes(page);
+    await page.getByRole('button', { name: 'Publish' }).focus();
+    await page.keyboard.press('Enter');
+
+    const results = page.getByRole('region', { name: 'Results of the bulk action' });
+    await results.getByText('2 of 2 published.').waitFor();
+    expect((await results.getByRole('listitem').allTextContents()).sort()).toEqual([
+      '“Bulk one”: published (version 2).',
+      '“Bulk two”: published (version 2).',
+    ]);
+    // The list was asked again: both left the drafts. With the last one selected, the page holds all at once.
+    await page.getByText('1 draft.').waitFor();
+    await page.getByRole('checkbox', { name: 'Select “Left untagged”' }).check();
+    await page.getByText('1 post selected.').waitFor();
+    await expectAxeCleanBothSchemes(page);
+    await site.screenshot(page, 'posts-bulk', true);
+    await expectNoHorizontalScrollAt360(page);
+
+    for (const title of ['Bulk one', 'Bulk two']) {
+      const served = await site.api().GET('/content/posts/{id}', { params: { path: { id: ids[title]! } } });
+      expect(served.response.status, title).toBe(200);
+      expect(served.data?.title).toBe(title);
+    }
+    site.expectClean(page);
+    await page.context().close();
+  });
+
+  it("the dashboard, from the shell's navigation, shows the counts by status and by tag as the API has them, and the activity links to its posts: axe clean (light and dark), no scroll at 360 px", async () => {
+    const { data: stats } = await site.api().GET('/stats');
+    const page = await site.page();
+    await site.signIn(page);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+    const status = page.getByRole('region', { name: 'Posts by status' });
+    await status.getByRole('row', { name: /Total/ }).waitFor();
+    const rows = await status.getByRole('row').allTextContents();
+    expect(rows.slice(1)).toEqual([
+      `Drafts${stats!.posts.draft}`,
+      `Published${stats!.posts.published}`,
+      `Archived${stats!.posts.archived}`,
+      `Total${stats!.posts.total}`,
+    ]);
+    expect(stats!.posts.total).toBeGreaterThanOrEqual(3);
+    await page.getByRole('region', { name: 'Posts by tag' }).getByRole('row', { name: 'e2e-bulk 2' }).waitFor();
+    const activity = page.getByRole('region', { name: 'Recent activity' });
+    const link = activity.getByRole('link', { name: '“Bulk one”' }).first();
+    await link.waitFor();
+    expect(await link.getAttribute('href')).toBe(`/admin/posts/${ids['Bulk one']}`);
+    expect(await page.title()).toBe('Dashboard · MarginCMS');
+    await expectAxeCleanBothSchemes(page);
+    await site.screenshot(page, 'dashboard', true);
+    await expectNoHorizontalScrollAt360(page);
+    site.expectClean(page);
+    await page.context().close();
+  });
+});

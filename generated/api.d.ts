@@ -1267,7 +1267,7 @@ export interface components {
         /** @description Too many failed logins within the window (LOGIN_WINDOW_SECONDS, 15 minutes by default): from this client address, whatever the account (LOGIN_MAX_FAILURES_PER_ADDRESS, 20; an IPv6 address counts by its /64 network), or for this account from addresses that have never logged in to it (LOGIN_MAX_FAILURES, 5, across all such addresses together). An address that has logged in to the account before is held only to its own count of the same size. Retry-After says when the oldest counted failure leaves the window. */
         LoginThrottledResponse: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["LoginRetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1408,7 +1408,7 @@ export interface components {
         /** @description This address sent more content requests than the configured rate allows (per minute, counted per server process); retry after Retry-After seconds. */
         RateLimitedResponse: {
             headers: {
-                "Retry-After": components["headers"]["RetryAfter"];
+                "Retry-After": components["headers"]["RateLimitRetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1769,6 +1769,16 @@ export interface components {
          * @example /api/v1/posts/01JDQ8Z4M6X2V7K9T3N5R8W1YB
          */
         Location: string;
+        /**
+         * @description Seconds until the oldest counted failure leaves the login window (at most LOGIN_WINDOW_SECONDS).
+         * @example 840
+         */
+        LoginRetryAfter: number;
+        /**
+         * @description Seconds until this address may send content requests again.
+         * @example 12
+         */
+        RateLimitRetryAfter: number;
         /**
          * @description Seconds to wait before trying again.
          * @example 1

@@ -16,6 +16,9 @@ const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'))
 /** A post's history (revisions, their diffs, restore) loads on demand. */
 const HistoryPage = lazy(() => import('../features/history/history-page'));
 
+/** The site's export and import load on demand. */
+const SitePage = lazy(() => import('../features/site/site-page'));
+
 const editor = (
   <Suspense fallback={<p aria-live="polite">Loading the editor…</p>}>
     <EditorPage />
@@ -44,6 +47,14 @@ export function AppRoutes() {
           element={
             <Suspense fallback={<p aria-live="polite">Loading the history…</p>}>
               <HistoryPage />
+            </Suspense>
+          }
+        />
+        <Route
+          path="/site"
+          element={
+            <Suspense fallback={<p aria-live="polite">Loading the site page…</p>}>
+              <SitePage />
             </Suspense>
           }
         />

@@ -18,6 +18,9 @@ export function Shell() {
             <li>
               <NavLink to="/dashboard">Dashboard</NavLink>
             </li>
+            <li>
+              <NavLink to="/site">Site</NavLink>
+            </li>
           </ul>
         </nav>
         <SignOutButton />

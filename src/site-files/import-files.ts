@@ -26,7 +26,7 @@ const MARKDOWN = /\.(md|markdown)$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The fields of a post that `createPost` would check, as an imported file gives them. */
-export interface PostFields {
+interface PostFields {
   title: string;
   slug: string;
   excerpt: string;

@@ -29,7 +29,7 @@ export interface FileDigest {
   sha256: string;
 }
 
-export interface ManifestFile extends FileDigest {
+interface ManifestFile extends FileDigest {
   path: string;
   id: string;
 }

@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import type postgres from 'postgres';
+import { MANIFEST_PATH, type Manifest } from '../src/site-files/manifest.js';
 import { login } from './client.js';
 import { countPosts, createScratchDatabase, createUser, migrate, type Credentials } from './database.js';
 import { envNumber, quick, serverUrl } from './env.js';
@@ -81,9 +82,9 @@ async function importSite(baseUrl: string, token: string, zip: Uint8Array, mode:
 /** The manifest's files (path, bytes, SHA-256) of an export, for the round-trip check. */
 function manifestFiles(zip: Uint8Array): string {
   const manifest = JSON.parse(
-    Buffer.from(unzipSync(zip, { filter: (f) => f.name === 'manifest.json' })['manifest.json']!).toString('utf8'),
-  );
-  return JSON.stringify((manifest as { files: unknown }).files);
+    Buffer.from(unzipSync(zip, { filter: (f) => f.name === MANIFEST_PATH })[MANIFEST_PATH]!).toString('utf8'),
+  ) as Manifest;
+  return JSON.stringify(manifest.files);
 }
 
 async function emptySite(sql: postgres.Sql): Promise<void> {

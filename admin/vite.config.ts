@@ -4,7 +4,7 @@
 // server of `make dev` (ADMIN_API=server).
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type ProxyOptions } from 'vite';
+import { defineConfig, type Plugin, type ProxyOptions } from 'vite';
 
 /** Where the dev server's `/api` goes, after `ADMIN_API`. */
 type AdminApi = 'mock' | 'server';
@@ -23,12 +23,30 @@ function apiProxy(env: NodeJS.ProcessEnv): { api: AdminApi; proxy: ProxyOptions 
   throw new Error(`ADMIN_API is ${JSON.stringify(api)}: it must be mock (the default) or server`);
 }
 
+/** Says under the dev server's address where its `/api` goes. */
+function printApi(api: AdminApi, proxy: ProxyOptions): Plugin {
+  const where =
+    api === 'mock'
+      ? `the Prism mock on ${String(proxy.target)} (ADMIN_API=server for the server)`
+      : `the server on ${String(proxy.target)}`;
+  return {
+    name: 'margin-print-api',
+    configureServer(server) {
+      const printUrls = server.printUrls.bind(server);
+      server.printUrls = () => {
+        printUrls();
+        server.config.logger.info(`  ➜  /api:    ${where}`);
+      };
+    },
+  };
+}
+
 export default defineConfig(({ command }) => {
   const { api, proxy } = command === 'serve' ? apiProxy(process.env) : { api: 'server', proxy: undefined };
   return {
     root: fileURLToPath(new URL('.', import.meta.url)),
     base: '/admin/',
-    plugins: [react()],
+    plugins: [react(), ...(proxy ? [printApi(api, proxy)] : [])],
     // What the development panel says the API is (import.meta.env.DEV only; never read in a build).
     define: { 'import.meta.env.ADMIN_API': JSON.stringify(api) },
     build: {

@@ -69,7 +69,7 @@ describe('make dev', () => {
       await until('the spec watcher', () => /^\[spec\] .*generated\/ is up to date/m.test(output), 30_000, out);
       expect(output).toMatch(/^\[api\] /m);
       expect(output).toMatch(/^\[mock\] /m);
-      expect(output).toMatch(/^\[admin\] /m);
+      expect(output).toMatch(new RegExp(`^\\[admin\\] .*/api: +the Prism mock on http://127\\.0\\.0\\.1:${mockPort} `, 'm'));
       expect(await (await fetch(admin)).text()).toContain('<div id="root"></div>');
       // The admin's /api is the mock's: any bearer token reads the contract's example page.
       const posts = await fetch(`http://127.0.0.1:${adminPort}/api/v1/posts`, { headers: { authorization: 'Bearer any' } });
@@ -155,8 +155,8 @@ describe('the admin dev server of make dev (admin/vite.config.ts)', () => {
     return { port: (server.address() as AddressInfo).port, close: () => server.close() };
   }
 
-  /** `vite admin` as [admin] runs it, with `env`; resolves with what GET `path` answers, then stops it. */
-  async function viaAdmin(env: Record<string, string>, path: string): Promise<unknown> {
+  /** `vite admin` as [admin] runs it, with `env`; resolves with what GET `path` answers and what it printed, then stops it. */
+  async function viaAdmin(env: Record<string, string>, path: string): Promise<{ answer: unknown; output: string }> {
     const adminPort = await freePort();
     const child = spawn(join(ROOT, 'node_modules/.bin/vite'), ['admin', '--clearScreen', 'false'], {
       cwd: ROOT,
@@ -175,7 +175,7 @@ describe('the admin dev server of make dev (admin/vite.config.ts)', () => {
         60_000,
         () => output,
       );
-      return await (await fetch(`http://127.0.0.1:${adminPort}${path}`)).json();
+      return { answer: await (await fetch(`http://127.0.0.1:${adminPort}${path}`)).json(), output };
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
       await exited;
@@ -185,10 +185,9 @@ describe('the admin dev server of make dev (admin/vite.config.ts)', () => {
   it('sends /api to the mock on MOCK_PORT by default, without the /api/v1 root the mock does not have', async () => {
     const mock = await standIn('mock');
     try {
-      expect(await viaAdmin({ ADMIN_API: '', MOCK_PORT: String(mock.port) }, '/api/v1/posts?limit=2')).toEqual({
-        name: 'mock',
-        url: '/posts?limit=2',
-      });
+      const { answer, output } = await viaAdmin({ ADMIN_API: '', MOCK_PORT: String(mock.port) }, '/api/v1/posts?limit=2');
+      expect(answer).toEqual({ name: 'mock', url: '/posts?limit=2' });
+      expect(output).toContain(`/api:    the Prism mock on http://127.0.0.1:${mock.port}`);
     } finally {
       mock.close();
     }
@@ -197,10 +196,9 @@ describe('the admin dev server of make dev (admin/vite.config.ts)', () => {
   it('sends /api to the server on PORT, path and all, with ADMIN_API=server', async () => {
     const server = await standIn('server');
     try {
-      expect(await viaAdmin({ ADMIN_API: 'server', PORT: String(server.port) }, '/api/v1/posts?limit=2')).toEqual({
-        name: 'server',
-        url: '/api/v1/posts?limit=2',
-      });
+      const { answer, output } = await viaAdmin({ ADMIN_API: 'server', PORT: String(server.port) }, '/api/v1/posts?limit=2');
+      expect(answer).toEqual({ name: 'server', url: '/api/v1/posts?limit=2' });
+      expect(output).toContain(`/api:    the server on http://127.0.0.1:${server.port}`);
     } finally {
       server.close();
     }

@@ -87,6 +87,9 @@ describeAdmin('the posts list and the dashboard in headless Chromium', (site) =>
       '“Bulk one”: published (version 2).',
       '“Bulk two”: published (version 2).',
     ]);
+    // The keyboard is still on Publish (now unavailable: nothing is selected).
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Publish');
+    expect(await page.getByRole('button', { name: 'Publish' }).getAttribute('aria-disabled')).toBe('true');
     // The list was asked again: both left the drafts. With the last one selected, the page holds all at once.
     await page.getByText('1 draft.').waitFor();
     await page.getByRole('checkbox', { name: 'Select “Left untagged”' }).check();

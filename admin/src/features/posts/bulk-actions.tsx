@@ -21,6 +21,9 @@ export function BulkActions({ ids, pending, onRun }: Props) {
   const none = ids.length === 0;
   const disabled = none || pending;
   const trimmed = tag.trim();
+  // aria-disabled, not disabled: the button keeps the focus it had when the action ran (and the
+  // selection emptied), so the keyboard stays where it was while the results are announced.
+  const act = (when: boolean, action: () => void) => ({ 'aria-disabled': !when, onClick: () => when && action() });
 
   function cancel() {
     setConfirming(false);
@@ -37,13 +40,13 @@ export function BulkActions({ ids, pending, onRun }: Props) {
         {none ? 'No post selected.' : `${plural(ids.length)} selected.`}
       </p>
       <div className="actions">
-        <button type="button" disabled={disabled} onClick={() => onRun({ ids, action: 'publish' })}>
+        <button type="button" {...act(!disabled, () => onRun({ ids, action: 'publish' }))}>
           Publish
         </button>
-        <button type="button" disabled={disabled} onClick={() => onRun({ ids, action: 'archive' })}>
+        <button type="button" {...act(!disabled, () => onRun({ ids, action: 'archive' }))}>
           Archive
         </button>
-        <button type="button" ref={deleteButton} className="secondary" disabled={disabled} onClick={() => setConfirming(true)}>
+        <button type="button" ref={deleteButton} className="secondary" {...act(!disabled, () => setConfirming(true))}>
           Delete…
         </button>
       </div>
@@ -62,10 +65,10 @@ export function BulkActions({ ids, pending, onRun }: Props) {
             <option key={t.name} value={t.name} />
           ))}
         </datalist>
-        <button type="button" disabled={disabled || !trimmed} onClick={() => onRun({ ids, action: 'addTag', tag: trimmed })}>
+        <button type="button" {...act(!disabled && trimmed !== '', () => onRun({ ids, action: 'addTag', tag: trimmed }))}>
           Add tag
         </button>
-        <button type="button" disabled={disabled || !trimmed} onClick={() => onRun({ ids, action: 'removeTag', tag: trimmed })}>
+        <button type="button" {...act(!disabled && trimmed !== '', () => onRun({ ids, action: 'removeTag', tag: trimmed }))}>
           Remove tag
         </button>
       </div>

@@ -95,7 +95,7 @@ function PostsList({ filters, label }: { filters: PostListFilters; label: string
       <p aria-live="polite" className="count">
         {list.isPending ? 'Loading posts…' : first ? countText(first.total, first.totalExact, what) : ''}
       </p>
-      {posts.length > 0 && <BulkActions ids={chosen.map((post) => post.id)} pending={bulk.isPending} onRun={run} />}
+      {(posts.length > 0 || outcome !== null) && <BulkActions ids={chosen.map((post) => post.id)} pending={bulk.isPending} onRun={run} />}
       {bulkError && <ProblemAlert error={bulkError} />}
       <BulkResults outcome={outcome} />
       {posts.length > 0 && <PostsTable posts={posts} caption={what.phrase} selected={selected} onSelect={select} />}

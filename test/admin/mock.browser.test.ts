@@ -7,7 +7,7 @@
  * a save answer 412 (the conflict banner, with the example's current post) and then 422 (each
  * field's error beside it), with no console error but those two answers.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchChromium } from '../support/chromium.js';
 import { freePort } from '../support/ports.js';
 import { startPrism, type PrismMock } from '../support/prism.js';
-import { seriousViolations } from './harness.js';
+import { SCREENSHOTS, seriousViolations } from './harness.js';
 
 const executablePath = chromiumPath('the admin against the mock');
 
@@ -114,6 +114,8 @@ describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => 
     expect(await banner.textContent()).toContain('Theirs: Writing markdown that lasts');
     expect(await panel.getByRole('listitem').first().textContent()).toBe('PATCH /posts/{id} (code=412): 412');
     expect(await panel.getByRole('status').textContent()).toBe('Nothing armed: requests go as they are.');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: new URL('mock-conflict-banner.png', SCREENSHOTS).pathname, fullPage: true });
 
     await panel.getByLabel('Prefer').fill('code=422');
     await panel.getByRole('button', { name: 'Arm' }).click();

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak bench-transfer clean
+.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak bench-transfer bench-admin clean
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -37,10 +37,11 @@ generate: install ## Bundle openapi/ into generated/openapi.json and generated/a
 check-generated: install ## Fail when generated/ is stale
 	node scripts/generate.mjs --check
 
-lint: install ## Lint the split spec, the code (ESLint, with the layer rule; madge: no import cycle, type-only imports included) and its format (Prettier), and find dead code (knip)
+lint: install ## Lint the split spec, the code (ESLint, with the layer rule; madge: no import cycle, type-only imports included; no function of src/ over 120 lines) and its format (Prettier), and find dead code (knip)
 	$(BIN)/redocly lint --config openapi/redocly.yaml openapi/openapi.yaml
 	$(BIN)/eslint --max-warnings 0 .
 	npm run --silent lint:cycles
+	$(BIN)/tsx scripts/function-length.ts
 	$(BIN)/prettier --check --log-level warn .
 	$(BIN)/knip
 
@@ -86,6 +87,9 @@ bench-soak: install ## Saturated mixed load on the API for BENCH_SOAK_SECONDS (6
 
 bench-transfer: install ## Whole-site export and import (dry run, apply, again) of BENCH_POSTS (10000): posts/s and peak RSS; run `make build` first
 	$(BIN)/tsx bench/transfer.ts
+
+bench-admin: install ## The admin's posts page of BENCH_ADMIN_POSTS (10000) posts in Chromium: navigation to first row, tab switch; run `make build` first
+	$(BIN)/tsx bench/admin-tti.ts
 
 clean: ## Remove the embedded database under .data/
 	rm -rf .data

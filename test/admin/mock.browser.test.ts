@@ -106,6 +106,9 @@ describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => 
       'Prefer: code=412 goes with the next change (POST, PATCH, PUT or DELETE), once.',
     );
     expect(await seriousViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await page.getByLabel('Title').fill('Mine');
     await page.getByRole('button', { name: 'Save' }).click();

@@ -6,11 +6,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_CSP } from '../../src/adapters/http/admin.js';
+import { ADMIN_CSP, NONCE_PLACEHOLDER, pageCspOf } from '../../src/adapters/http/admin.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import { testServer } from '../support/http.js';
 
-const INDEX = '<!doctype html><title>admin</title><script type="module" src="/admin/assets/index-Ab12Cd34.js"></script>';
+const INDEX = `<!doctype html><title>admin</title><meta property="csp-nonce" nonce="${NONCE_PLACEHOLDER}"><script type="module" src="/admin/assets/index-Ab12Cd34.js"></script>`;
+/** index.html as answered with `nonce` in its meta. */
+const indexWith = (nonce: string) => INDEX.replace(NONCE_PLACEHOLDER, nonce);
+/** The style nonce of an answer's CSP. */
+const nonceOf = (response: Response) => /'nonce-([A-Za-z0-9+/]{22}==)'/.exec(response.headers.get('content-security-policy') ?? '')?.[1];
 const SCRIPT = 'console.log("admin");';
 
 let dir: string;
@@ -31,26 +35,36 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('GET /admin/', () => {
-  it('200: index.html, revalidated on every load (no-cache, ETag), under the admin CSP', async () => {
+  it('200: index.html, never stored, under the admin CSP with a style nonce that its meta carries', async () => {
     const response = await get('/admin/');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(response.headers.get('cache-control')).toBe('no-cache');
-    expect(response.headers.get('etag')).toMatch(/^"[\w-]{22}"$/);
-    expect(response.headers.get('content-security-policy')).toBe(ADMIN_CSP);
-    expect(ADMIN_CSP).toBe(
-      "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('etag')).toBeNull();
+    const nonce = nonceOf(response)!;
+    expect(response.headers.get('content-security-policy')).toBe(pageCspOf(nonce));
+    expect(pageCspOf(nonce)).toBe(
+      `default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'nonce-${nonce}'; script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'`,
     );
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(await response.text()).toBe(INDEX);
+    expect(await response.text()).toBe(indexWith(nonce));
   });
 
-  it('304 when If-None-Match names its ETag', async () => {
-    const etag = (await get('/admin/')).headers.get('etag')!;
-    const response = await get('/admin/', { 'if-none-match': etag });
-    expect(response.status).toBe(304);
-    expect(await response.text()).toBe('');
+  it('200 with a fresh nonce on every load, also at /admin/index.html, even with If-None-Match', async () => {
+    const nonces = new Set<string | undefined>();
+    for (const [path, headers] of [
+      ['/admin/', {}],
+      ['/admin/', { 'if-none-match': '"x"' }],
+      ['/admin/index.html', {}],
+    ] as const) {
+      const response = await get(path, headers);
+      expect(response.status).toBe(200);
+      const nonce = nonceOf(response);
+      expect(await response.text()).toBe(indexWith(nonce!));
+      nonces.add(nonce);
+    }
+    expect(nonces.size).toBe(3);
   });
 
   it('308 from /admin to /admin/', async () => {
@@ -62,13 +76,14 @@ describe('GET /admin/', () => {
 
 describe('a route of the app under /admin/', () => {
   it.each(['/admin/posts', '/admin/posts?status=draft&q=hello', '/admin/posts/01JDQ7W3E5R7T9Y1V3N5Q7P9AS/edit', '/admin/sign-in'])(
-    '200 %s: index.html (the app routes it), no-cache, under the admin CSP',
+    '200 %s: index.html (the app routes it), no-store, under the admin CSP with its nonce',
     async (path) => {
       const response = await get(path);
       expect(response.status).toBe(200);
-      expect(response.headers.get('cache-control')).toBe('no-cache');
-      expect(response.headers.get('content-security-policy')).toBe(ADMIN_CSP);
-      expect(await response.text()).toBe(INDEX);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      const nonce = nonceOf(response)!;
+      expect(response.headers.get('content-security-policy')).toBe(pageCspOf(nonce));
+      expect(await response.text()).toBe(indexWith(nonce));
     },
   );
 });
@@ -80,6 +95,7 @@ describe('a file of the build', () => {
     expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(response.headers.get('content-length')).toBe(String(SCRIPT.length));
+    expect(response.headers.get('content-security-policy')).toBe(ADMIN_CSP);
     expect(await response.text()).toBe(SCRIPT);
     expect((await get('/admin/assets/index-Ef56Gh78.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
   });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import type { Context, Hono } from 'hono';
@@ -11,6 +11,8 @@ const ADMIN_PATH = '/admin';
 /**
  * The admin app runs only the scripts and styles of its own build, talks only to this server and
  * cannot be framed (#30). No 'unsafe-inline' anywhere: the build has no inline script or style.
+ * The page itself (index.html) also allows the `<style>` elements that carry its nonce: see
+ * `pageCspOf`.
  */
 export const ADMIN_CSP = [
   "default-src 'self'",
@@ -22,6 +24,20 @@ export const ADMIN_CSP = [
   "base-uri 'self'",
   "form-action 'self'",
 ].join('; ');
+
+/** What the build's index.html says where each answer puts its nonce (`<meta property="csp-nonce" nonce="…">`). */
+export const NONCE_PLACEHOLDER = 'MARGIN_CSP_NONCE';
+
+/**
+ * The CSP of one answer of index.html: ADMIN_CSP with `style-src 'self' 'nonce-…'`. The editor's
+ * CodeMirror writes its styles (computed per theme and extension) into a `<style>` element, which
+ * `style-src 'self'` refuses; it sets the nonce the page's meta carries on it (its `cspNonce`
+ * facet). Scripts stay 'self' only, so a script injected into the page cannot run to read the
+ * nonce, and one injected `<style>` does not know it: it is fresh for every answer.
+ */
+export function pageCspOf(nonce: string): string {
+  return ADMIN_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${nonce}'`);
+}
 
 /** Vite's hashed output: a file's name changes with its bytes, so it may be cached for good. */
 const ASSETS_FOLDER = 'assets/';
@@ -76,6 +92,19 @@ export function mountAdmin(app: Hono<never>, dir: string): void {
   }
   const index = files.get('index.html');
   if (!index) throw new Error(`The admin build at ${dir} has no index.html: run \`make build\`.`);
+  const page = Buffer.from(index.body).toString('utf8');
+  /**
+   * index.html with a fresh nonce in its meta and its CSP. Never stored (no-store, no ETag): a
+   * copy revalidated by a 304 would keep its old nonce under the new answer's CSP.
+   */
+  const answerPage = (): Response => {
+    const nonce = randomBytes(16).toString('base64');
+    const body = page.replaceAll(NONCE_PLACEHOLDER, nonce);
+    return respond(body, 200, {
+      ...headers({ 'content-type': TYPES['.html']!, 'cache-control': 'no-store' }),
+      'content-security-policy': pageCspOf(nonce),
+    });
+  };
 
   const answer = (c: Context, file: BuiltFile): Response => {
     if (file.headers.etag !== undefined && c.req.header('if-none-match') === file.headers.etag) {
@@ -89,13 +118,14 @@ export function mountAdmin(app: Hono<never>, dir: string): void {
   const serve = (c: Context): Response => {
     if (c.req.path === ADMIN_PATH) return respond(null, 308, headers({ location: `${ADMIN_PATH}/`, 'cache-control': 'no-cache' }));
     const name = c.req.path.slice(ADMIN_PATH.length + 1);
+    if (name === 'index.html') return answerPage();
     const file = files.get(name);
     if (file) return answer(c, file);
     const last = name.slice(name.lastIndexOf('/') + 1);
     if (name.startsWith(ASSETS_FOLDER) || last.includes('.')) {
       return problemResponse(new HttpProblem(404, 'not-found', `The admin app has no file ${c.req.path}.`), c.req.path);
     }
-    return answer(c, index);
+    return answerPage();
   };
   app.get(ADMIN_PATH, serve);
   app.get(`${ADMIN_PATH}/*`, serve);

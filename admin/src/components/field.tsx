@@ -22,7 +22,10 @@ export function Field(props: {
   const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className="field">
-      <label htmlFor={id}>{label}</label>
+      {/* Its id lets a control that is not a form element (the markdown editor) name it with aria-labelledby. */}
+      <label htmlFor={id} id={`${id}-label`}>
+        {label}
+      </label>
       {props.children({ id, describedBy, invalid: Boolean(error) })}
       {hint && (
         <p id={`${id}-hint`} className="hint">

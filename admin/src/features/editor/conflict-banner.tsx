@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { LineDiff, linesBetween } from '../../components/line-diff';
 import { differingFields, type FieldName, type Fields } from './fields';
+import { localTime } from './schedule';
 
 const LABELS: Record<FieldName, string> = {
   title: 'Title',
@@ -8,10 +9,12 @@ const LABELS: Record<FieldName, string> = {
   excerpt: 'Excerpt',
   tags: 'Tags',
   status: 'Status',
+  publishAt: 'Publish at',
   body: 'Body',
 };
 
 const shown = (fields: Fields, name: Exclude<FieldName, 'body'>): string => {
+  if (name === 'publishAt') return fields.publishAt === null ? '(not scheduled)' : localTime(fields.publishAt);
   const value = name === 'tags' ? fields.tags.join(', ') : fields[name];
   return value === '' ? '(empty)' : value;
 };
@@ -24,6 +27,7 @@ function asText(fields: Fields): string {
     `excerpt: ${JSON.stringify(fields.excerpt)}`,
     `tags: [${fields.tags.map((tag) => JSON.stringify(tag)).join(', ')}]`,
     `status: ${fields.status}`,
+    ...(fields.publishAt === null ? [] : [`publishAt: ${fields.publishAt}`]),
   ];
   return `---\n${header.join('\n')}\n---\n${fields.body}`;
 }

@@ -2,6 +2,7 @@
 import { cleanup, fireEvent, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bodyEditor, bodyText, typeInBody } from '../../test/codemirror';
 import { fakeApi, json, problem, renderApp, sessionOver } from '../../test/fake-api';
 
 afterEach(() => {
@@ -61,7 +62,7 @@ describe('the editor of a post', () => {
     const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
     const { title } = await openEditor(patch.handler);
     expect(title.value).toBe('Hello');
-    expect(screen.getByLabelText<HTMLTextAreaElement>('Body (markdown)').value).toBe('Line one.\nLine two.\n');
+    expect(bodyText()).toBe('Line one.\nLine two.\n');
     expect(screen.getByText('4 words')).toBeTruthy();
     const user = userEvent.setup();
     await user.clear(title);
@@ -75,11 +76,9 @@ describe('the editor of a post', () => {
   it('Ctrl+S saves as the button does; the word count follows the body', async () => {
     const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
     await openEditor(patch.handler);
-    const user = userEvent.setup();
-    const body = screen.getByLabelText('Body (markdown)');
-    await user.type(body, 'And a third line');
-    expect(screen.getByText('8 words')).toBeTruthy();
-    fireEvent.keyDown(body, { key: 's', ctrlKey: true });
+    typeInBody('And a third line');
+    expect(await screen.findByText('8 words')).toBeTruthy();
+    fireEvent.keyDown(bodyEditor().contentDOM, { key: 's', ctrlKey: true });
     expect(await screen.findByText('Saved: version 4.')).toBeTruthy();
     expect(patch.seen.map((w) => w.body)).toEqual([{ body: 'Line one.\nLine two.\nAnd a third line' }]);
   });
@@ -136,14 +135,14 @@ describe('the editor of a post', () => {
     expect(screen.queryByRole('alert')).toBeNull();
 
     await user.click(within(banner).getByRole('button', { name: 'Apply mine on top' }));
-    expect(await screen.findByText('Saved: version 6.')).toBeTruthy();
+    expect(await screen.findByText('Saved: version 6.', undefined, LOAD)).toBeTruthy();
     expect(screen.queryByRole('region', { name: 'Someone else saved this post meanwhile' })).toBeNull();
     expect(patch.seen).toEqual([
       { ifMatch: '"3"', key: null, body: { title: 'My title' } },
       { ifMatch: '"5"', key: null, body: { title: 'My title' } },
     ]);
     // Their body, which I had not touched, stays.
-    expect(screen.getByLabelText<HTMLTextAreaElement>('Body (markdown)').value).toBe('Line one.\nTheir line two.\n');
+    expect(bodyText()).toBe('Line one.\nTheir line two.\n');
     expect(title.value).toBe('My title');
   });
 

@@ -9,6 +9,7 @@ import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
 import { postKeys } from '../../lib/query-keys';
 import { useSession } from '../../lib/session';
 import { ConflictBanner } from './conflict-banner';
+import './editor.css';
 import { LeaveGuard } from './leave-guard';
 import { dropLocalCopy, keepLocalCopy, readLocalCopy, type LocalCopy } from './local-copy';
 import {
@@ -22,7 +23,11 @@ import {
   type FieldName,
   type Fields,
 } from './fields';
+import { MarkdownEditor } from './markdown-editor';
+import { PreviewPane } from './preview-pane';
 import { usePost, useTagNames } from './queries';
+import { SaveProblem } from './save-problem';
+import { defaultPublishAt, localTime, PublishAtInput, publishAtLabel } from './schedule';
 import { TagInput } from './tag-input';
 
 type SlugTaken = components['schemas']['SlugTakenProblem'];
@@ -66,6 +71,16 @@ type Outcome =
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iP(hone|ad)/.test(navigator.platform);
 
+/** What the status control offers: the post's statuses, and a draft with a publish time. */
+type StatusChoice = Fields['status'] | 'scheduled';
+
+const statusChoiceOf = (fields: Fields): StatusChoice =>
+  fields.status === 'draft' && fields.publishAt !== null ? 'scheduled' : fields.status;
+
+/** The preview starts shown where there is room for it beside the body. */
+const wideEnough = () =>
+  typeof window === 'undefined' || typeof window.matchMedia !== 'function' || window.matchMedia('(min-width: 64rem)').matches;
+
 function PostForm({ saved }: { saved: Post | null }) {
   const { client } = useSession();
   const queryClient = useQueryClient();
@@ -78,6 +93,9 @@ function PostForm({ saved }: { saved: Post | null }) {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [pending, setPending] = useState(false);
   const [status, setStatus] = useState('');
+  const [showPreview, setShowPreview] = useState(wideEnough);
+  /** Failed saves so far: each problem shown anew (its Retry-After counted from its answer). */
+  const [failures, setFailures] = useState(0);
   const createKey = useRef<{ body: string; key: string } | null>(null);
   /** Set just before the form itself navigates away (to the post it created), which the guard lets through. */
   const leaving = useRef(false);
@@ -102,6 +120,16 @@ function PostForm({ saved }: { saved: Post | null }) {
     setStatus('');
   };
 
+  /** Scheduled is a draft with a publish time (the last one chosen, or the next hour but one); any other status has none. */
+  const chooseStatus = (choice: StatusChoice) => {
+    setDraft((d) =>
+      choice === 'scheduled'
+        ? { ...d, status: 'draft', publishAt: d.publishAt ?? base?.publishAt ?? defaultPublishAt() }
+        : { ...d, status: choice, publishAt: null },
+    );
+    setStatus('');
+  };
+
   function answered(post: Post) {
     queryClient.setQueryData(postKeys.detail(post.id), post);
     void queryClient.invalidateQueries({ queryKey: postKeys.lists() });
@@ -109,6 +137,7 @@ function PostForm({ saved }: { saved: Post | null }) {
 
   function failed(error: unknown, response: Response) {
     const problem = problemOf(error, response);
+    setFailures((n) => n + 1);
     if (response.status === 412 && error !== null && typeof error === 'object' && 'current' in error) {
       setOutcome({ kind: 'conflict', current: (error as PreconditionFailed).current });
     } else if (response.status === 409 && typeof (error as Partial<SlugTaken>).suggestedSlug === 'string') {
@@ -153,6 +182,7 @@ function PostForm({ saved }: { saved: Post | null }) {
           tags: sent.tags,
           status: sent.status === 'published' ? 'published' : 'draft',
           ...(sent.slug ? { slug: sent.slug } : {}),
+          ...(sent.status === 'draft' && sent.publishAt !== null ? { publishAt: sent.publishAt } : {}),
         };
         // The same body retried (after a lost answer) keeps its Idempotency-Key; a changed one gets a new key.
         const json = JSON.stringify(body);
@@ -293,7 +323,9 @@ function PostForm({ saved }: { saved: Post | null }) {
           }}
         />
       )}
-      {problem && outcome?.kind !== 'slug-taken' && <ProblemAlert error={problem} />}
+      {problem && outcome?.kind !== 'slug-taken' && (
+        <SaveProblem key={failures} error={problem} retrying={pending} onRetry={() => void save(base)} />
+      )}
       <form className="editor" onSubmit={submit} noValidate aria-label={saved ? 'Edit post' : 'New post'}>
         {field('title', 'Title', (p) => (
           <input
@@ -371,33 +403,52 @@ function PostForm({ saved }: { saved: Post | null }) {
         {field('status', 'Status', (p) => (
           <select
             id={p.id}
-            value={draft.status}
-            onChange={(e) => set('status', e.target.value as Fields['status'])}
+            value={statusChoiceOf(draft)}
+            onChange={(e) => chooseStatus(e.target.value as StatusChoice)}
             aria-describedby={p.describedBy}
             aria-invalid={p.invalid || undefined}
           >
             <option value="draft">Draft</option>
+            <option value="scheduled">Scheduled</option>
             <option value="published">Published</option>
             {saved && <option value="archived">Archived</option>}
           </select>
         ))}
-        {field(
-          'body',
-          'Body (markdown)',
-          (p) => (
-            <textarea
-              id={p.id}
-              className="body"
-              rows={18}
-              value={draft.body}
-              onChange={(e) => set('body', e.target.value)}
-              aria-describedby={p.describedBy}
-              aria-invalid={p.invalid || undefined}
-              spellCheck
-            />
-          ),
-          `${words} ${words === 1 ? 'word' : 'words'}`,
-        )}
+        {draft.publishAt !== null &&
+          field(
+            'publishAt',
+            publishAtLabel(draft.publishAt),
+            (p) => <PublishAtInput field={p} publishAt={draft.publishAt!} onChange={(iso) => set('publishAt', iso)} />,
+            base?.publishAt ? `Saved: publishes ${localTime(base.publishAt)}.` : 'Publishes itself at this time once saved.',
+          )}
+        <p className="preview-toggle">
+          <button
+            type="button"
+            className="secondary"
+            aria-expanded={showPreview}
+            aria-controls={showPreview ? 'post-preview' : undefined}
+            onClick={() => setShowPreview((shown) => !shown)}
+          >
+            {showPreview ? 'Hide preview' : 'Show preview'}
+          </button>
+        </p>
+        <div className={showPreview ? 'body-and-preview' : undefined}>
+          {field(
+            'body',
+            'Body (markdown)',
+            (p) => (
+              <MarkdownEditor
+                id={p.id}
+                value={draft.body}
+                onChange={(body) => set('body', body)}
+                describedBy={p.describedBy}
+                invalid={p.invalid}
+              />
+            ),
+            `${words} ${words === 1 ? 'word' : 'words'}`,
+          )}
+          {showPreview && <PreviewPane id="post-preview" body={draft.body} />}
+        </div>
         <div className="actions">
           <button type="submit" disabled={pending} aria-keyshortcuts={isMac ? 'Meta+S' : 'Control+S'}>
             {pending ? 'Saving…' : 'Save'}

@@ -7,18 +7,28 @@ export interface Fields {
   excerpt: string;
   tags: string[];
   status: Post['status'];
+  /** When a draft publishes itself (the API's UTC timestamp); null when it is not scheduled. */
+  publishAt: string | null;
   body: string;
 }
 
 export type FieldName = keyof Fields;
 
 /** The fields in the order the form and the conflict banner show them. */
-const FIELD_NAMES: readonly FieldName[] = ['title', 'slug', 'excerpt', 'tags', 'status', 'body'];
+const FIELD_NAMES: readonly FieldName[] = ['title', 'slug', 'excerpt', 'tags', 'status', 'publishAt', 'body'];
 
-export const EMPTY_FIELDS: Fields = { title: '', slug: '', excerpt: '', tags: [], status: 'draft', body: '' };
+export const EMPTY_FIELDS: Fields = { title: '', slug: '', excerpt: '', tags: [], status: 'draft', publishAt: null, body: '' };
 
 export function fieldsOf(post: Post): Fields {
-  return { title: post.title, slug: post.slug, excerpt: post.excerpt, tags: [...post.tags], status: post.status, body: post.body };
+  return {
+    title: post.title,
+    slug: post.slug,
+    excerpt: post.excerpt,
+    tags: [...post.tags],
+    status: post.status,
+    publishAt: post.publishAt,
+    body: post.body,
+  };
 }
 
 const same = (a: Fields, b: Fields, name: FieldName): boolean =>
@@ -59,7 +69,7 @@ export function wordCount(body: string): number {
 
 /** The field a 422's pointer names (`/body/title`, `/body/tags/2`), if it is one of the form's. */
 export function fieldOfPointer(pointer: string): FieldName | undefined {
-  const match = /^\/body\/([a-z]+)(?:\/|$)/.exec(pointer);
+  const match = /^\/body\/([A-Za-z]+)(?:\/|$)/.exec(pointer);
   const name = match?.[1] as FieldName | undefined;
   return name !== undefined && FIELD_NAMES.includes(name) ? name : undefined;
 }

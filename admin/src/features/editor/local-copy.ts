@@ -23,7 +23,12 @@ export function readLocalCopy(postId: string | null): LocalCopy | null {
     const copy = JSON.parse(stored) as Partial<LocalCopy>;
     const fields = copy.fields;
     if (!fields || typeof fields.title !== 'string' || typeof fields.body !== 'string' || !Array.isArray(fields.tags)) return null;
-    return { fields, baseVersion: copy.baseVersion ?? null, keptAt: String(copy.keptAt) };
+    // A copy kept before the editor knew publish times has none.
+    return {
+      fields: { ...fields, publishAt: fields.publishAt ?? null },
+      baseVersion: copy.baseVersion ?? null,
+      keptAt: String(copy.keptAt),
+    };
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { Post } from '../../../../src/client/index.js';
 import { problemOf } from '../../lib/problem';
 import { postKeys, tagKeys } from '../../lib/query-keys';
@@ -30,5 +30,33 @@ export function useTagNames() {
       return data.items.map((tag) => tag.name);
     },
     staleTime: 60_000,
+  });
+}
+
+/** The preview's query keys: one answer per body, as the server renders it. */
+const previewKeys = {
+  all: ['preview'] as const,
+  of: (body: string) => [...previewKeys.all, body] as const,
+};
+
+/**
+ * The body rendered to HTML by the server (POST /preview): the Content API's renderer and
+ * sanitiser, so the preview is what readers will get. The last answer stays while the next loads.
+ */
+export function usePreview(body: string) {
+  const { client } = useSession();
+  return useQuery({
+    queryKey: previewKeys.of(body),
+    // Not aborted when the body moves on (no signal): the debounce already spaces the requests,
+    // and an answer that comes late still fills the cache for that body.
+    queryFn: async (): Promise<string> => {
+      const { data, error, response } = await client.api.POST('/preview', { body: { body } });
+      if (error !== undefined) throw problemOf(error, response);
+      return data.html;
+    },
+    placeholderData: keepPreviousData,
+    staleTime: Infinity,
+    gcTime: 30_000,
+    retry: false,
   });
 }

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidTransitionError, ValidationError } from './errors.js';
-import { isVisibleToReaders, POST_STATUSES, type PostStatus } from './post.js';
-import { activityTypeFor, applyStatusChange, scheduleAfter, transitionFor } from './post-rules.js';
+import { isVisibleToReaders, POST_STATUSES, type Post, type PostStatus } from './post.js';
+import {
+  activityOfChanges,
+  activityTypeFor,
+  applyStatusChange,
+  changesFor,
+  scheduleAfter,
+  scheduleKept,
+  transitionFor,
+} from './post-rules.js';
+import { countWords } from './word-count.js';
 
 const t0 = new Date('2024-01-01T00:00:00.000Z');
 const t1 = new Date('2024-06-01T12:00:00.000Z');
@@ -146,6 +155,103 @@ describe('activityTypeFor', () => {
     for (const status of POST_STATUSES) {
       expect(activityTypeFor(at(status), at(status))).toBe('updated');
     }
+  });
+});
+
+describe('changesFor', () => {
+  const now = new Date('2024-03-01T00:00:00.000Z');
+  const later = new Date('2024-04-01T00:00:00.000Z');
+  const post = (over: Partial<Post> = {}): Post => ({
+    id: 'P1',
+    title: 'Title',
+    slug: 'title',
+    excerpt: 'Excerpt',
+    body: 'Two words',
+    tags: ['a', 'b'],
+    status: 'draft',
+    version: 3,
+    wordCount: 2,
+    createdAt: t0,
+    updatedAt: t0,
+    publishedAt: null,
+    publishAt: null,
+    ...over,
+  });
+
+  it('gives only the fields whose value differs: an edit that changes nothing is {}', () => {
+    const before = post({ publishAt: later });
+    const same = { title: 'Title', slug: 'title', excerpt: 'Excerpt', body: 'Two words', tags: ['a', 'b'], status: 'draft' as const };
+    expect(changesFor(before, { ...same, publishAt: new Date(later.getTime()) }, now)).toStrictEqual({});
+    expect(changesFor(before, {}, now)).toStrictEqual({});
+    expect(changesFor(before, { ...same, title: 'New', excerpt: '' }, now)).toStrictEqual({ title: 'New', excerpt: '' });
+  });
+
+  it('counts the words of a changed body', () => {
+    const body = 'Three more words, and [a link](https://example.com)';
+    expect(changesFor(post(), { body }, now)).toStrictEqual({ body, wordCount: countWords(body) });
+  });
+
+  it('compares tags in order: the same tags in another order are a change', () => {
+    expect(changesFor(post(), { tags: ['b', 'a'] }, now)).toStrictEqual({ tags: ['b', 'a'] });
+    expect(changesFor(post(), { tags: ['a'] }, now)).toStrictEqual({ tags: ['a'] });
+  });
+
+  it('stamps publishedAt on the first publish and keeps it on a later unpublish or republish', () => {
+    expect(changesFor(post(), { status: 'published' }, now)).toStrictEqual({ status: 'published', publishedAt: now });
+    expect(changesFor(post({ status: 'published', publishedAt: t0 }), { status: 'draft' }, now)).toStrictEqual({ status: 'draft' });
+    expect(changesFor(post({ publishedAt: t0 }), { status: 'published' }, now)).toStrictEqual({ status: 'published' });
+  });
+
+  it('clears publishAt when a scheduled draft is published or archived, and keeps it while it stays a draft', () => {
+    const scheduled = post({ publishAt: later });
+    expect(changesFor(scheduled, { status: 'published' }, now)).toStrictEqual({ status: 'published', publishedAt: now, publishAt: null });
+    expect(changesFor(scheduled, { status: 'archived' }, now)).toStrictEqual({ status: 'archived', publishAt: null });
+    expect(changesFor(scheduled, { status: 'draft', title: 'T' }, now)).toStrictEqual({ title: 'T' });
+  });
+
+  it('reads an asked publishAt as scheduleAfter does: on a draft and in the future, else a ValidationError at /publishAt', () => {
+    expect(changesFor(post(), { publishAt: later }, now)).toStrictEqual({ publishAt: later });
+    expect(changesFor(post({ publishAt: later }), { publishAt: null }, now)).toStrictEqual({ publishAt: null });
+    expect(() => changesFor(post(), { publishAt: t0 }, now)).toThrow(ValidationError);
+    expect(() => changesFor(post(), { status: 'published', publishAt: later }, now)).toThrow(ValidationError);
+    const error = (() => {
+      try {
+        changesFor(post(), { publishAt: t0 }, now);
+      } catch (e) {
+        return e as ValidationError;
+      }
+    })();
+    expect(error?.issues.map((issue) => issue.pointer)).toStrictEqual(['/publishAt']);
+  });
+
+  it('reads a stated publishAt (an import file): a draft keeps any, a past one too; another status none', () => {
+    expect(changesFor(post(), { publishAt: t0 }, now, 'stated')).toStrictEqual({ publishAt: t0 });
+    expect(changesFor(post(), { status: 'published', publishAt: later }, now, 'stated')).toStrictEqual({
+      status: 'published',
+      publishedAt: now,
+    });
+    expect(changesFor(post({ publishAt: later }), { status: 'archived', publishAt: later }, now, 'stated')).toStrictEqual({
+      status: 'archived',
+      publishAt: null,
+    });
+  });
+});
+
+describe('scheduleKept', () => {
+  it('keeps a publishAt on a draft only', () => {
+    expect(scheduleKept('draft', t1)).toEqual(t1);
+    expect(scheduleKept('published', t1)).toBeNull();
+    expect(scheduleKept('archived', t1)).toBeNull();
+    expect(scheduleKept('draft', null)).toBeNull();
+  });
+});
+
+describe('activityOfChanges', () => {
+  it('is activityTypeFor of the post the changes leave, absent fields kept', () => {
+    expect(activityOfChanges(at('draft', t1), { status: 'published', publishAt: null })).toBe('published');
+    expect(activityOfChanges(at('draft', t1), {})).toBe('updated');
+    expect(activityOfChanges(at('draft', t1), { publishAt: null })).toBe('unscheduled');
+    expect(activityOfChanges(at('draft'), { publishAt: t1 })).toBe('scheduled');
   });
 });
 

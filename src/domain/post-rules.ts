@@ -1,22 +1,14 @@
 import { InvalidTransitionError, ValidationError, type ValidationIssue } from './errors.js';
-import type { BulkAction, Post, PostStatus } from './post.js';
-import type { PostQuery } from './ports/post-repository.js';
+import type { BulkAction, Post, PostStatus, UpdateActivityType } from './post.js';
+import type { PostChanges, PostQuery } from './ports/post-repository.js';
 import { normalizeTag, normalizeTags } from './tags.js';
 import { hasControlCharacter, isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableTextIssues } from './text.js';
+import { countWords } from './word-count.js';
 
-export const ACTIVITY_TYPES = [
-  'created',
-  'updated',
-  'published',
-  'unpublished',
-  'archived',
-  'deleted',
-  'restored',
-  'scheduled',
-  'unscheduled',
-] as const;
-
-export type ActivityType = (typeof ACTIVITY_TYPES)[number];
+/** The `publishAt` a post in `status` keeps of `publishAt`: only a draft is scheduled. */
+export function scheduleKept(status: PostStatus, publishAt: Date | null): Date | null {
+  return status === 'draft' && publishAt !== null ? new Date(publishAt.getTime()) : null;
+}
 
 /**
  * Status, publishedAt and publishAt after moving `post` to `next`.
@@ -31,8 +23,7 @@ export function applyStatusChange(
 ): { status: PostStatus; publishedAt: Date | null; publishAt: Date | null } {
   const publishedAt =
     post.publishedAt !== null ? new Date(post.publishedAt.getTime()) : next === 'published' ? new Date(now.getTime()) : null;
-  const publishAt = next === 'draft' && post.publishAt !== null ? new Date(post.publishAt.getTime()) : null;
-  return { status: next, publishedAt, publishAt };
+  return { status: next, publishedAt, publishAt: scheduleKept(next, post.publishAt) };
 }
 
 /**
@@ -43,7 +34,7 @@ export function applyStatusChange(
  *   that is not in the future
  */
 export function scheduleAfter(status: PostStatus, current: Date | null, requested: Date | null | undefined, now: Date): Date | null {
-  if (requested === undefined) return status === 'draft' ? current : null;
+  if (requested === undefined) return scheduleKept(status, current);
   if (requested === null) return null;
   if (status !== 'draft') {
     throw new ValidationError([{ pointer: '/publishAt', message: `only a draft can be scheduled; this post would be ${status}` }]);
@@ -68,7 +59,7 @@ export function scheduleAfter(status: PostStatus, current: Date | null, requeste
 export function activityTypeFor(
   before: Pick<Post, 'status' | 'publishAt'>,
   after: Pick<Post, 'status' | 'publishAt'>,
-): Extract<ActivityType, 'published' | 'unpublished' | 'archived' | 'updated' | 'scheduled' | 'unscheduled'> {
+): Exclude<UpdateActivityType, 'restored'> {
   if (before.status !== after.status) {
     if (after.status === 'archived') return 'archived';
     if (after.status === 'published') return 'published';
@@ -79,6 +70,68 @@ export function activityTypeFor(
   if (is !== null && is !== was) return 'scheduled';
   if (is === null && was !== null && before.status === after.status) return 'unscheduled';
   return 'updated';
+}
+
+/** The activity of an update that applies `changes` to `before` (see `activityTypeFor`). */
+export function activityOfChanges(
+  before: Pick<Post, 'status' | 'publishAt'>,
+  changes: Pick<PostChanges, 'status' | 'publishAt'>,
+): Exclude<UpdateActivityType, 'restored'> {
+  return activityTypeFor(before, {
+    status: changes.status ?? before.status,
+    publishAt: changes.publishAt === undefined ? before.publishAt : changes.publishAt,
+  });
+}
+
+/** What a write asks to change of a post (absent fields keep their value), its tags normalised (`checkedPostContent`). */
+export type PostEdit = Omit<PostChanges, 'wordCount' | 'publishedAt'>;
+
+/**
+ * How an edit's `publishAt` is read: `asked` (a client's edit, see `scheduleAfter`: a schedule
+ * must be on a draft and in the future, else `ValidationError`) or `stated` (an import file that
+ * states the post as it is: a draft keeps whatever publishAt it states, another status none).
+ */
+export type ScheduleReading = 'asked' | 'stated';
+
+function sameInstant(a: Date | null, b: Date | null): boolean {
+  return (a?.getTime() ?? null) === (b?.getTime() ?? null);
+}
+
+function sameTags(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((tag, i) => tag === b[i]);
+}
+
+/**
+ * What `edit` changes of `before` at `now`, as the changes of an update: only the fields whose
+ * value differs from `before`'s (an edit that changes nothing gives `{}`).
+ * - title, slug, excerpt and tags as given; a body with its word count (`countWords`);
+ * - a status with the `publishedAt` of `applyStatusChange` (the first publish stamps `now`);
+ * - `publishAt` for the status the post has after the edit (only a draft stays scheduled), the
+ *   edit's own read as `schedule` says.
+ * @throws ValidationError at `/publishAt` when `schedule` is `asked` (see `scheduleAfter`)
+ */
+export function changesFor(before: Post, edit: PostEdit, now: Date, schedule: ScheduleReading = 'asked'): PostChanges {
+  const changes: PostChanges = {};
+  if (edit.title !== undefined && edit.title !== before.title) changes.title = edit.title;
+  if (edit.slug !== undefined && edit.slug !== before.slug) changes.slug = edit.slug;
+  if (edit.excerpt !== undefined && edit.excerpt !== before.excerpt) changes.excerpt = edit.excerpt;
+  if (edit.body !== undefined && edit.body !== before.body) {
+    changes.body = edit.body;
+    changes.wordCount = countWords(edit.body);
+  }
+  if (edit.tags !== undefined && !sameTags(edit.tags, before.tags)) changes.tags = [...edit.tags];
+  const status = edit.status ?? before.status;
+  if (status !== before.status) {
+    changes.status = status;
+    const { publishedAt } = applyStatusChange(before, status, now);
+    if (!sameInstant(publishedAt, before.publishedAt)) changes.publishedAt = publishedAt;
+  }
+  const publishAt =
+    schedule === 'asked'
+      ? scheduleAfter(status, before.publishAt, edit.publishAt, now)
+      : scheduleKept(status, edit.publishAt === undefined ? before.publishAt : edit.publishAt);
+  if (!sameInstant(publishAt, before.publishAt)) changes.publishAt = publishAt;
+  return changes;
 }
 
 /**

@@ -6,6 +6,24 @@ export type PostStatus = (typeof POST_STATUSES)[number];
 /** What a bulk operation does to each post it names (`transitionFor` gives the status it leads to). */
 export type BulkAction = 'publish' | 'unpublish' | 'archive' | 'delete' | 'addTag' | 'removeTag';
 
+/** What the activity log records of a change to a post. */
+export const ACTIVITY_TYPES = [
+  'created',
+  'updated',
+  'published',
+  'unpublished',
+  'archived',
+  'deleted',
+  'restored',
+  'scheduled',
+  'unscheduled',
+] as const;
+
+export type ActivityType = (typeof ACTIVITY_TYPES)[number];
+
+/** The activity of a change that leaves the post in place: neither its creation nor its deletion. */
+export type UpdateActivityType = Exclude<ActivityType, 'created' | 'deleted'>;
+
 /** Maximum slug length, in characters. */
 export const SLUG_MAX = 100;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { activityCursorScope, encodeCursor } from '../../domain/cursor.js';
 import { InvalidCursorError } from '../../domain/errors.js';
-import type { ActivityType } from '../../domain/post-rules.js';
+import type { ActivityType } from '../../domain/post.js';
 import type { ActivityEvent, ActivityLog, ActivityQuery } from '../../domain/ports/activity-log.js';
 import { ADA, type MakeStore, minute, newPost, rejectionOf, ulid, useStore } from './fixtures.js';
 

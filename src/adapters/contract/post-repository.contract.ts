@@ -322,15 +322,16 @@ export function describePostRepositoryContract(make: MakeStore): void {
       });
     });
 
+    /** The history a recorded write stores: event `ulid(5000 + n)` by ADA at `at`. */
+    const record = (n: number, at = minute(40)) => ({ actor: ADA, eventId: ulid(5000 + n), occurredAt: at });
+
+    async function historyOf(id: string) {
+      const revisions = await store().revisions.list(id, { limit: 10 });
+      const events = await store().activity.list({ postId: id, limit: 10 });
+      return { revisions: revisions.items, events: events.items };
+    }
+
     describe('createRecorded: a post with the start of its history', () => {
-      const record = (n: number, at = minute(40)) => ({ actor: ADA, eventId: ulid(5000 + n), occurredAt: at });
-
-      async function historyOf(id: string) {
-        const revisions = await store().revisions.list(id, { limit: 10 });
-        const events = await store().activity.list({ postId: id, limit: 10 });
-        return { revisions: revisions.items, events: events.items };
-      }
-
       it('createRecorded stores the post as create does, its first revision and its created event', async () => {
         const input = publishedHello({ title: 'Hello: "world" #1' });
         const occurredAt = new Date('2026-03-04T05:06:07.999Z');
@@ -423,6 +424,195 @@ export function describePostRepositoryContract(make: MakeStore): void {
         });
         expect(created.slug).toBe('taken-2');
         expect((await historyOf(ulid(2))).events.map((e) => e.id)).toStrictEqual([ulid(5003)]);
+      });
+    });
+
+    describe('updateRecorded and deleteRecorded: a change with its history', () => {
+      /** Post 1 created with its history (event 5001 at minute 40): the post as stored. */
+      async function recordedPost(overrides: Parameters<typeof newPost>[1] = {}): Promise<Post> {
+        return posts().createRecorded(newPost(1, { title: 'One', excerpt: 'first excerpt', body: 'first body', ...overrides }), record(1));
+      }
+
+      const update = (n: number, at = minute(41)) => ({ ...record(n, at), type: 'updated' as const });
+
+      it('updateRecorded stores the changes as update does (updatedAt = record.occurredAt, version + 1), a revision of the updated post and an event of record.type', async () => {
+        const before = await recordedPost();
+        const at = new Date('2026-03-04T06:07:08.009Z');
+        const after = await posts().updateRecorded(
+          before,
+          { title: 'Two', tags: ['t'], status: 'published', publishedAt: at },
+          { ...record(2, at), type: 'published' },
+        );
+        const expected: Post = { ...before, title: 'Two', tags: ['t'], status: 'published', publishedAt: at, version: 2, updatedAt: at };
+        expect(after).toStrictEqual(expected);
+        expect(await posts().get(before.id)).toStrictEqual(expected);
+        expect(await store().revisions.get(before.id, 2)).toStrictEqual(revisionOf(expected, { createdAt: at }));
+        const { revisions, events } = await historyOf(before.id);
+        expect(revisions.map((r) => r.version)).toStrictEqual([2, 1]);
+        expect(events[0]).toStrictEqual({
+          id: ulid(5002),
+          type: 'published',
+          postId: before.id,
+          postTitle: 'Two',
+          postVersion: 2,
+          actor: ADA,
+          occurredAt: at,
+        });
+      });
+
+      it('updateRecorded takes the fields the changes keep from before: q finds the post by its new title and its kept excerpt and body', async () => {
+        const before = await recordedPost();
+        const after = await posts().updateRecorded(before, { title: 'Renamed' }, update(2));
+        expect(after).toMatchObject({ title: 'Renamed', excerpt: 'first excerpt', body: 'first body' });
+        expect(await ids({ q: 'renamed' })).toStrictEqual([before.id]);
+        expect(await ids({ q: 'first excerpt' })).toStrictEqual([before.id]);
+        expect(await ids({ q: 'first body' })).toStrictEqual([before.id]);
+        expect(await ids({ q: 'one' })).toStrictEqual([]);
+        await posts().updateRecorded(after, { body: 'second body' }, update(3, minute(42)));
+        expect(await ids({ q: 'renamed' })).toStrictEqual([before.id]);
+        expect(await ids({ q: 'first body' })).toStrictEqual([]);
+      });
+
+      it('updateRecorded of a missing post throws NotFoundError and records nothing', async () => {
+        const before = await recordedPost();
+        await posts().deleteRecorded(before.id, 1, record(2));
+        const error = await rejectionOf(posts().updateRecorded(before, { title: 'x' }, update(3)));
+        expect(error).toBeInstanceOf(NotFoundError);
+        expect(await posts().get(before.id)).toBeNull();
+        expect((await historyOf(before.id)).events.map((e) => e.type)).toStrictEqual(['deleted', 'created']);
+      });
+
+      it('updateRecorded with a stale before throws VersionConflictError with the actual version and changes and records nothing', async () => {
+        const before = await recordedPost();
+        const current = await posts().updateRecorded(before, { title: 'v2' }, update(2));
+        const history = await historyOf(before.id);
+        const error = await rejectionOf(posts().updateRecorded(before, { title: 'lost', slug: 'lost' }, update(3)));
+        expect(error).toBeInstanceOf(VersionConflictError);
+        expect((error as VersionConflictError).expected).toBe(1);
+        expect((error as VersionConflictError).actual).toBe(2);
+        expect(await posts().get(before.id)).toStrictEqual(current);
+        expect(await posts().getBySlug('lost')).toBeNull();
+        expect(await historyOf(before.id)).toStrictEqual(history);
+      });
+
+      it('updateRecorded with a slug another post holds throws SlugTakenError and changes and records nothing', async () => {
+        await posts().create(newPost(2, { slug: 'taken' }));
+        const before = await recordedPost();
+        const history = await historyOf(before.id);
+        const error = await rejectionOf(posts().updateRecorded(before, { slug: 'taken', title: 'x' }, update(3)));
+        expect(error).toBeInstanceOf(SlugTakenError);
+        expect((error as SlugTakenError).slug).toBe('taken');
+        expect(await posts().get(before.id)).toStrictEqual(before);
+        expect(await historyOf(before.id)).toStrictEqual(history);
+      });
+
+      it('updateRecorded with an event id already in the log throws DuplicateIdError and changes nothing', async () => {
+        const before = await recordedPost();
+        const history = await historyOf(before.id);
+        const error = await rejectionOf(posts().updateRecorded(before, { title: 'x' }, update(1)));
+        expect(error).toBeInstanceOf(DuplicateIdError);
+        expect((error as DuplicateIdError).id).toBe(ulid(5001));
+        expect(await posts().get(before.id)).toStrictEqual(before);
+        expect(await historyOf(before.id)).toStrictEqual(history);
+      });
+
+      it('of N concurrent updateRecorded calls with the same before exactly one succeeds, leaving one revision and one event (N = 10)', async () => {
+        const before = await recordedPost();
+        const results = await Promise.allSettled(
+          times(10, (i) => posts().updateRecorded(before, { title: `writer ${i}` }, update(10 + i))),
+        );
+        const fulfilled = results.filter((r): r is PromiseFulfilledResult<Post> => r.status === 'fulfilled');
+        expect(fulfilled).toHaveLength(1);
+        for (const r of results) {
+          if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(VersionConflictError);
+        }
+        expect(await posts().get(before.id)).toStrictEqual(fulfilled[0]!.value);
+        const { revisions, events } = await historyOf(before.id);
+        expect(revisions.map((r) => [r.version, r.title])).toStrictEqual([
+          [2, fulfilled[0]!.value.title],
+          [1, 'One'],
+        ]);
+        expect(events.map((e) => e.type)).toStrictEqual(['updated', 'created']);
+      });
+
+      it('updateRecorded inside a unit of work commits with it and is undone with it; a taken slug leaves the unit usable', async () => {
+        await posts().create(newPost(2, { slug: 'taken' }));
+        const before = await recordedPost();
+        const failure = new Error('after the update');
+        const error = await rejectionOf(
+          store().unitOfWork.run(async (repos) => {
+            await repos.posts.updateRecorded(before, { title: 'undone' }, update(3));
+            throw failure;
+          }),
+        );
+        expect(error).toBe(failure);
+        expect(await posts().get(before.id)).toStrictEqual(before);
+        expect((await historyOf(before.id)).events).toHaveLength(1);
+        const after = await store().unitOfWork.run(async (repos) => {
+          expect(await rejectionOf(repos.posts.updateRecorded(before, { slug: 'taken' }, update(4)))).toBeInstanceOf(SlugTakenError);
+          return repos.posts.updateRecorded(before, { slug: 'taken-2' }, update(5));
+        });
+        expect(after).toMatchObject({ slug: 'taken-2', version: 2 });
+        expect((await historyOf(before.id)).events.map((e) => e.id)).toStrictEqual([ulid(5005), ulid(5001)]);
+      });
+
+      it('deleteRecorded removes the post and every revision of it, appends a deleted event with the title and version it had, and returns it as it was', async () => {
+        const before = await recordedPost();
+        const v2 = await posts().updateRecorded(before, { title: 'Last' }, update(2));
+        const at = minute(50);
+        const deleted = await posts().deleteRecorded(before.id, 2, record(3, at));
+        expect(deleted).toStrictEqual(v2);
+        expect(await posts().get(before.id)).toBeNull();
+        expect(await posts().getBySlug(before.slug)).toBeNull();
+        const { revisions, events } = await historyOf(before.id);
+        expect(revisions).toStrictEqual([]);
+        expect(events[0]).toStrictEqual({
+          id: ulid(5003),
+          type: 'deleted',
+          postId: before.id,
+          postTitle: 'Last',
+          postVersion: 2,
+          actor: ADA,
+          occurredAt: at,
+        });
+        expect(events.map((e) => e.type)).toStrictEqual(['deleted', 'updated', 'created']);
+      });
+
+      it('deleteRecorded of a missing post throws NotFoundError, with a stale version VersionConflictError with the actual version; neither changes anything', async () => {
+        expect(await rejectionOf(posts().deleteRecorded(ulid(404), 1, record(9)))).toBeInstanceOf(NotFoundError);
+        expect(await historyOf(ulid(404))).toStrictEqual({ revisions: [], events: [] });
+        const before = await recordedPost();
+        const v2 = await posts().updateRecorded(before, { title: 'v2' }, update(2));
+        const history = await historyOf(before.id);
+        const error = await rejectionOf(posts().deleteRecorded(before.id, 1, record(3)));
+        expect(error).toBeInstanceOf(VersionConflictError);
+        expect((error as VersionConflictError).actual).toBe(2);
+        expect(await posts().get(before.id)).toStrictEqual(v2);
+        expect(await historyOf(before.id)).toStrictEqual(history);
+      });
+
+      it('deleteRecorded with an event id already in the log throws DuplicateIdError and keeps the post and its revisions', async () => {
+        const before = await recordedPost();
+        const history = await historyOf(before.id);
+        const error = await rejectionOf(posts().deleteRecorded(before.id, 1, record(1)));
+        expect(error).toBeInstanceOf(DuplicateIdError);
+        expect(await posts().get(before.id)).toStrictEqual(before);
+        expect(await historyOf(before.id)).toStrictEqual(history);
+      });
+
+      it('deleteRecorded inside a unit of work is undone with it', async () => {
+        const before = await recordedPost();
+        const history = await historyOf(before.id);
+        const failure = new Error('after the delete');
+        const error = await rejectionOf(
+          store().unitOfWork.run(async (repos) => {
+            await repos.posts.deleteRecorded(before.id, 1, record(2));
+            throw failure;
+          }),
+        );
+        expect(error).toBe(failure);
+        expect(await posts().get(before.id)).toStrictEqual(before);
+        expect(await historyOf(before.id)).toStrictEqual(history);
       });
     });
 

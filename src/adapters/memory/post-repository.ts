@@ -5,6 +5,7 @@ import { countedTotal, countLimitOf } from '../../domain/paging.js';
 import { isVisibleToReaders, POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import { revisionOf, type Revision } from '../../domain/ports/revision-repository.js';
 import type {
+  ChangeRecord,
   CreationRecord,
   NewPost,
   PostChanges,
@@ -14,7 +15,9 @@ import type {
   PostRepository,
   PostSortKey,
   TagCount,
+  UpdateRecord,
 } from '../../domain/ports/post-repository.js';
+import type { ActivityType } from '../../domain/post.js';
 import { copyDate, copyNullableDate, type MemoryData, type Session } from './state.js';
 
 function copyPost(p: Post): Post {
@@ -117,6 +120,55 @@ function insert(data: MemoryData, post: NewPost): Post {
   return stored;
 }
 
+/** The post as it stands at `expectedVersion`, as the guarded writes check it. */
+function guarded(data: MemoryData, id: string, expectedVersion: number): Post {
+  const current = data.posts.get(id);
+  if (current === undefined) throw new NotFoundError('post', id);
+  if (current.version !== expectedVersion) throw new VersionConflictError(expectedVersion, current.version);
+  return current;
+}
+
+/** The post `update` would store (the checks of `update` first); nothing is stored yet. */
+function updated(data: MemoryData, id: string, expectedVersion: number, changes: PostChanges, at: Date): Post {
+  const current = guarded(data, id, expectedVersion);
+  if (changes.slug !== undefined) {
+    const holder = slugHolder(data, changes.slug);
+    if (holder !== undefined && holder.id !== id) throw new SlugTakenError(changes.slug);
+  }
+  return copyPost({
+    ...current,
+    title: changes.title ?? current.title,
+    slug: changes.slug ?? current.slug,
+    excerpt: changes.excerpt ?? current.excerpt,
+    body: changes.body ?? current.body,
+    tags: changes.tags ?? current.tags,
+    status: changes.status ?? current.status,
+    wordCount: changes.wordCount ?? current.wordCount,
+    publishedAt: changes.publishedAt !== undefined ? changes.publishedAt : current.publishedAt,
+    publishAt: changes.publishAt !== undefined ? changes.publishAt : current.publishAt,
+    version: current.version + 1,
+    updatedAt: at,
+  });
+}
+
+/** A recorded write's event id already in the log throws, before anything is written. */
+function checkEventId(data: MemoryData, record: ChangeRecord): void {
+  if (data.activity.has(record.eventId)) throw new DuplicateIdError(record.eventId);
+}
+
+/** Appends the event of a recorded write about `post` (as the write leaves it, or as it was). */
+function appendEvent(data: MemoryData, record: ChangeRecord, type: ActivityType, post: Post): void {
+  data.activity.set(record.eventId, {
+    id: record.eventId,
+    type,
+    postId: post.id,
+    postTitle: post.title,
+    postVersion: post.version,
+    actor: { id: record.actor.id, name: record.actor.name },
+    occurredAt: copyDate(record.occurredAt),
+  });
+}
+
 export class MemoryPostRepository implements PostRepository {
   readonly #session: Session;
 
@@ -132,21 +184,13 @@ export class MemoryPostRepository implements PostRepository {
     return this.#session.exec((data) => {
       // Every check before the first write: the session's call is atomic, so throwing stores nothing.
       checkInsertable(data, post);
-      if (data.activity.has(record.eventId)) throw new DuplicateIdError(record.eventId);
+      checkEventId(data, record);
       const history = data.revisions.get(post.id) ?? new Map<number, Revision>();
       if (history.has(1)) throw new VersionConflictError(1, Math.max(...history.keys()));
       const stored = insert(data, post);
       history.set(1, { ...revisionOf(stored, record.actor), createdAt: copyDate(record.occurredAt) });
       data.revisions.set(post.id, history);
-      data.activity.set(record.eventId, {
-        id: record.eventId,
-        type: 'created',
-        postId: stored.id,
-        postTitle: stored.title,
-        postVersion: stored.version,
-        actor: { id: record.actor.id, name: record.actor.name },
-        occurredAt: copyDate(record.occurredAt),
-      });
+      appendEvent(data, record, 'created', stored);
       return copyPost(stored);
     });
   }
@@ -196,42 +240,42 @@ export class MemoryPostRepository implements PostRepository {
 
   update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post> {
     return this.#session.exec((data) => {
-      const current = data.posts.get(id);
-      if (current === undefined) throw new NotFoundError('post', id);
-      if (current.version !== expectedVersion) {
-        throw new VersionConflictError(expectedVersion, current.version);
-      }
-      if (changes.slug !== undefined) {
-        const holder = slugHolder(data, changes.slug);
-        if (holder !== undefined && holder.id !== id) throw new SlugTakenError(changes.slug);
-      }
-      const next = copyPost({
-        ...current,
-        title: changes.title ?? current.title,
-        slug: changes.slug ?? current.slug,
-        excerpt: changes.excerpt ?? current.excerpt,
-        body: changes.body ?? current.body,
-        tags: changes.tags ?? current.tags,
-        status: changes.status ?? current.status,
-        wordCount: changes.wordCount ?? current.wordCount,
-        publishedAt: changes.publishedAt !== undefined ? changes.publishedAt : current.publishedAt,
-        publishAt: changes.publishAt !== undefined ? changes.publishAt : current.publishAt,
-        version: current.version + 1,
-        updatedAt: at,
-      });
+      const next = updated(data, id, expectedVersion, changes, at);
       data.posts.set(id, next);
+      return copyPost(next);
+    });
+  }
+
+  updateRecorded(before: Post, changes: PostChanges, record: UpdateRecord): Promise<Post> {
+    return this.#session.exec((data) => {
+      // Every check before the first write: the session's call is atomic, so throwing stores nothing.
+      const next = updated(data, before.id, before.version, changes, record.occurredAt);
+      checkEventId(data, record);
+      const history = data.revisions.get(next.id) ?? new Map<number, Revision>();
+      if (history.has(next.version)) throw new VersionConflictError(next.version, Math.max(...history.keys()));
+      data.posts.set(next.id, next);
+      history.set(next.version, revisionOf(next, record.actor));
+      data.revisions.set(next.id, history);
+      appendEvent(data, record, record.type, next);
       return copyPost(next);
     });
   }
 
   delete(id: string, expectedVersion: number): Promise<Post> {
     return this.#session.exec((data) => {
-      const current = data.posts.get(id);
-      if (current === undefined) throw new NotFoundError('post', id);
-      if (current.version !== expectedVersion) {
-        throw new VersionConflictError(expectedVersion, current.version);
-      }
+      const current = guarded(data, id, expectedVersion);
       data.posts.delete(id);
+      return copyPost(current);
+    });
+  }
+
+  deleteRecorded(id: string, expectedVersion: number, record: ChangeRecord): Promise<Post> {
+    return this.#session.exec((data) => {
+      const current = guarded(data, id, expectedVersion);
+      checkEventId(data, record);
+      data.posts.delete(id);
+      data.revisions.delete(id);
+      appendEvent(data, record, 'deleted', current);
       return copyPost(current);
     });
   }

@@ -1,4 +1,4 @@
-import type { ActivityType } from '../post-rules.js';
+import type { ActivityType } from '../post.js';
 import type { Actor } from './revision-repository.js';
 
 export interface ActivityEvent {

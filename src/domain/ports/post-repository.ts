@@ -1,4 +1,4 @@
-import type { Post, PostStatus, PostSummary } from '../post.js';
+import type { Post, PostStatus, PostSummary, UpdateActivityType } from '../post.js';
 import type { Actor } from './revision-repository.js';
 
 /** A post as first stored: version 1, `updatedAt` equal to `createdAt` unless given. */
@@ -21,14 +21,22 @@ export interface NewPost {
   publishAt: Date | null;
 }
 
-/** The start of a new post's history, stored with it by `createRecorded`. */
-export interface CreationRecord {
-  /** Who created the post: the actor of its first revision and of its `created` event. */
+/** Who made a change, and its activity event: what a recorded write stores beside the post. */
+export interface ChangeRecord {
+  /** Who made the change: the actor of its revision (if it leaves one) and of its event. */
   actor: Actor;
-  /** The id of the `created` activity event. */
+  /** The id of the activity event. */
   eventId: string;
-  /** When the `created` event occurred, and the time of the first revision. */
+  /** When the event occurred, and the time of the revision. */
   occurredAt: Date;
+}
+
+/** The start of a new post's history, stored with it by `createRecorded` (a `created` event). */
+export type CreationRecord = ChangeRecord;
+
+/** An update's history, stored with it by `updateRecorded`: its activity is of this type. */
+export interface UpdateRecord extends ChangeRecord {
+  type: UpdateActivityType;
 }
 
 /** Fields a write may change; absent fields keep their value. */
@@ -104,6 +112,21 @@ export interface TagCount {
  *   (`record.eventId` at `record.occurredAt`, the post's title, version 1). All three are stored or none is: a taken slug throws `SlugTakenError`, a duplicate id
  *   `DuplicateIdError`, and neither leaves a revision or an event behind. It is atomic by itself,
  *   outside a unit of work as inside one.
+ * - `updateRecorded(before, changes, record)` is `update(before.id, before.version, changes,
+ *   record.occurredAt)` with the change's history in the same atomic write: a revision of the
+ *   updated post (`revisionOf` it, by `record.actor`, made at `record.occurredAt`) and an event of
+ *   `record.type` (`record.eventId` at `record.occurredAt`, the new title and version). `before` is
+ *   the post as the caller read it: the store may take from it the fields `changes` keeps instead
+ *   of reading them again, so it must be the post as stored at `before.version`. The errors of
+ *   `update` (`NotFoundError`, `VersionConflictError` with the actual version, `SlugTakenError`),
+ *   and `DuplicateIdError` for an event id already in the log, leave the post, its revisions and
+ *   the log as they were. Of N concurrent calls with the same `before` exactly one succeeds. It is
+ *   atomic by itself, outside a unit of work as inside one.
+ * - `deleteRecorded(id, expectedVersion, record)` is `delete` with the post's history in the same
+ *   atomic write: every revision of the post removed and a `deleted` event appended
+ *   (`record.eventId` at `record.occurredAt`, the title and version the post had). The errors of
+ *   `delete`, and `DuplicateIdError` for an event id already in the log, change nothing. It is
+ *   atomic by itself, outside a unit of work as inside one.
  * - Slugs are unique across every post whatever its status: `create` or `update` with a slug that
  *   another post holds throws `SlugTakenError` and stores nothing. A duplicate id throws
  *   `DuplicateIdError`, a different error.
@@ -167,7 +190,9 @@ export interface PostRepository {
   list(query: PostQuery): Promise<PostPage>;
   walk(filter: PostFilter, afterId: string | null, limit: number): Promise<Post[]>;
   update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post>;
+  updateRecorded(before: Post, changes: PostChanges, record: UpdateRecord): Promise<Post>;
   delete(id: string, expectedVersion: number): Promise<Post>;
+  deleteRecorded(id: string, expectedVersion: number, record: ChangeRecord): Promise<Post>;
   slugsLike(base: string): Promise<string[]>;
   tagCounts(visibleAt?: Date): Promise<TagCount[]>;
   publishDue(now: Date, limit: number): Promise<Post[]>;

@@ -1,7 +1,7 @@
 import { checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { ACTIVITY_POSITION, activityCursorScope, decodeCursor, encodeCursor } from '../../../domain/cursor.js';
-import type { ActivityType } from '../../../domain/post-rules.js';
+import type { ActivityType } from '../../../domain/post.js';
 import type { ActivityEvent, ActivityLog, ActivityQuery, DailyCount } from '../../../domain/ports/activity-log.js';
 import { type DbSession } from '../driver/database.js';
 import { activityEvents } from '../schema/schema.js';

@@ -3,7 +3,9 @@ import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../../domain/paging.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../../domain/post.js';
+import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
 import type {
+  ChangeRecord,
   CreationRecord,
   NewPost,
   PostChanges,
@@ -13,6 +15,7 @@ import type {
   PostRepository,
   PostSortKey,
   TagCount,
+  UpdateRecord,
 } from '../../../domain/ports/post-repository.js';
 import { type Database, type DbSession } from '../driver/database.js';
 import { activityEvents, posts, postTags, revisions } from '../schema/schema.js';
@@ -154,17 +157,17 @@ function newPostParams(post: NewPost) {
   };
 }
 
-/**
- * `createRecorded` as one statement: the post, then (writable CTEs reading its RETURNING row) its
- * first revision and its `created` event. A taken slug makes `p` empty, so neither CTE inserts
- * anything; any other violation fails the whole statement. Values are placeholders, so the query is
- * built once per session and PostgreSQL parses it once per connection.
- */
-function createRecordedStatement(db: Database) {
-  const p = db.$with('p').as(insertNewPost(db));
-  const actorId = sql<string>`${slot('actorId')}::text`.as('actor_id');
-  const actorName = sql<string>`${slot('actorName')}::text`.as('actor_name');
-  const revision = db.$with('r').as(
+/** A CTE `p` holding the row a recorded write wrote (or, for a delete, removed), as `postColumns`. */
+type WrittenPost = WithSubqueryWithSelection<typeof postColumns, 'p'>;
+
+/** The placeholders of a recorded write's history (`recordParams`). */
+const actorId = () => sql<string>`${slot('actorId')}::text`.as('actor_id');
+const actorName = () => sql<string>`${slot('actorName')}::text`.as('actor_name');
+const occurredAt = (column: string) => sql<Date>`${slot('occurredAt')}::timestamptz`.as(column);
+
+/** The revision of the row in `p`, made at the event's time whatever the post's own dates (an import keeps them). */
+function revisionOfWritten(db: Database, p: WrittenPost) {
+  return db.$with('r').as(
     db
       .insert(revisions)
       .select(
@@ -179,35 +182,129 @@ function createRecordedStatement(db: Database) {
             tags: p.tags,
             status: p.status,
             wordCount: p.wordCount,
-            // The revision is made when the event occurs, whatever the post's own dates (an import keeps them).
-            createdAt: sql<Date>`${slot('occurredAt')}::timestamptz`.as('created_at'),
-            actorId,
-            actorName,
+            createdAt: occurredAt('created_at'),
+            actorId: actorId(),
+            actorName: actorName(),
           })
           .from(p),
       )
       .returning({ version: revisions.version }),
   );
-  const event = db.$with('a').as(
+}
+
+/** The activity event (of the placeholder `type`) about the row in `p`. */
+function eventOfWritten(db: Database, p: WrittenPost) {
+  return db.$with('a').as(
     db
       .insert(activityEvents)
       .select(
         db
           .select({
             id: sql<string>`${slot('eventId')}::text`.as('id'),
-            type: sql<string>`'created'`.as('type'),
+            type: sql<string>`${slot('type')}::text`.as('type'),
             postId: p.id,
             postTitle: p.title,
             postVersion: p.version,
-            actorId,
-            actorName,
-            occurredAt: sql<Date>`${slot('occurredAt')}::timestamptz`.as('occurred_at'),
+            actorId: actorId(),
+            actorName: actorName(),
+            occurredAt: occurredAt('occurred_at'),
           })
           .from(p),
       )
       .returning({ id: activityEvents.id }),
   );
-  return db.with(p, revision, event).select().from(p);
+}
+
+/** The values of the history placeholders of a recorded write. */
+function recordParams(record: ChangeRecord, type: string) {
+  return {
+    actorId: record.actor.id,
+    actorName: record.actor.name,
+    eventId: record.eventId,
+    type,
+    occurredAt: record.occurredAt.toISOString(),
+  };
+}
+
+/**
+ * `createRecorded` as one statement: the post, then (writable CTEs reading its RETURNING row) its
+ * first revision and its `created` event. A taken slug makes `p` empty, so neither CTE inserts
+ * anything; any other violation fails the whole statement. Values are placeholders, so the query is
+ * built once per session and PostgreSQL parses it once per connection.
+ */
+function createRecordedStatement(db: Database) {
+  const p = db.$with('p').as(insertNewPost(db));
+  return db.with(p, revisionOfWritten(db, p), eventOfWritten(db, p)).select().from(p);
+}
+
+/**
+ * `updateRecorded` as one statement: the UPDATE guarded by id and version, then its revision and
+ * event reading the RETURNING row. A post missing or at another version makes `p` empty, so
+ * neither CTE inserts anything.
+ */
+function updateRecordedStatement(db: Database, id: string, expectedVersion: number, set: PostSet) {
+  const p = db.$with('p').as(
+    db
+      .update(posts)
+      .set({ ...set, version: sql`${posts.version} + 1` })
+      .where(and(eq(posts.id, id), eq(posts.version, expectedVersion)))
+      .returning(postColumns),
+  );
+  return db.with(p, revisionOfWritten(db, p), eventOfWritten(db, p)).select().from(p);
+}
+
+/**
+ * `deleteRecorded` as one statement: the DELETE guarded by id and version, the post's revisions
+ * and the `deleted` event, the last two reading the DELETE's RETURNING row (none when it missed).
+ * Placeholders `id` and `version`, and those of the history.
+ */
+function deleteRecordedStatement(db: Database) {
+  const p = db.$with('p').as(
+    db
+      .delete(posts)
+      .where(and(eq(posts.id, slot('id')), eq(posts.version, slot('version'))))
+      .returning(postColumns),
+  );
+  const history = db.$with('h').as(
+    db
+      .delete(revisions)
+      .where(inArray(revisions.postId, db.select({ id: p.id }).from(p)))
+      .returning({ version: revisions.version }),
+  );
+  return db.with(p, history, eventOfWritten(db, p)).select().from(p);
+}
+
+/** The columns an update sets, with their values. */
+type PostSet = Partial<typeof posts.$inferInsert>;
+
+/** The SET of an update making `changes` at `at`, but for the search text (`searchTextAfter`). */
+function setOf(changes: PostChanges, at: Date): PostSet {
+  const set: PostSet = {};
+  if (changes.title !== undefined) set.title = changes.title;
+  if (changes.slug !== undefined) set.slug = changes.slug;
+  if (changes.excerpt !== undefined) set.excerpt = changes.excerpt;
+  if (changes.body !== undefined) set.body = changes.body;
+  if (changes.tags !== undefined) set.tags = [...changes.tags];
+  if (changes.status !== undefined) set.status = changes.status;
+  if (changes.wordCount !== undefined) set.wordCount = changes.wordCount;
+  if (changes.publishedAt !== undefined) set.publishedAt = changes.publishedAt;
+  if (changes.publishAt !== undefined) set.publishAt = changes.publishAt;
+  set.updatedAt = at;
+  return set;
+}
+
+/** Whether `changes` touch the search text (title, excerpt or body). */
+function changesContent(changes: PostChanges): boolean {
+  return changes.title !== undefined || changes.excerpt !== undefined || changes.body !== undefined;
+}
+
+/** The search text after `changes`, the fields they keep taken from `kept`. */
+function searchTextAfter(changes: PostChanges, kept: { title: string; excerpt: string; body: string }): string {
+  return searchTextOf({
+    title: changes.title ?? kept.title,
+    excerpt: changes.excerpt ?? kept.excerpt,
+    body: changes.body ?? kept.body,
+  });
 }
 
 function prepareStatements(db: Database) {
@@ -285,10 +382,7 @@ export class DrizzlePostRepository implements PostRepository {
       () =>
         (this.#createRecordedStatement ??= createRecordedStatement(this.session.db).prepare('posts_create_recorded')).execute({
           ...newPostParams(post),
-          actorId: record.actor.id,
-          actorName: record.actor.name,
-          eventId: record.eventId,
-          occurredAt: record.occurredAt.toISOString(),
+          ...recordParams(record, 'created'),
         }),
       { id: post.id, slug: post.slug, version: 1, eventId: record.eventId },
     );
@@ -370,26 +464,12 @@ export class DrizzlePostRepository implements PostRepository {
   }
 
   async update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post> {
-    const set: Partial<typeof posts.$inferInsert> = {};
-    if (changes.title !== undefined) set.title = changes.title;
-    if (changes.slug !== undefined) set.slug = changes.slug;
-    if (changes.excerpt !== undefined) set.excerpt = changes.excerpt;
-    if (changes.body !== undefined) set.body = changes.body;
-    if (changes.tags !== undefined) set.tags = [...changes.tags];
-    if (changes.status !== undefined) set.status = changes.status;
-    if (changes.wordCount !== undefined) set.wordCount = changes.wordCount;
-    if (changes.publishedAt !== undefined) set.publishedAt = changes.publishedAt;
-    if (changes.publishAt !== undefined) set.publishAt = changes.publishAt;
-    set.updatedAt = at;
-
-    const contentFields = [changes.title, changes.excerpt, changes.body];
-    const allContent = contentFields.every((v) => v !== undefined);
-    const someContent = contentFields.some((v) => v !== undefined);
-
-    const write = async (db: Database): Promise<PostRow | undefined> => {
+    const set = setOf(changes, at);
+    const allContent = [changes.title, changes.excerpt, changes.body].every((v) => v !== undefined);
+    const write = async (db: Database): Promise<PostRow> => {
       if (allContent) {
         set.searchText = searchTextOf(changes as Required<Pick<PostChanges, 'title' | 'excerpt' | 'body'>>);
-      } else if (someContent) {
+      } else if (changesContent(changes)) {
         // The search text needs the fields this change keeps: read them at the expected version.
         // The guarded UPDATE below still decides: had the post moved on, it matches no row.
         const current = await db
@@ -399,25 +479,39 @@ export class DrizzlePostRepository implements PostRepository {
         const row = current[0];
         if (row === undefined) throw new NotFoundError('post', id);
         if (row.version !== expectedVersion) throw new VersionConflictError(expectedVersion, row.version);
-        set.searchText = searchTextOf({
-          title: changes.title ?? row.title,
-          excerpt: changes.excerpt ?? row.excerpt,
-          body: changes.body ?? row.body,
-        });
+        set.searchText = searchTextAfter(changes, row);
       }
       const updated = await db
         .update(posts)
         .set({ ...set, version: sql`${posts.version} + 1` })
         .where(and(eq(posts.id, id), eq(posts.version, expectedVersion)))
         .returning(postColumns);
-      if (updated[0] !== undefined) return updated[0];
-      await this.#throwMissingOrConflict(db, id, expectedVersion);
-      return undefined;
+      return updated[0] ?? this.#throwMissingOrConflict(db, id, expectedVersion);
     };
-
     const ctx = { id, ...(changes.slug !== undefined ? { slug: changes.slug } : {}) };
-    const row = changes.slug !== undefined ? await this.session.inSavepoint(write, ctx) : await this.session.run(write, ctx);
-    return toPost(row!);
+    return toPost(changes.slug !== undefined ? await this.session.inSavepoint(write, ctx) : await this.session.run(write, ctx));
+  }
+
+  /**
+   * One statement (`updateRecordedStatement`); the search text from `before` and the changes, so
+   * the row is not read first. A miss reads the version once to tell which error it was.
+   */
+  async updateRecorded(before: Post, changes: PostChanges, record: UpdateRecord): Promise<Post> {
+    const set = setOf(changes, record.occurredAt);
+    if (changesContent(changes)) set.searchText = searchTextAfter(changes, before);
+    const write = async (db: Database): Promise<PostRow> => {
+      const rows = await updateRecordedStatement(db, before.id, before.version, set)
+        .prepare('posts_update_recorded')
+        .execute(recordParams(record, record.type));
+      return rows[0] ?? this.#throwMissingOrConflict(db, before.id, before.version);
+    };
+    const ctx = {
+      id: before.id,
+      version: before.version,
+      eventId: record.eventId,
+      ...(changes.slug !== undefined ? { slug: changes.slug } : {}),
+    };
+    return toPost(changes.slug !== undefined ? await this.session.inSavepoint(write, ctx) : await this.session.run(write, ctx));
   }
 
   async delete(id: string, expectedVersion: number): Promise<Post> {
@@ -426,11 +520,24 @@ export class DrizzlePostRepository implements PostRepository {
         .delete(posts)
         .where(and(eq(posts.id, id), eq(posts.version, expectedVersion)))
         .returning(postColumns);
-      if (deleted[0] !== undefined) return deleted[0];
-      await this.#throwMissingOrConflict(db, id, expectedVersion);
-      return undefined;
+      return deleted[0] ?? this.#throwMissingOrConflict(db, id, expectedVersion);
     });
-    return toPost(row!);
+    return toPost(row);
+  }
+
+  #deleteRecordedStatement: ReturnType<ReturnType<typeof deleteRecordedStatement>['prepare']> | undefined;
+
+  /** One statement (`deleteRecordedStatement`); a miss reads the version once to tell which error it was. */
+  async deleteRecorded(id: string, expectedVersion: number, record: ChangeRecord): Promise<Post> {
+    const row = await this.session.run(
+      async (db) => {
+        const statement = (this.#deleteRecordedStatement ??= deleteRecordedStatement(this.session.db).prepare('posts_delete_recorded'));
+        const rows = await statement.execute({ id, version: expectedVersion, ...recordParams(record, 'deleted') });
+        return rows[0] ?? this.#throwMissingOrConflict(db, id, expectedVersion);
+      },
+      { id, eventId: record.eventId },
+    );
+    return toPost(row);
   }
 
   /** After a guarded write matched no row: one read decides which error it was. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { POST_STATUSES } from '../../../domain/post.js';
-import { ACTIVITY_TYPES } from '../../../domain/post-rules.js';
+import { ACTIVITY_TYPES } from '../../../domain/post.js';
 import { ACTIVITY_TYPE_SQL_VALUES, STATUS_SQL_VALUES } from './schema.js';
 
 describe('schema', () => {

@@ -1,6 +1,6 @@
 import {
-  activityTypeFor,
-  applyStatusChange,
+  activityOfChanges,
+  changesFor,
   checkedTag,
   InvalidTransitionError,
   normalizeTags,
@@ -11,6 +11,7 @@ import {
   type Actor,
   type BulkAction,
   type Clock,
+  type PostEdit,
   type Store,
   type TransactionalRepositories,
 } from '../domain/index.js';
@@ -101,14 +102,18 @@ export class BulkPosts {
     let done: Done = progress?.saved == null ? NOTHING_DONE : parseDone(progress.saved);
     for (let index = done.items; index < ids.length; index += 1) {
       const id = ids[index]!;
+      const succeeded = (version: number): Done => ({ ...done, items: index + 1, succeeded: [...done.succeeded, { id, version }] });
       try {
-        done = await this.#store.unitOfWork.run(async (repos) => {
-          const version = await this.#item(repos, id, action, tag, actor);
-          const next = { ...done, items: index + 1, succeeded: [...done.succeeded, { id, version }] };
-          // Saved in the item's transaction: the item and the record of it commit together.
-          await progress?.save(repos.idempotency, JSON.stringify(next));
-          return next;
-        });
+        // Each item is one recorded write, atomic by itself; with a key, its progress is saved in
+        // the item's transaction, so that the item and the record of it commit together.
+        done =
+          progress === undefined
+            ? succeeded(await this.#item(this.#store, id, action, tag, actor))
+            : await this.#store.unitOfWork.run(async (repos) => {
+                const next = succeeded(await this.#item(repos, id, action, tag, actor));
+                await progress.save(repos.idempotency, JSON.stringify(next));
+                return next;
+              });
       } catch (error) {
         const failure = failureOf(id, error);
         if (failure === null) throw error;
@@ -119,28 +124,22 @@ export class BulkPosts {
     return { succeeded: done.succeeded, failed: done.failed };
   }
 
-  /** One item, in the item's transaction: the post's version after it. */
+  /** One item, one recorded write: the post's version after it. */
   async #item(repos: TransactionalRepositories, id: string, action: BulkAction, tag: string | undefined, actor: Actor): Promise<number> {
     const before = await repos.posts.get(id);
     if (!before) throw new NotFoundError('post', id);
     const now = this.#clock.now();
-    if (action === 'delete') {
-      const deleted = await repos.posts.delete(id, before.version);
-      await repos.revisions.deleteForPost(id);
-      await this.#history.event(repos, deleted, 'deleted', actor);
-      return deleted.version;
-    }
+    if (action === 'delete') return (await repos.posts.deleteRecorded(id, before.version, this.#history.change(actor, now))).version;
+    let edit: PostEdit;
     if (action === 'addTag' || action === 'removeTag') {
       const has = before.tags.includes(tag!);
       if ((action === 'addTag') === has) return before.version; // already as asked: nothing to change
-      const tags = action === 'addTag' ? normalizeTags([...before.tags, tag!]) : before.tags.filter((t) => t !== tag);
-      const after = await repos.posts.update(id, before.version, { tags }, now);
-      await this.#history.record(repos, after, 'updated', actor);
-      return after.version;
+      edit = { tags: action === 'addTag' ? normalizeTags([...before.tags, tag!]) : before.tags.filter((t) => t !== tag) };
+    } else {
+      edit = { status: transitionFor(action, before.status) };
     }
-    const next = transitionFor(action, before.status);
-    const after = await repos.posts.update(id, before.version, applyStatusChange(before, next, now), now);
-    await this.#history.record(repos, after, activityTypeFor(before, after), actor);
+    const changes = changesFor(before, edit, now);
+    const after = await repos.posts.updateRecorded(before, changes, this.#history.update(actor, activityOfChanges(before, changes), now));
     return after.version;
   }
 }

@@ -29,7 +29,7 @@ export function requireExpectedVersion(post: Post, expected: ExpectedVersion): v
   if (!satisfies(post, expected)) throw new PreconditionFailedError(expected === '*' ? [] : expected, post);
 }
 
-/** The post as it is in this transaction; an unknown id is a `NotFoundError`. */
+/** The post as the store has it now; an unknown id is a `NotFoundError`. */
 export async function existingPost(repos: TransactionalRepositories, id: string): Promise<Post> {
   const post = await repos.posts.get(id);
   if (!post) throw new NotFoundError('post', id);
@@ -44,9 +44,11 @@ export async function postIfMatches(repos: TransactionalRepositories, id: string
 }
 
 /**
- * Runs a write on post `id` conditioned on `expected`, in one transaction. A write that read a
- * matching post and then lost a race to another write (`VersionConflictError` from the store)
- * is retried while the post as it is now still satisfies `expected`; otherwise it fails with
+ * Runs a write on post `id` conditioned on `expected`. `work` reads the post and writes it with
+ * one recorded write (`updateRecorded`, `deleteRecorded`), which is atomic by itself and guarded
+ * by the version it read: it needs no transaction around it. A write that read a matching post
+ * and then lost a race to another write (`VersionConflictError` from the store) is retried while
+ * the post as it is now still satisfies `expected`; otherwise it fails with
  * `PreconditionFailedError` carrying that post (or `NotFoundError` if it was deleted meanwhile).
  */
 export async function writeIfMatches<T>(
@@ -57,7 +59,7 @@ export async function writeIfMatches<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await store.unitOfWork.run(work);
+      return await work(store);
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       const current = await store.posts.get(id);

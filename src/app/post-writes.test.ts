@@ -7,8 +7,12 @@ import {
   SequentialIds,
   ValidationError,
   VersionConflictError,
+  type ChangeRecord,
   type Post,
+  type PostChanges,
+  type PostRepository,
   type Store,
+  type UpdateRecord,
 } from '../domain/index.js';
 import { createPostUseCases } from './post-use-cases.js';
 
@@ -30,39 +34,30 @@ async function created(posts: ReturnType<typeof useCases>): Promise<Post> {
 }
 
 /**
- * A store whose first unit of work loses a race the way PostgreSQL makes it lose one: its post
- * update finds the post moved on (`VersionConflictError`) because `interfere` committed meanwhile.
+ * A store whose first recorded write loses a race the way PostgreSQL makes it lose one: it finds
+ * the post moved on (`VersionConflictError`) because `interfere` committed meanwhile. `attempts`
+ * counts the recorded writes tried.
  */
-function racingStore(inner: Store, interfere: (store: Store) => Promise<void>): Store & { units: number } {
-  const racing: Store & { units: number } = {
-    ...inner,
-    units: 0,
-    unitOfWork: {
-      runExclusive: (job, work) => inner.unitOfWork.runExclusive(job, work),
-      run: (work) => {
-        racing.units += 1;
-        if (racing.units > 1) return inner.unitOfWork.run(work);
-        const lost = async (_id: string, expectedVersion: number): Promise<never> => {
-          throw new VersionConflictError(expectedVersion, null);
-        };
-        return inner.unitOfWork
-          .run((repos) => {
-            const posts = new Proxy(repos.posts, {
-              get: (target, name) => {
-                if (name === 'update' || name === 'delete') return lost;
-                const value: unknown = Reflect.get(target, name, target);
-                return typeof value === 'function' ? value.bind(target) : value;
-              },
-            });
-            return work({ ...repos, posts });
-          })
-          .catch(async (error: unknown) => {
-            await interfere(inner);
-            throw error;
-          });
-      },
-    },
+function racingStore(inner: Store, interfere: (store: Store) => Promise<void>): Store & { attempts: number } {
+  const lose = async (expectedVersion: number): Promise<never> => {
+    await interfere(inner);
+    throw new VersionConflictError(expectedVersion, null);
   };
+  const posts: PostRepository = new Proxy(inner.posts, {
+    get: (target, name) => {
+      if (name === 'updateRecorded') {
+        return (before: Post, ...rest: [PostChanges, UpdateRecord]) =>
+          ++racing.attempts > 1 ? target.updateRecorded(before, ...rest) : lose(before.version);
+      }
+      if (name === 'deleteRecorded') {
+        return (id: string, expectedVersion: number, record: ChangeRecord) =>
+          ++racing.attempts > 1 ? target.deleteRecorded(id, expectedVersion, record) : lose(expectedVersion);
+      }
+      const value: unknown = Reflect.get(target, name, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const racing: Store & { attempts: number } = { ...inner, posts, attempts: 0 };
   return racing;
 }
 
@@ -98,7 +93,7 @@ describe('post writes', () => {
     const error = (await loser.catch((e: unknown) => e)) as PreconditionFailedError;
     expect(error).toBeInstanceOf(PreconditionFailedError);
     expect(error.current).toMatchObject({ title: 'Winner', version: 2 });
-    expect(store.units).toBe(1);
+    expect(store.attempts).toBe(1);
   });
 
   it('retries a write with If-Match * that lost a race, on the post as it is now', async () => {
@@ -112,7 +107,7 @@ describe('post writes', () => {
     const after = await useCases(store).writes.update(post.id, '*', { title: 'Retried' }, actor);
 
     expect(after).toMatchObject({ title: 'Retried', excerpt: 'By the winner', version: 3 });
-    expect(store.units).toBe(2);
+    expect(store.attempts).toBe(2);
   });
 
   it('retries a lost race while the post as it is now is still one of the versions If-Match lists', async () => {
@@ -125,7 +120,7 @@ describe('post writes', () => {
     const after = await useCases(store).writes.update(post.id, [1, 2], { title: 'Either' }, actor);
 
     expect(after).toMatchObject({ title: 'Either', excerpt: 'By the winner', version: 3 });
-    expect(store.units).toBe(2);
+    expect(store.attempts).toBe(2);
   });
 
   it('answers NotFoundError when the race was lost to a delete', async () => {

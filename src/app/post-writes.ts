@@ -1,6 +1,6 @@
 import {
-  activityTypeFor,
-  applyStatusChange,
+  activityOfChanges,
+  changesFor,
   checkedPostContent,
   countWords,
   scheduleAfter,
@@ -9,7 +9,7 @@ import {
   type Clock,
   type IdGenerator,
   type Post,
-  type PostChanges,
+  type PostEdit,
   type Store,
   type TransactionalRepositories,
 } from '../domain/index.js';
@@ -29,9 +29,6 @@ export interface NewPostInput {
   publishAt?: Date;
 }
 
-/** What a client may edit: the changes a write may make, less the fields the use case derives. */
-export type PostEdit = Omit<PostChanges, 'wordCount' | 'publishedAt'>;
-
 export interface PostWritesDeps {
   store: Store;
   clock: Clock;
@@ -42,8 +39,8 @@ export interface PostWritesDeps {
 
 /**
  * The writes on one post: create (idempotent with a key), and update, delete and restore, each
- * conditioned on the version the client read (If-Match). Each write is one transaction with its
- * revision and activity event.
+ * conditioned on the version the client read (If-Match). Each write stores its revision and
+ * activity event with it, atomically (the recorded writes of `PostRepository`).
  */
 export class PostWrites {
   readonly #store: Store;
@@ -89,34 +86,19 @@ export class PostWrites {
 
   async update(id: string, expected: ExpectedVersion, edit: PostEdit, actor: Actor): Promise<Post> {
     const tags = checkedPostContent(edit);
+    const checked = tags === undefined ? edit : { ...edit, tags };
     return writeIfMatches(this.#store, id, expected, async (repos) => {
       const before = await postIfMatches(repos, id, expected);
       const now = this.#clock.now();
-      const changes: PostChanges = {};
-      if (edit.title !== undefined) changes.title = edit.title;
-      if (edit.slug !== undefined) changes.slug = edit.slug;
-      if (edit.excerpt !== undefined) changes.excerpt = edit.excerpt;
-      if (edit.body !== undefined) {
-        changes.body = edit.body;
-        changes.wordCount = countWords(edit.body);
-      }
-      if (tags !== undefined) changes.tags = tags;
-      if (edit.status !== undefined) Object.assign(changes, applyStatusChange(before, edit.status, now));
-      const publishAt = scheduleAfter(changes.status ?? before.status, before.publishAt, edit.publishAt, now);
-      if (publishAt?.getTime() === before.publishAt?.getTime()) delete changes.publishAt;
-      else changes.publishAt = publishAt;
-      const after = await updateSuggestingSlug(repos, id, before.version, changes, now);
-      await this.#history.record(repos, after, activityTypeFor(before, after), actor);
-      return after;
+      const changes = changesFor(before, checked, now);
+      return updateSuggestingSlug(repos, before, changes, this.#history.update(actor, activityOfChanges(before, changes), now));
     });
   }
 
   async delete(id: string, expected: ExpectedVersion, actor: Actor): Promise<void> {
     await writeIfMatches(this.#store, id, expected, async (repos) => {
       const before = await postIfMatches(repos, id, expected);
-      const deleted = await repos.posts.delete(id, before.version);
-      await repos.revisions.deleteForPost(id);
-      await this.#history.event(repos, deleted, 'deleted', actor);
+      await repos.posts.deleteRecorded(id, before.version, this.#history.change(actor));
     });
   }
 
@@ -127,20 +109,10 @@ export class PostWrites {
       const revision = await repos.revisions.get(id, version);
       if (!revision) throw new NotFoundError('revision', `${id}/${version}`);
       requireExpectedVersion(before, expected);
-      const after = await repos.posts.update(
-        id,
-        before.version,
-        {
-          title: revision.title,
-          excerpt: revision.excerpt,
-          body: revision.body,
-          tags: [...revision.tags],
-          wordCount: countWords(revision.body),
-        },
-        this.#clock.now(),
-      );
-      await this.#history.record(repos, after, 'restored', actor);
-      return after;
+      const now = this.#clock.now();
+      const { title, excerpt, body, tags } = revision;
+      const changes = changesFor(before, { title, excerpt, body, tags }, now);
+      return repos.posts.updateRecorded(before, changes, this.#history.update(actor, 'restored', now));
     });
   }
 }

@@ -1,11 +1,12 @@
 import {
-  activityTypeFor,
-  applyStatusChange,
+  activityOfChanges,
+  changesFor,
   checkedPostContent,
   countWords,
   DuplicateIdError,
   isValidSlug,
   NotFoundError,
+  scheduleKept,
   SlugTakenError,
   ValidationError,
   VersionConflictError,
@@ -14,6 +15,7 @@ import {
   type NewPost,
   type Post,
   type PostChanges,
+  type PostEdit,
   type Store,
 } from '../domain/index.js';
 import type { History } from './history.js';
@@ -262,7 +264,8 @@ export class SiteImport {
     } else if (holder !== null && holder.id !== before.id) {
       return { action: 'skip', reason: 'slug_taken', detail: `The post ${holder.id} already uses the slug ${post.slug}.` };
     }
-    const changed = COMPARED.filter((field) => differs(field, before, post, tags));
+    const changes = importChanges(before, post, tags, this.#clock.now());
+    const changed = COMPARED.filter((field) => changes[field] !== undefined);
     if (changed.length === 0) return { action: 'unchanged', before };
     return { action: 'update', post, tags, before, changed };
   }
@@ -281,24 +284,19 @@ export class SiteImport {
       return this.#store.posts.createRecorded(newPostOf(post, tags, this.#newId, now), this.#history.creation(actor, now));
     }
     const { before } = plan;
-    const changes: PostChanges = {};
-    for (const field of plan.changed) {
-      if (field === 'tags') changes.tags = tags;
-      else if (field === 'body') {
-        changes.body = post.body;
-        changes.wordCount = countWords(post.body);
-      } else if (field === 'status') Object.assign(changes, applyStatusChange(before, post.status, now));
-      else if (field === 'publishAt') changes.publishAt = post.status === 'draft' ? post.publishAt : null;
-      else changes[field] = post[field];
-    }
-    if (changes.status !== undefined && plan.changed.includes('publishAt'))
-      changes.publishAt = post.status === 'draft' ? post.publishAt : null;
-    return this.#store.unitOfWork.run(async (repos) => {
-      const after = await repos.posts.update(before.id, before.version, changes, now);
-      await this.#history.record(repos, after, activityTypeFor(before, after), actor);
-      return after;
-    });
+    const changes = importChanges(before, post, tags, now);
+    return this.#store.posts.updateRecorded(before, changes, this.#history.update(actor, activityOfChanges(before, changes), now));
   }
+}
+
+/**
+ * What a file changes of the post it matches: the file states the post as it is, so its schedule
+ * is read as stated (a draft keeps any publishAt, another status none; see `changesFor`).
+ */
+function importChanges(before: Post, post: ImportedPost, tags: string[], now: Date): PostChanges {
+  const { title, slug, excerpt, body, status, publishAt } = post;
+  const edit: PostEdit = { title, slug, excerpt, body, tags, status, publishAt };
+  return changesFor(before, edit, now, 'stated');
 }
 
 /**
@@ -321,21 +319,8 @@ function newPostOf(post: ImportedPost, tags: string[], newId: () => string, now:
     createdAt,
     updatedAt,
     publishedAt: post.publishedAt ?? (post.status === 'published' ? createdAt : null),
-    publishAt: post.status === 'draft' ? post.publishAt : null,
+    publishAt: scheduleKept(post.status, post.publishAt),
   };
-}
-
-function differs(field: ComparedField, before: Post, post: ImportedPost, tags: string[]): boolean {
-  switch (field) {
-    case 'tags':
-      return before.tags.length !== tags.length || before.tags.some((tag, i) => tag !== tags[i]);
-    case 'publishAt': {
-      const wanted = post.status === 'draft' ? post.publishAt : null;
-      return (before.publishAt?.getTime() ?? null) !== (wanted?.getTime() ?? null);
-    }
-    default:
-      return before[field] !== post[field];
-  }
 }
 
 function itemOf(path: string, post: ImportedPost, plan: Plan): ImportItem {

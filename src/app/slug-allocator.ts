@@ -1,4 +1,12 @@
-import { SlugTakenError, slugify, withSuffix, type Post, type PostChanges, type TransactionalRepositories } from '../domain/index.js';
+import {
+  SlugTakenError,
+  slugify,
+  withSuffix,
+  type Post,
+  type PostChanges,
+  type TransactionalRepositories,
+  type UpdateRecord,
+} from '../domain/index.js';
 
 /**
  * How often a create retries a title-derived slug that another transaction took meanwhile. Each
@@ -37,16 +45,15 @@ export async function createWithFreeSlug(
   }
 }
 
-/** Updates a post; a slug that is taken fails with `SlugTakenError` carrying a free suggestion. */
+/** Updates a post with its history; a slug that is taken fails with `SlugTakenError` carrying a free suggestion. */
 export async function updateSuggestingSlug(
   repos: TransactionalRepositories,
-  id: string,
-  version: number,
+  before: Post,
   changes: PostChanges,
-  now: Date,
+  record: UpdateRecord,
 ): Promise<Post> {
   try {
-    return await repos.posts.update(id, version, changes, now);
+    return await repos.posts.updateRecorded(before, changes, record);
   } catch (error) {
     if (error instanceof SlugTakenError && changes.slug !== undefined) {
       throw new SlugTakenError(changes.slug, await freeSlug(repos, changes.slug));

@@ -6,11 +6,12 @@ import { useSession } from './session';
 
 export type TagCount = components['schemas']['TagCount'];
 
-/** Every tag in use with how many posts carry it, most used first (GET /tags). */
-export function useTagCounts() {
+/** Every tag in use with how many posts carry it, most used first (GET /tags); not asked while `enabled` is false. */
+export function useTagCounts({ enabled = true }: { enabled?: boolean } = {}) {
   const { client } = useSession();
   return useQuery({
     queryKey: tagKeys.counts(),
+    enabled,
     queryFn: async ({ signal }): Promise<TagCount[]> => {
       const { data, error, response } = await client.api.GET('/tags', { signal });
       if (error !== undefined) throw problemOf(error, response);

@@ -47,13 +47,20 @@ export function listSearch(filters: PostListFilters): string {
   return `?${params.toString()}`;
 }
 
+interface Props {
+  filters: PostListFilters;
+  /** Whether the tags may be asked for: not before the list's page, which the reader waits for. */
+  loadTags: boolean;
+  onChange: (filters: PostListFilters) => void;
+}
+
 /**
  * The search, the tag and the order of the list: a search applies on Enter or "Search", a tag or
  * an order as soon as it is chosen; each is a new URL, so back and forward walk through them.
  */
-export function ListFilters({ filters, onChange }: { filters: PostListFilters; onChange: (filters: PostListFilters) => void }) {
+export function ListFilters({ filters, loadTags, onChange }: Props) {
   const ids = { q: useId(), tag: useId(), sort: useId() };
-  const tags = useTagCounts();
+  const tags = useTagCounts({ enabled: loadTags });
   const options = tags.data?.map((tag) => ({ name: tag.name, label: `${tag.name} (${tag.count})` })) ?? [];
   if (filters.tag && !options.some((option) => option.name === filters.tag)) options.unshift({ name: filters.tag, label: filters.tag });
 

@@ -84,6 +84,16 @@ describe('the posts list', () => {
     expect(screen.getByRole('link', { name: 'Published' }).getAttribute('href')).toBe('/posts?status=published&tag=news');
   });
 
+  it('asks for the tags only once the first page of posts has answered (the rows come first)', async () => {
+    const api = fakeApi({
+      'GET /tags': () => json(200, { items: [{ name: 'news', count: 1 }] }),
+      'GET /posts': () => page([postSummary('01A', 'First')], null),
+    });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('option', { name: 'news (1)' });
+    expect(api.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['GET /api/v1/posts', 'GET /api/v1/tags']);
+  });
+
   it('the sort menu asks for that order (PostSort), kept in the URL; a URL with status, tag and sort opens that list', async () => {
     const api = fakeApi({
       'GET /tags': () => json(200, { items: [{ name: 'news', count: 1 }] }),

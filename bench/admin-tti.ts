@@ -1,7 +1,8 @@
 /**
  * `make bench-admin`: how soon the admin's posts page of a 10,000-post site (BENCH_ADMIN_POSTS)
  * is usable, in Debian's Chromium, against the built server (`node dist/main.js` serving the
- * admin build of `make build`) on a scratch PostgreSQL database seeded by SQL.
+ * admin build of `make build`) on a scratch PostgreSQL database and on embedded PGlite (the
+ * default deployment), each seeded by SQL (BENCH_ADMIN_STORES: `postgres,embedded`).
  *
  * Each of BENCH_ADMIN_RUNS (5) runs opens a fresh browser context at /admin/posts: the app starts,
  * sends it to the sign-in page (the tokens live in memory only, so every load signs in), the
@@ -14,18 +15,103 @@
  * posts page's own share.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import type { Page } from 'playwright-core';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { openPglite } from '../src/adapters/drizzle/driver/connect-pglite.js';
 import { chromiumPath, launchChromium } from '../test/support/chromium.js';
 import { createScratchDatabase, createUser, migrate, type Credentials } from './database.js';
 import { envNumber, serverUrl } from './env.js';
-import { runMain } from './lifecycle.js';
+import { onCleanup, runMain } from './lifecycle.js';
 import { fmt, median, table } from './report.js';
 import { seedBySql } from './seed.js';
-import { postgresEnv, requireBuiltApi, startServer } from './servers.js';
+import { postgresEnv, requireBuiltApi, startServer, type RunningServer } from './servers.js';
+import { sentences, TAGS } from './text.js';
 
 const POSTS = Math.floor(envNumber('BENCH_ADMIN_POSTS', 10_000));
 const RUNS = Math.floor(envNumber('BENCH_ADMIN_RUNS', 5));
+const STORES = (process.env.BENCH_ADMIN_STORES || 'postgres,embedded').split(',');
+
+/**
+ * seedBySql's posts (bench/seed.ts: same bodies, tags, statuses and times) for PGlite, whose
+ * client takes a query with $n parameters rather than postgres.js's template.
+ */
+const PGLITE_SEED = `
+  with words as (select $1::text[] as s, $2::text[] as t)
+  insert into posts (id, title, slug, excerpt, body, search_text, tags, status, version,
+                     word_count, created_at, updated_at, published_at)
+  select id, title, slug, excerpt, body, lower(title || E'\\n' || excerpt || E'\\n' || body),
+         tags, status, 1, array_length(regexp_split_to_array(body, '\\s+'), 1),
+         created_at, updated_at, case when status = 'published' then created_at + interval '1 hour' end
+  from (
+    select '01J' || lpad(upper(to_hex(i)), 23, '0') as id,
+           'Scale post ' || i || ': ' || rtrim(s[1 + i % 300], '.') as title,
+           'scale-post-' || i as slug,
+           s[1 + (i * 7) % 300] as excerpt,
+           '# Scale post ' || i || E'\\n\\n'
+             || (select string_agg(s[1 + (i * 31 + k * 17) % 300], ' ') from generate_series(1, 6) k)
+             || E'\\n\\n## Details\\n\\n'
+             || (select string_agg(s[1 + (i * 13 + k * 41) % 300], ' ') from generate_series(1, 6) k) as body,
+           case when i % 4 = 0 then array[t[1 + i % 10]]
+                else array[t[1 + i % 10], t[1 + (i % 10 + 1 + (i / 10) % 9) % 10]] end as tags,
+           case when (i::bigint * 2654435761) % 10 < 6 then 'published' else 'draft' end as status,
+           timestamptz '2023-01-01 00:00:00+00' + i * interval '1 minute' as created_at,
+           timestamptz '2023-01-01 00:00:00+00' + i * interval '1 minute'
+             + ((i * 7919) % 59000) * interval '1 millisecond' as updated_at
+    from words, generate_series($3::int, $4::int) i
+  ) p`;
+
+interface Site {
+  server: RunningServer;
+  credentials: Credentials;
+  label: string;
+}
+
+/** A scratch PostgreSQL database, migrated, given a user and POSTS posts; the built server over it. */
+async function postgresSite(): Promise<Site> {
+  const database = await createScratchDatabase(serverUrl);
+  await migrate(database.url);
+  const credentials = await createUser(database.url);
+  const t0 = performance.now();
+  await seedBySql(database.sql, 0, POSTS);
+  console.log(`PostgreSQL: seeded ${fmt(POSTS)} posts by SQL in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  const server = await startServer('api', postgresEnv(database.url, randomBytes(32).toString('base64url')), 'api on PostgreSQL');
+  return { server, credentials, label: 'PostgreSQL' };
+}
+
+/** A PGlite data folder (migrated as it is opened) with POSTS posts; the built server's first start over it creates the admin. */
+async function embeddedSite(): Promise<Site> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'margin-bench-admin-'));
+  onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
+  const t0 = performance.now();
+  const pglite = await openPglite({ dataDir });
+  await pglite.client.query(PGLITE_SEED, [sentences(300), TAGS, 1, POSTS]);
+  await pglite.client.exec('VACUUM (ANALYZE) posts, post_tags');
+  await pglite.close();
+  console.log(`PGlite: seeded ${fmt(POSTS)} posts by SQL in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  const credentials = { email: 'bench@example.com', password: randomBytes(18).toString('base64url') };
+  const env = { DATA_DIR: dataDir, ADMIN_EMAIL: credentials.email, ADMIN_PASSWORD: credentials.password, LOG_LEVEL: 'warn' };
+  const server = await startServer('api', { ...env, CONTENT_RATE_LIMIT_PER_MINUTE: '0' }, 'api on PGlite');
+  return { server, credentials, label: 'embedded PGlite' };
+}
+
+/** RUNS fresh loads of the site's posts page, reported as one table. */
+async function benchSite(browser: Browser, site: Site): Promise<void> {
+  const origin = site.server.baseUrl.replace(/\/api\/v1$/, '');
+  try {
+    const runs: Run[] = [];
+    for (let i = 0; i < RUNS; i += 1) {
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      runs.push(await measure(await context.newPage(), origin, site.credentials));
+      await context.close();
+    }
+    console.log(`\nadmin posts page, ${fmt(POSTS)} posts, ${RUNS} fresh loads, Chromium against node dist/main.js on ${site.label}\n`);
+    report(runs);
+  } finally {
+    await site.server.stop();
+  }
+}
 
 /**
  * Marks, in the page, when the sign-in form and then the first row of the list are in the
@@ -73,6 +159,7 @@ interface Run {
   loginEnd: number;
   loginMs: number;
   listMs: number;
+  tagsMs: number;
   tabCurrent: number;
   tabRows: number;
   requests: string[];
@@ -106,6 +193,7 @@ async function measure(page: Page, origin: string, credentials: Credentials): Pr
     );
   const [loginEnd, loginMs] = await timing('/api/v1/auth/login');
   const [, listMs] = await timing('/api/v1/posts?');
+  const [, tagsMs] = await timing('/api/v1/tags');
   const [tabCurrent, tabRows] = await page.evaluate<[number, number]>(SWITCH_TAB);
   const before = requests.filter((r) => r.at >= signedInAt && r.at <= firstRowAt).map((r) => r.name);
   return {
@@ -118,6 +206,7 @@ async function measure(page: Page, origin: string, credentials: Credentials): Pr
     loginEnd,
     loginMs,
     listMs,
+    tagsMs,
     tabCurrent,
     tabRows,
     requests: before,
@@ -144,12 +233,15 @@ function report(runs: Run[]): void {
           (r) => r.formShown + r.firstRowPainted - r.loginEnd,
         ),
         row('GET /posts (first page of 20, with total)', (r) => r.listMs),
+        row("GET /tags (the filter's menu, all tags with counts)", (r) => r.tagsMs),
         row('"Published" click → tab marked current', (r) => r.tabCurrent),
         row('"Published" click → its rows shown', (r) => r.tabRows),
       ],
     ),
   );
-  console.log(`\nAPI requests from the sign-in to the first row (first run):\n${runs[0]!.requests.map((r) => `  ${r}`).join('\n')}`);
+  console.log(
+    `\nAPI requests from the sign-in until the runner saw the first row (first run):\n${runs[0]!.requests.map((r) => `  ${r}`).join('\n')}`,
+  );
 }
 
 runMain('bench-admin', async () => {
@@ -157,26 +249,11 @@ runMain('bench-admin', async () => {
   if (!existsSync('dist/admin/index.html')) throw new Error('dist/admin/ is missing: run `make build` first');
   const executable = chromiumPath('bench-admin');
   if (executable === null) throw new Error('no Chromium: apt-get install chromium, or set CHROMIUM_PATH');
-  const database = await createScratchDatabase(serverUrl);
-  await migrate(database.url);
-  const credentials = await createUser(database.url);
-  const t0 = performance.now();
-  await seedBySql(database.sql, 0, POSTS);
-  console.log(`seeded ${fmt(POSTS)} posts by SQL in ${fmt((performance.now() - t0) / 1000, 1)} s`);
-  const server = await startServer('api', postgresEnv(database.url, randomBytes(32).toString('base64url')));
-  const origin = server.baseUrl.replace(/\/api\/v1$/, '');
   const browser = await launchChromium(executable);
   try {
-    const runs: Run[] = [];
-    for (let i = 0; i < RUNS; i += 1) {
-      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-      runs.push(await measure(await context.newPage(), origin, credentials));
-      await context.close();
-    }
-    console.log(`\nadmin posts page, ${fmt(POSTS)} posts, ${RUNS} fresh loads, Chromium against node dist/main.js on PostgreSQL\n`);
-    report(runs);
+    if (STORES.includes('postgres')) await benchSite(browser, await postgresSite());
+    if (STORES.includes('embedded')) await benchSite(browser, await embeddedSite());
   } finally {
     await browser.close();
-    await server.stop();
   }
 });

@@ -167,6 +167,23 @@ describe('the editor of a post', () => {
   });
 });
 
+describe('the body in CodeMirror', () => {
+  it('a body replaced from outside ("Keep theirs") is not an edit of the author: the status says their version and nothing is unsaved', async () => {
+    const theirs = post({ title: 'Their title', body: 'Their body.\n', version: 5 });
+    const patch = writes(() =>
+      problem(412, 'precondition-failed', 'Precondition failed', 'The post has changed.', { current: theirs }, { etag: '"5"' }),
+    );
+    const { title } = await openEditor(patch.handler);
+    const user = userEvent.setup();
+    await user.type(title, '!');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await user.click(await screen.findByRole('button', { name: 'Keep theirs' }));
+    expect(bodyText()).toBe('Their body.\n');
+    expect(screen.getByText('Loaded their version 5.')).toBeTruthy();
+    expect(screen.queryByText('Unsaved changes.')).toBeNull();
+  });
+});
+
 describe('leaving the editor', () => {
   it('with unsaved changes asks first (focus on staying): "Stay and keep editing" keeps the edit, "Leave without saving" goes and drops the local copy', async () => {
     const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));

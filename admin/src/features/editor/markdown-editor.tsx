@@ -1,6 +1,6 @@
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { markdownKeymap, markdownLanguage } from '@codemirror/lang-markdown';
-import { Compartment, EditorState } from '@codemirror/state';
+import { Annotation, Compartment, EditorState } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { useEffect, useEffectEvent, useRef } from 'react';
 
@@ -44,6 +44,9 @@ function contentAttributes({ id, describedBy, invalid }: Pick<MarkdownEditorProp
   });
 }
 
+/** Marks the change that makes the document follow `value`: it is not the author's, so it is not told back. */
+const followed = Annotation.define<boolean>();
+
 export interface MarkdownEditorProps {
   /** The id of the editable element; `${id}-label` must name the label that names it. */
   id: string;
@@ -82,7 +85,7 @@ export function MarkdownEditor({ id, value, onChange, describedBy, invalid }: Ma
           attributes.current.of(contentAttributes({ id, describedBy, invalid })),
           placeholder('Write in markdown…'),
           EditorView.updateListener.of((update) => {
-            if (update.docChanged) changed(update.state.doc.toString());
+            if (update.docChanged && !update.transactions.some((tr) => tr.annotation(followed))) changed(update.state.doc.toString());
           }),
         ],
       }),
@@ -99,7 +102,7 @@ export function MarkdownEditor({ id, value, onChange, describedBy, invalid }: Ma
   useEffect(() => {
     const current = view.current;
     if (!current || current.state.doc.toString() === value) return;
-    current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: value } });
+    current.dispatch({ changes: { from: 0, to: current.state.doc.length, insert: value }, annotations: followed.of(true) });
   }, [value]);
 
   useEffect(() => {

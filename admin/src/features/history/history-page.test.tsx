@@ -2,6 +2,7 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bodyText } from '../../test/codemirror';
 import { fakeApi, json, renderApp, sessionOver } from '../../test/fake-api';
 
 afterEach(cleanup);
@@ -168,7 +169,7 @@ describe('the history of a post', () => {
     await user.click(within(confirm).getByRole('button', { name: 'Restore version 1' }));
     const title = await screen.findByLabelText<HTMLInputElement>('Title', undefined, LOAD);
     expect(title.value).toBe('Hello');
-    expect(screen.getByLabelText<HTMLTextAreaElement>('Body (markdown)').value).toBe('Line one.\nLine two.\n');
+    expect(bodyText()).toBe('Line one.\nLine two.\n');
     expect(seen).toEqual(['"3"']);
     // The editor shows the restored post as it came back: no second read.
     expect(api.calls('GET', '/posts/01A')).toHaveLength(1);

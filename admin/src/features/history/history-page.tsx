@@ -54,7 +54,7 @@ function History({ post }: { post: Post }) {
   const items = revisions.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <>
-      <section aria-labelledby="revisions-title">
+      <section aria-labelledby="revisions-title" className="revisions">
         <h2 id="revisions-title">Revisions</h2>
         {revisions.error && <ProblemAlert error={asProblem(revisions.error)} />}
         {!revisions.data && !revisions.error && <p aria-live="polite">Loading the revisions…</p>}

@@ -47,7 +47,8 @@ export function RestoreRevision({ post, version }: { post: Post; version: number
       if (result.error === undefined) {
         queryClient.setQueryData(postKeys.detail(post.id), result.data);
         void queryClient.invalidateQueries({ queryKey: postKeys.lists() });
-        void queryClient.invalidateQueries({ queryKey: revisionKeys.all(post.id) });
+        // Stale for the next visit, not fetched now: this page is leaving for the editor.
+        void queryClient.invalidateQueries({ queryKey: revisionKeys.all(post.id), refetchType: 'none' });
         void navigate(`/posts/${post.id}`);
         return;
       }

@@ -226,6 +226,28 @@ describe('the history of a post', () => {
   });
 });
 
+describe('the history of a post that is not there', () => {
+  it('404: the problem is shown where the history would be, and no revision is asked for', async () => {
+    const api = fakeApi({
+      'GET /posts/01GONE': () =>
+        json(404, { type: 'https://margincms.dev/problems/not-found', title: 'Not Found', status: 404, detail: 'No post 01GONE.' }),
+    });
+    renderApp('/posts/01GONE/history', sessionOver(api.fetch, 'access-1'));
+    const alert = await screen.findByRole('alert', undefined, LOAD);
+    expect(alert.textContent).toContain('No post 01GONE.');
+    expect(screen.getByRole('heading', { level: 1, name: 'History' })).toBeTruthy();
+    expect(api.calls('GET', '/posts/01GONE/revisions')).toHaveLength(0);
+  });
+
+  it('an edit that keeps every listed field and the word count reads "Body or schedule"', async () => {
+    const api = history({
+      'GET /posts/01A/revisions': () => json(200, { items: [revision(2), revision(1)], nextCursor: null }),
+    });
+    renderApp('/posts/01A/history', sessionOver(api.fetch, 'access-1'));
+    expect(await screen.findByRole('cell', { name: 'Body or schedule' }, LOAD)).toBeTruthy();
+  });
+});
+
 describe('the way to the history', () => {
   it('the editor of a saved post links to its history', async () => {
     const api = history();

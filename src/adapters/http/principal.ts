@@ -1,7 +1,7 @@
 import { InvalidTokenError, type Actor } from '../../domain/index.js';
 import type { Principal } from './registry.js';
 
-/** The actor of a protected operation (the security handler has already required a principal). */
+/** The actor of a protected operation (the dispatch has already required its bearer token). */
 export function actorOf(request: { principal: Principal | null }): Actor {
   if (!request.principal) {
     throw new InvalidTokenError('missing');

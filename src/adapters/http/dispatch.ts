@@ -1,0 +1,212 @@
+import type { Context } from 'hono';
+import type { ErrorObject } from 'ajv';
+import { bearerToken } from './bearer.js';
+import { clientAddressOf, pathOf, queryOf, requestIdOf, type Env } from './context.js';
+import type { Contract, Route } from './contract.js';
+import { HttpProblem } from './problem.js';
+import type { HandlerRegistry, Principal } from './registry.js';
+import { baseHeaders, respond } from './response-headers.js';
+
+export interface DispatchOptions {
+  contract: Contract;
+  handlers: HandlerRegistry;
+  /** Verifies a bearer token; throws `InvalidTokenError` when it is not acceptable. */
+  authenticate: (token: string) => Promise<Principal>;
+  /** Throws (an `UnavailableError`) while operations but health and readiness must not be served. */
+  admit?: () => void;
+  trustProxy: boolean;
+  /** Whether the observers are told of answers: then the route and principal are kept on the context. */
+  observed: boolean;
+}
+
+/** Answers a request to one operation. */
+export type Dispatch = (route: Route, c: Context<Env>) => Promise<Response>;
+
+/** The reply of a handler, before it becomes an answer. */
+interface Reply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, unknown>;
+}
+
+/**
+ * Answers an operation: admits it, requires its bearer token, reads and validates its input
+ * against the contract, calls its handler and makes the reply an answer of the declared media type.
+ */
+export function createDispatch(options: DispatchOptions): Dispatch {
+  const { contract, handlers, observed } = options;
+  const addressOf = (c: Context<Env>) => clientAddressOf(c, options.trustProxy);
+  return async (route, c) => {
+    const request = c.req.raw;
+    const path = pathOf(request.url);
+    if (observed) c.set('route', route);
+    if (options.admit && !route.alwaysAdmitted) options.admit();
+    // Only the headers the operation reads are copied: reading one header is cheap, copying them
+    // all is not.
+    const headers: Record<string, string> = {};
+    for (const name of route.headerNames) {
+      const value = request.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+
+    let principal: Principal | null = null;
+    if (route.requiresAuth) {
+      principal = await options.authenticate(bearerToken(headers['authorization']));
+      if (observed) c.set('principal', principal);
+    }
+
+    // A zip is handed to the handler as bytes; the schema of a binary body has nothing to check.
+    const body = route.bodyType === 'zip' ? await readZipBody(request) : route.hasBody ? await readJsonBody(request) : undefined;
+    const result = contract.validateRequest(route, {
+      params: c.req.param() as Record<string, string>,
+      query: parseQuery(queryOf(request.url)),
+      headers,
+      body: route.bodyType === 'zip' ? undefined : body,
+    });
+    if (!result.valid) throw validationProblem(result.errors);
+
+    const declaredHeaders: Record<string, string> = {};
+    for (const name of route.declaredHeaderNames) {
+      const value = headers[name];
+      if (value !== undefined) declaredHeaders[name] = value;
+    }
+
+    const input = new ValidatedRequest(
+      route.operationId,
+      result.params,
+      result.query,
+      declaredHeaders,
+      body,
+      principal,
+      path,
+      c,
+      addressOf,
+    );
+    const handler = handlers[route.operationId] as unknown as (request: ValidatedRequest) => Promise<Reply>;
+    return toResponse(route, path, await handler(input));
+  };
+}
+
+/**
+ * A validated request as handlers receive it (`RequestOf` of its operation). A class rather than
+ * an object literal on purpose: getters in a literal are new closures for every request, so each
+ * request object gets a hidden class of its own, and V8 keeps those in old space together with
+ * what the closures hold (the Context, and through it the request and the answer); every request
+ * then survives the young-generation collections. The prototype's getters are shared.
+ */
+class ValidatedRequest {
+  readonly #context: Context<Env>;
+  readonly #addressOf: (c: Context<Env>) => string;
+
+  constructor(
+    readonly operationId: string,
+    readonly params: Record<string, unknown>,
+    readonly query: Record<string, unknown>,
+    readonly headers: Record<string, string>,
+    readonly body: unknown,
+    readonly principal: Principal | null,
+    readonly path: string,
+    context: Context<Env>,
+    addressOf: (c: Context<Env>) => string,
+  ) {
+    this.#context = context;
+    this.#addressOf = addressOf;
+  }
+
+  get requestId(): string {
+    return requestIdOf(this.#context);
+  }
+
+  get clientAddress(): string {
+    return this.#addressOf(this.#context);
+  }
+}
+
+function parseQuery(search: string): Record<string, string | string[]> {
+  const query = Object.create(null) as Record<string, string | string[]>;
+  if (search === '') return query;
+  for (const [name, value] of new URLSearchParams(search)) {
+    const existing = query[name];
+    if (existing === undefined) query[name] = value;
+    else query[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return query;
+}
+
+async function readZipBody(request: Request): Promise<Uint8Array> {
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!/^application\/zip\s*(?:;|$)/i.test(contentType)) {
+    throw new HttpProblem(400, 'malformed-request', 'The request body must be a zip archive sent with Content-Type: application/zip.');
+  }
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength === 0) throw new HttpProblem(400, 'malformed-request', 'The request body is empty; send the zip archive.');
+  return bytes;
+}
+
+async function readJsonBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.length === 0) return undefined;
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(contentType)) {
+    throw new HttpProblem(400, 'malformed-request', 'The request body must be JSON sent with Content-Type: application/json.');
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new HttpProblem(400, 'malformed-request', `The request body is not valid JSON: ${(error as Error).message}.`);
+  }
+}
+
+/** Every failing field, as JSON pointers into the request (`/body/title`, `/query/limit`, …). */
+function validationProblem(errors: ErrorObject[]): HttpProblem {
+  const seen = new Set<string>();
+  const fieldErrors: { pointer: string; message: string }[] = [];
+  const meaningful = errors.some((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
+    ? errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
+    : errors;
+  for (const error of meaningful) {
+    let pointer = error.instancePath.replace(/^\/requestBody/, '/body').replace(/^\/header(?=\/|$)/, '/headers');
+    if (pointer === '') pointer = '/body';
+    let message = error.message ?? 'is invalid';
+    const params = error.params as Record<string, unknown>;
+    if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
+      pointer += `/${params.missingProperty}`;
+      message = 'is required';
+    } else if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+      pointer += `/${params.additionalProperty}`;
+      message = 'is not an allowed property';
+    }
+    const key = `${pointer}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    fieldErrors.push({ pointer, message });
+  }
+  const count = fieldErrors.length;
+  return new HttpProblem(422, 'validation-failed', `The request has ${count} invalid field${count === 1 ? '' : 's'}.`, {
+    errors: fieldErrors,
+  });
+}
+
+function toResponse(route: Route, path: string, reply: Reply): Response {
+  const headers: Record<string, string> = { ...baseHeaders(path) };
+  const given = reply.headers;
+  if (given !== undefined) {
+    for (const name in given) {
+      const value = given[name];
+      if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+    }
+  }
+  if (reply.body === undefined) return respond(null, reply.status, headers);
+  const media = route.mediaTypes.get(reply.status) ?? 'application/json';
+  if (reply.body instanceof ReadableStream) {
+    // Streamed as it is produced: chunked, no Content-Length.
+    headers['content-type'] = media;
+    return new Response(reply.body, { status: reply.status, headers });
+  }
+  if (media.endsWith('json')) {
+    headers['content-type'] = media;
+    return respond(JSON.stringify(reply.body), reply.status, headers);
+  }
+  headers['content-type'] = `${media}; charset=utf-8`;
+  return respond(String(reply.body), reply.status, headers);
+}

@@ -12,10 +12,26 @@ import { AuthService } from './app/auth-service.js';
 import { Housekeeping } from './app/housekeeping.js';
 import { createPostUseCases } from './app/post-use-cases.js';
 import { Readiness } from './app/readiness.js';
-import { loadConfig, type Config, type ContentConfig, type ImportLimits } from './config.js';
+import type { Config } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
 import type { Logger } from './log.js';
 import { ADMIN_DIR, BUNDLE_FILE } from './paths.js';
+
+/**
+ * The slices of the configuration that `compose` reads, as `loadConfig` makes them: `main.ts`
+ * passes its `Config`, tests one of their own.
+ */
+export interface ComposedConfig extends Pick<
+  Config,
+  'bodyLimitBytes' | 'corsOrigins' | 'trustProxy' | 'idempotency' | 'content' | 'imports'
+> {
+  auth: Pick<
+    Config['auth'],
+    'issuer' | 'audience' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds' | 'refreshGraceSeconds' | 'loginThrottle'
+  >;
+  /** Rows per table a housekeeping round deletes (HOUSEKEEPING_BATCH_SIZE). */
+  housekeeping: Pick<Config['housekeeping'], 'batchSize'>;
+}
 
 export interface CompositionOptions {
   store: Store;
@@ -23,18 +39,9 @@ export interface CompositionOptions {
   logger: Logger;
   clock: Clock;
   jwtSecret: Uint8Array;
-  auth: Pick<
-    Config['auth'],
-    'issuer' | 'audience' | 'accessTokenTtlSeconds' | 'refreshTokenTtlSeconds' | 'refreshGraceSeconds' | 'loginThrottle'
-  >;
-  bodyLimitBytes: number;
-  corsOrigins: string[];
-  trustProxy: boolean;
-  idempotency: Config['idempotency'];
+  config: ComposedConfig;
   ids?: IdGenerator;
   hasher?: PasswordHasher;
-  /** Rows per table a housekeeping round deletes (HOUSEKEEPING_BATCH_SIZE). */
-  housekeepingBatchSize: number;
   /** Told of every answered request (the access log, metrics). */
   observers?: RequestObserver[];
   /** Defaults to one that pings the store (schema assumed current). */
@@ -43,10 +50,6 @@ export interface CompositionOptions {
   docs?: boolean;
   /** The admin app's build to serve at /admin/; by default dist/admin/ when `make build` wrote it, false for none. */
   adminDir?: string | false;
-  /** The public Content API's site, caching and rate limit (default: the defaults of `loadConfig`). */
-  content?: ContentConfig;
-  /** POST /import's limits (default: the defaults of `loadConfig`). */
-  imports?: ImportLimits;
 }
 
 function dummyHash(hasher: PasswordHasher): Promise<string> {
@@ -57,44 +60,19 @@ function dummyHash(hasher: PasswordHasher): Promise<string> {
 
 /** Services and the HTTP app over one store: what `main.ts` serves and what HTTP tests call. */
 export async function compose(options: CompositionOptions) {
-  const { store, clock } = options;
+  const { store, clock, config } = options;
   const ids = options.ids ?? createUlidIds(clock);
   const hasher = options.hasher ?? createArgon2PasswordHasher();
-  const accessTokens = createJoseAccessTokens({
-    secret: options.jwtSecret,
-    issuer: options.auth.issuer,
-    audience: options.auth.audience,
-    ttlSeconds: options.auth.accessTokenTtlSeconds,
-  });
-  const auth = new AuthService({
-    users: store.users,
-    refreshTokens: store.refreshTokens,
-    loginAttempts: store.loginAttempts,
-    unitOfWork: store.unitOfWork,
-    refreshSecrets: createRefreshTokenSecrets(options.jwtSecret),
-    hasher,
-    accessTokens,
-    clock,
-    ids,
-    refreshTtlSeconds: options.auth.refreshTokenTtlSeconds,
-    refreshGraceSeconds: options.auth.refreshGraceSeconds,
-    maxFailedLogins: options.auth.loginThrottle.maxFailures,
-    maxFailedLoginsPerAddress: options.auth.loginThrottle.maxFailuresPerAddress,
-    loginWindowSeconds: options.auth.loginThrottle.windowSeconds,
-    // Verified when the email is unknown, so that both failures cost one argon2id verify. Hashed
-    // on the libuv pool while the server starts, not before it listens.
-    dummyHash: dummyHash(hasher),
-  });
+  const auth = authServiceOf(options, hasher, ids);
   const posts = createPostUseCases({
     store,
     clock,
     ids,
-    idempotency: { leaseMs: options.idempotency.leaseSeconds * 1000, ttlMs: options.idempotency.ttlSeconds * 1000 },
+    idempotency: { leaseMs: config.idempotency.leaseSeconds * 1000, ttlMs: config.idempotency.ttlSeconds * 1000 },
   });
   const readiness = options.readiness ?? new Readiness({ store, clock });
-  const content = options.content ?? loadConfig({}).content;
-  const imports = options.imports ?? loadConfig({}).imports;
   const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);
+  const { content, imports } = config;
   const app = createApp({
     contract: options.contract,
     handlers: createHandlers({
@@ -112,7 +90,7 @@ export async function compose(options: CompositionOptions) {
         },
         cache: { maxAgeSeconds: content.maxAgeSeconds, staleWhileRevalidateSeconds: content.staleWhileRevalidateSeconds },
       },
-      imports: { limits: imports, maxFileBytes: options.bodyLimitBytes, contract: options.contract },
+      imports: { limits: imports, maxFileBytes: config.bodyLimitBytes, contract: options.contract },
     }),
     contentRateLimitPerMinute: content.rateLimitPerMinute,
     observers: options.observers ?? [],
@@ -122,19 +100,47 @@ export async function compose(options: CompositionOptions) {
     // The claims are the principal (same fields, frozen by the token adapter): no copy per request.
     authenticate: (token) => auth.authenticate(token),
     logger: options.logger,
-    bodyLimitBytes: options.bodyLimitBytes,
+    bodyLimitBytes: config.bodyLimitBytes,
     importLimitBytes: imports.limitBytes,
-    corsOrigins: options.corsOrigins,
-    trustProxy: options.trustProxy,
+    corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
   });
   const housekeeping = new Housekeeping({
     unitOfWork: store.unitOfWork,
     clock,
-    batchSize: options.housekeepingBatchSize,
-    loginWindowSeconds: options.auth.loginThrottle.windowSeconds,
-    refreshGraceSeconds: options.auth.refreshGraceSeconds,
+    batchSize: config.housekeeping.batchSize,
+    loginWindowSeconds: config.auth.loginThrottle.windowSeconds,
+    refreshGraceSeconds: config.auth.refreshGraceSeconds,
   });
   /** The admin app's path, when it is served. */
   const adminPath = adminDir === false ? null : '/admin/';
   return { app, auth, posts, hasher, ids, housekeeping, readiness, adminPath };
+}
+
+function authServiceOf({ store, clock, jwtSecret, config }: CompositionOptions, hasher: PasswordHasher, ids: IdGenerator): AuthService {
+  const accessTokens = createJoseAccessTokens({
+    secret: jwtSecret,
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+    ttlSeconds: config.auth.accessTokenTtlSeconds,
+  });
+  return new AuthService({
+    users: store.users,
+    refreshTokens: store.refreshTokens,
+    loginAttempts: store.loginAttempts,
+    unitOfWork: store.unitOfWork,
+    refreshSecrets: createRefreshTokenSecrets(jwtSecret),
+    hasher,
+    accessTokens,
+    clock,
+    ids,
+    refreshTtlSeconds: config.auth.refreshTokenTtlSeconds,
+    refreshGraceSeconds: config.auth.refreshGraceSeconds,
+    maxFailedLogins: config.auth.loginThrottle.maxFailures,
+    maxFailedLoginsPerAddress: config.auth.loginThrottle.maxFailuresPerAddress,
+    loginWindowSeconds: config.auth.loginThrottle.windowSeconds,
+    // Verified when the email is unknown, so that both failures cost one argon2id verify. Hashed
+    // on the libuv pool while the server starts, not before it listens.
+    dummyHash: dummyHash(hasher),
+  });
 }

@@ -6,7 +6,7 @@ import { loadContract, type Contract } from '../../src/adapters/http/contract.js
 import type { HandlerRegistry, Principal } from '../../src/adapters/http/registry.js';
 import { createOrResetUser } from '../../src/app/users.js';
 import { createZxcvbnPasswordPolicy } from '../../src/adapters/crypto/zxcvbn-password-policy.js';
-import { compose } from '../../src/composition.js';
+import { compose, type ComposedConfig } from '../../src/composition.js';
 import { loadConfig, type Config, type ContentConfig, type ImportLimits } from '../../src/config.js';
 import { FixedClock, InvalidTokenError, type Clock, type PasswordHasher, type Store } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
@@ -92,12 +92,8 @@ export async function testServer(options: TestServerOptions) {
   const clock = options.clock ?? { now: () => new Date() };
   // What an unconfigured server runs with, where a test does not say otherwise.
   const defaults = loadConfig({});
-  const composed = await compose({
-    store: options.store,
-    contract,
-    logger: options.logger ?? createLogger('silent'),
-    clock,
-    jwtSecret: JWT_SECRET,
+  const config: ComposedConfig = {
+    ...defaults,
     auth: {
       issuer: 'margin-cms',
       audience: 'margin-cms-api',
@@ -109,10 +105,16 @@ export async function testServer(options: TestServerOptions) {
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
     corsOrigins: options.corsOrigins ?? [],
     trustProxy: options.trustProxy ?? false,
-    idempotency: defaults.idempotency,
-    housekeepingBatchSize: defaults.housekeeping.batchSize,
     content: { ...defaults.content, rateLimitPerMinute: 0, ...options.content },
     imports: { ...defaults.imports, ...options.imports },
+  };
+  const composed = await compose({
+    store: options.store,
+    contract,
+    logger: options.logger ?? createLogger('silent'),
+    clock,
+    jwtSecret: JWT_SECRET,
+    config,
     adminDir: options.adminDir ?? false,
     ...(options.hasher ? { hasher: options.hasher } : {}),
     ...(options.observers ? { observers: options.observers } : {}),

@@ -15,10 +15,11 @@ import type { Logger } from 'drizzle-orm';
 import postgres from 'postgres';
 import { encodeCursor, postCursorScope } from '../src/domain/cursor.js';
 import type { PostQuery, PostSortKey } from '../src/domain/ports/post-repository.js';
+import type { Store } from '../src/domain/ports/store.js';
 import { openPostgres } from '../src/adapters/drizzle/driver/connect-postgres.js';
 import { maskUrl } from '../src/mask-url.js';
 import { searchTextOf } from '../src/adapters/drizzle/repositories/post-repository.js';
-import { createDrizzleStore } from '../src/adapters/drizzle/store.js';
+import { storeOver } from '../src/open-store.js';
 import { countWords } from '../src/domain/word-count.js';
 import { createTestDatabase, testServerUrl } from '../test/support/databases.js';
 import { postgresSettings } from '../src/config.js';
@@ -124,7 +125,8 @@ async function main(): Promise<void> {
     statementTimeoutMs: 60_000,
     logger,
   });
-  const store = createDrizzleStore(conn.db, 'postgres');
+  // As the server wires it: calls go through the pool's gate.
+  const store = storeOver(conn);
   const admin = postgres(database.url, { max: 1, onnotice: () => undefined });
   try {
     let seeded = 0;
@@ -217,7 +219,7 @@ function closest<T extends { n: number }>(xs: T[], target: number): T {
 }
 
 /** A query whose cursor sits after `skip` rows, obtained by walking pages with the repository. */
-async function deepQuery(store: ReturnType<typeof createDrizzleStore>, query: PostQuery, skip: number): Promise<PostQuery> {
+async function deepQuery(store: Store, query: PostQuery, skip: number): Promise<PostQuery> {
   let cursor: string | null = null;
   for (let seen = 0; seen < skip;) {
     const page = await store.posts.list({ ...query, limit: 100, cursor });

@@ -62,11 +62,11 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
 
   /** 200 with `body`, or 304 when the request's conditions hold; `etag` names the bytes sent. */
   function conditional<B>(headers: Conditions, body: B, etag: string, lastModified: Date) {
+    // `Access-Control-Allow-Origin: *` is among every content answer's base headers (response-headers.ts).
     const replyHeaders = {
       ETag: etag,
       'Last-Modified': httpDateOf(lastModified),
       'Cache-Control': cacheControl,
-      'Access-Control-Allow-Origin': '*' as const,
     };
     const notModified = isNotModified(
       { ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'] },

@@ -1,9 +1,9 @@
 import type { PostUseCases } from '../../../app/post-use-cases.js';
 import type { Post } from '../../../domain/index.js';
 import { fromStored, idempotencyKeyOf, requestFingerprint } from '../idempotency.js';
-import { etagOf, ifNoneMatchHits, parseIfMatch, toApiPost, toApiPostSummary } from '../mappers.js';
+import { etagOf, ifNoneMatchHits, toApiPost, toApiPostSummary } from '../mappers.js';
+import { requireIfMatch } from '../if-match.js';
 import { actorOf } from '../principal.js';
-import { HttpProblem } from '../problem.js';
 import type { HandlerRegistry } from '../registry.js';
 import { requestInstant } from '../timestamps.js';
 import type { components } from '../../../../generated/api.js';
@@ -19,23 +19,6 @@ type PostHandlers = Pick<
   HandlerRegistry,
   'listPosts' | 'createPost' | 'bulkPosts' | 'getPost' | 'updatePost' | 'deletePost' | 'exportPost'
 >;
-
-/**
- * The versions If-Match accepts: 428 when it is missing (the server, not the schema, requires it),
- * 422 at `/headers/if-match` when it is not `*` or a list of entity tags.
- */
-export function requireIfMatch(header: string | undefined) {
-  if (header === undefined) {
-    throw new HttpProblem(428, 'precondition-required', "Send If-Match with the post's current ETag to change it.");
-  }
-  const expected = parseIfMatch(header);
-  if (expected === null) {
-    throw new HttpProblem(422, 'validation-failed', 'If-Match is not * or a list of quoted entity tags such as "3".', {
-      errors: [{ pointer: '/headers/if-match', message: 'must be * or a comma-separated list of quoted entity tags such as "3"' }],
-    });
-  }
-  return expected;
-}
 
 /** The headers of a create's answer. */
 function createdHeaders(post: Post) {

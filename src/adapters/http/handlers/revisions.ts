@@ -3,9 +3,9 @@ import type { PostUseCases } from '../../../app/post-use-cases.js';
 import { compareStates } from '../../../domain/index.js';
 import { diffBodies } from '../body-diff.js';
 import { etagOf, toApiPost, toApiRevision, toApiRevisionSummary } from '../mappers.js';
+import { requireIfMatch } from '../if-match.js';
 import { actorOf } from '../principal.js';
 import type { HandlerRegistry } from '../registry.js';
-import { requireIfMatch } from './posts.js';
 
 export function revisionHandlers(
   posts: PostUseCases,

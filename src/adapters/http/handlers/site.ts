@@ -1,11 +1,12 @@
 import type { PostUseCases } from '../../../app/post-use-cases.js';
-import type { Actor, Clock } from '../../../domain/index.js';
+import type { Clock } from '../../../domain/index.js';
 import { exportArchive } from '../../../site-files/export-archive.js';
 import { IMPORT_OWN_LIMITS, importFilesOf, type PostFieldsCheck } from '../../../site-files/import-files.js';
 import { ArchiveRefused, checkZip, type ArchiveLimits } from '../../../site-files/zip.js';
 import type { Contract } from '../contract.js';
 import { problemFromRefusal } from '../problem-map.js';
-import type { HandlerRegistry, Principal } from '../registry.js';
+import { actorOf } from '../principal.js';
+import type { HandlerRegistry } from '../registry.js';
 
 export interface SiteImportDeps {
   /** The composition root passes these from the configuration (IMPORT_MAX_ENTRIES, IMPORT_MAX_INFLATED_BYTES). */
@@ -24,8 +25,6 @@ function postFieldsCheck(contract: Pick<Contract, 'schemaValidator'>): PostField
       ? null
       : (validate.errors ?? []).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}`).join('; ');
 }
-
-const actorOf = (principal: Principal | null): Actor => ({ id: principal!.userId, name: principal!.name });
 
 export function siteHandlers(
   posts: PostUseCases,
@@ -55,7 +54,7 @@ export function siteHandlers(
         try {
           checkFields ??= postFieldsCheck(imports.contract);
           const { source, files } = await importFilesOf(archive, checkFields, imports.maxFileBytes);
-          const report = await posts.imports.run(files, query.mode, actorOf(principal));
+          const report = await posts.imports.run(files, query.mode, actorOf({ principal }));
           return { status: 200, body: { mode: report.mode, source, counts: report.counts, items: report.items } };
         } finally {
           archive.close();

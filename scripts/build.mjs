@@ -32,8 +32,8 @@ const result = await build({
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   metafile: true,
   // Whitespace and syntax only: names stay, so stack traces still read (and dist/*.map maps them).
-  // 1.8 → 1.1 MiB, all ASCII (comments with `×` or `…` made Node decode the file on its slow
-  // path), which took 35 ms off the start to the first /healthz answer.
+  // Smaller, and all ASCII (comments with `×` or `…` made Node decode the file on its slow path),
+  // which shortens the start to the first /healthz answer (bench/NOTES.md).
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',

@@ -37,9 +37,9 @@ function exportsOf<T extends object>(module: T, name: keyof T): T {
 
 /**
  * The password policy with zxcvbn-ts (its common-passwords, names and words dictionaries, keyboard
- * patterns, repeats, sequences, dates, l33t). The library and its 2.7 MB of dictionaries are
- * imported on the first check, never at start-up: only setting a password needs them (the bundle
- * keeps them in a chunk of their own), and building the matcher takes about 0.2 s.
+ * patterns, repeats, sequences, dates, l33t). The library and its dictionaries are imported on
+ * the first check, never at start-up: only setting a password needs them (the bundle keeps them
+ * in a chunk of their own), and building the matcher takes a noticeable fraction of a second.
  */
 export function createZxcvbnPasswordPolicy(): PasswordPolicy {
   let factory: Promise<ZxcvbnFactory> | undefined;

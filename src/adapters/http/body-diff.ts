@@ -5,7 +5,7 @@ type BodyDiff = components['schemas']['BodyDiff'];
 
 /**
  * Past this many edited lines the diff is given up. Myers' algorithm takes time in the square of
- * the edits and runs on the event loop: 1,000 edits took 70 ms here, 4,000 took 2 s.
+ * the edits and runs on the event loop (times in bench/NOTES.md).
  */
 export const MAX_EDIT_LINES = 1_000;
 /** And past this much time, on a machine slow enough to need it. */

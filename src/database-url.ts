@@ -173,11 +173,10 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
     if (colon >= 0) password = decode(userinfo.slice(colon + 1), 'password');
     text = text.slice(userEnd + 1);
   }
-  const authority = hostsOf(text);
-  let hosts = authority.hosts;
-  let portTexts = authority.ports;
+  // The URL's hosts and ports, until a host= or port= parameter replaces them.
+  const { rest: afterHosts, ...authority } = hostsOf(text);
   let database = '';
-  let rest = authority.rest;
+  let rest = afterHosts;
   if (rest.startsWith('/')) {
     const end = rest.indexOf('?');
     database = decode(end < 0 ? rest.slice(1) : rest.slice(1, end), 'database name');
@@ -202,59 +201,12 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
       if (parts.length > 2) throw new DatabaseUrlError(`has a parameter with more than one "=" (write it %3D): "${parts[0]}"`);
       const name = decode(parts[0]!, 'name of a parameter');
       const value = decode(parts[1]!, `value of ${name}`);
-      switch (name) {
-        case 'host':
-          hosts = value.split(',');
-          break;
-        case 'port':
-          portTexts = value.split(',');
-          break;
-        case 'dbname':
-          parsed.database = value;
-          break;
-        case 'user':
-          parsed.user = value === '' ? null : value;
-          break;
-        case 'password':
-          parsed.password = value;
-          break;
-        case 'ssl':
-          if (value !== 'true') throw new DatabaseUrlError(`has ssl=${value}; libpq takes only ssl=true (sslmode=require): use sslmode`);
-          parsed.sslmode = 'require';
-          break;
-        case 'sslmode':
-          if (!SSL_MODES.includes(value)) throw new DatabaseUrlError(`has sslmode=${value}; expected one of ${SSL_MODES.join(', ')}`);
-          parsed.sslmode = value as SslMode;
-          break;
-        case 'sslrootcert':
-          if (value !== 'system') throw new DatabaseUrlError('has sslrootcert other than "system", which this server does not support');
-          parsed.systemRootCert = true;
-          break;
-        case 'application_name':
-          parsed.applicationName = value;
-          break;
-        case 'options':
-          parsed.options = value;
-          break;
-        case 'target_session_attrs':
-          if (!SESSION_ATTRS.includes(value)) {
-            throw new DatabaseUrlError(`has target_session_attrs=${value}; expected one of ${SESSION_ATTRS.join(', ')}`);
-          }
-          parsed.targetSessionAttrs = value;
-          break;
-        default: {
-          const instead = UNSUPPORTED[name];
-          throw new DatabaseUrlError(
-            instead === undefined
-              ? `has an unknown parameter "${name}" (libpq refuses it too; a server setting goes in options=-c ${name}%3D…)`
-              : `has the libpq parameter "${name}", which this server does not apply: ${instead}`,
-          );
-        }
-      }
+      applyParameter(parsed, authority, name, value);
     }
   } else if (rest !== '' && rest !== '?') {
     throw new DatabaseUrlError(`has "${rest[0]}" where a "/database" or "?parameters" should follow the host`);
   }
+  const { hosts, ports: portTexts } = authority;
   if (hosts.some((host) => host === '')) throw new DatabaseUrlError('has no host');
   if (hosts.length > 1 && hosts.some((host) => host.startsWith('/'))) {
     throw new DatabaseUrlError('has a Unix socket folder in a list of hosts; give it alone');
@@ -272,6 +224,59 @@ export function parseDatabaseUrl(url: string): DatabaseUrl {
     throw new DatabaseUrlError(`has sslrootcert=system with sslmode=${parsed.sslmode}; libpq allows only verify-full with it`);
   }
   return parsed;
+}
+
+/** Applies one `?name=value` parameter of the URL to what it says. */
+function applyParameter(parsed: DatabaseUrl, authority: { hosts: string[]; ports: string[] }, name: string, value: string): void {
+  switch (name) {
+    case 'host':
+      authority.hosts = value.split(',');
+      break;
+    case 'port':
+      authority.ports = value.split(',');
+      break;
+    case 'dbname':
+      parsed.database = value;
+      break;
+    case 'user':
+      parsed.user = value === '' ? null : value;
+      break;
+    case 'password':
+      parsed.password = value;
+      break;
+    case 'ssl':
+      if (value !== 'true') throw new DatabaseUrlError(`has ssl=${value}; libpq takes only ssl=true (sslmode=require): use sslmode`);
+      parsed.sslmode = 'require';
+      break;
+    case 'sslmode':
+      if (!SSL_MODES.includes(value)) throw new DatabaseUrlError(`has sslmode=${value}; expected one of ${SSL_MODES.join(', ')}`);
+      parsed.sslmode = value as SslMode;
+      break;
+    case 'sslrootcert':
+      if (value !== 'system') throw new DatabaseUrlError('has sslrootcert other than "system", which this server does not support');
+      parsed.systemRootCert = true;
+      break;
+    case 'application_name':
+      parsed.applicationName = value;
+      break;
+    case 'options':
+      parsed.options = value;
+      break;
+    case 'target_session_attrs':
+      if (!SESSION_ATTRS.includes(value)) {
+        throw new DatabaseUrlError(`has target_session_attrs=${value}; expected one of ${SESSION_ATTRS.join(', ')}`);
+      }
+      parsed.targetSessionAttrs = value;
+      break;
+    default: {
+      const instead = UNSUPPORTED[name];
+      throw new DatabaseUrlError(
+        instead === undefined
+          ? `has an unknown parameter "${name}" (libpq refuses it too; a server setting goes in options=-c ${name}%3D…)`
+          : `has the libpq parameter "${name}", which this server does not apply: ${instead}`,
+      );
+    }
+  }
 }
 
 /** The TLS postgres.js is given for an sslmode (its `ssl` option). */

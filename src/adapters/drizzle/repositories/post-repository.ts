@@ -1,7 +1,15 @@
 import { and, asc, count as count_, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
-import { checkedPageLimit, countedTotal, countLimitOf, hasCursor, pageOf, postPosition } from '../../../domain/paging.js';
+import {
+  checkedBatchLimit,
+  checkedPageLimit,
+  countedTotal,
+  countLimitOf,
+  hasCursor,
+  pageOf,
+  postPosition,
+} from '../../../domain/paging.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../../domain/post.js';
 import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
 import type {
@@ -585,7 +593,7 @@ export class DrizzlePostRepository implements PostRepository {
   }
 
   async publishDue(now: Date, limit: number): Promise<Post[]> {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, got ${limit}`);
+    checkedBatchLimit(limit);
     return this.session.run(async (db) => {
       // The queue in order, skipping rows another caller holds; then the guarded UPDATE decides:
       // a post another caller published meanwhile is no longer a due draft and matches no row.

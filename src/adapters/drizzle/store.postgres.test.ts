@@ -5,9 +5,9 @@ import { usePostgres } from '../../../test/support/stores.js';
 import { describeStoreContract } from '../contract/index.js';
 import { openPostgres, type PostgresOptions } from './driver/connect-postgres.js';
 import { SchemaBehindError } from './schema/migrations.js';
-import { createDrizzleStore } from './store.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
 import { postgresSettings } from '../../config.js';
+import { storeOver } from '../../open-store.js';
 
 // Fails under CI=true when the server is down; skipped with a message elsewhere.
 const serverUrl = testServerUrl();
@@ -52,7 +52,7 @@ describe.skipIf(!available)('PostgreSQL store', () => {
     it('maps a statement timeout (57014) to UnavailableError', async () => {
       await truncateAll(connection().db);
       const conn = await openPostgres({ url: databaseUrl(), ...poolDefaults, statementTimeoutMs: 100 });
-      const store = createDrizzleStore(conn.db, 'postgres');
+      const store = storeOver(conn);
       try {
         const post = await store.posts.create({
           id: 'P1',
@@ -85,7 +85,7 @@ describe.skipIf(!available)('PostgreSQL store', () => {
         ...poolDefaults,
         connectTimeoutSeconds: 1,
       });
-      const store = createDrizzleStore(conn.db, 'postgres');
+      const store = storeOver(conn);
       try {
         await expect(store.ping()).rejects.toBeInstanceOf(UnavailableError);
         await expect(store.posts.get('x')).rejects.toBeInstanceOf(UnavailableError);

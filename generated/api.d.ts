@@ -939,6 +939,8 @@ export interface components {
             wordCount: number;
             createdAt: components["schemas"]["Timestamp"];
             actor: components["schemas"]["Actor"];
+            /** @description The fields this revision records differently from the revision before it (the next lower version), in the order of this enum; tags compare as sets (their order alone is no change). Empty for the first revision (nothing before it) and for a write that changed none of these fields: a change of the schedule alone (`publishAt`, which revisions do not record), whose activity event (`scheduled`, `unscheduled`) names it. */
+            changed: ("title" | "slug" | "excerpt" | "status" | "tags" | "body")[];
         };
         /** @description A zip archive (deflated entries, UTF-8 names): the posts' markdown files, then `manifest.json`. */
         SiteArchive: string;
@@ -1368,6 +1370,16 @@ export interface components {
                 "application/json": components["schemas"]["Post"];
             };
         };
+        /** @description The post as the update left it: its version one higher, its ETag that version quoted. */
+        PostUpdatedResponse: {
+            headers: {
+                ETag: components["headers"]["UpdatedETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Post"];
+            };
+        };
         /** @description If-Match does not match the current version (a weak tag never does). `current` is the post as it is now; its ETag is in the ETag header. */
         PreconditionFailedResponse: {
             headers: {
@@ -1785,6 +1797,11 @@ export interface components {
          */
         RetryAfter: number;
         /**
+         * @description The strong ETag of the post as the update left it, its new version quoted (`"4"`).
+         * @example "2"
+         */
+        UpdatedETag: string;
+        /**
          * @description The bearer challenge (RFC 6750 §3). A request that sent no bearer token (no Authorization header, another scheme such as Basic, or `Bearer` with nothing after it) gets `Bearer realm="margin-cms"`, with no error code (§3.1: the client may not have known that authentication was needed); a token that is forged, expired, meant for another audience or whose session has ended gets `Bearer realm="margin-cms", error="invalid_token"`.
          * @example Bearer realm="margin-cms", error="invalid_token"
          */
@@ -2063,7 +2080,7 @@ export interface operations {
         };
         requestBody: components["requestBodies"]["UpdatePostBody"];
         responses: {
-            200: components["responses"]["PostResponse"];
+            200: components["responses"]["PostUpdatedResponse"];
             400: components["responses"]["MalformedRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["PostNotFoundResponse"];

@@ -25,42 +25,12 @@ import { createScratchDatabase, createUser, migrate, type Credentials } from './
 import { envNumber, serverUrl } from './env.js';
 import { onCleanup, runMain } from './lifecycle.js';
 import { fmt, median, table } from './report.js';
-import { seedBySql } from './seed.js';
+import { SEED_POSTS_SQL, seedBySql, seedPostsParams } from './seed.js';
 import { postgresEnv, requireBuiltApi, startServer, type RunningServer } from './servers.js';
-import { sentences, TAGS } from './text.js';
 
 const POSTS = Math.floor(envNumber('BENCH_ADMIN_POSTS', 10_000));
 const RUNS = Math.floor(envNumber('BENCH_ADMIN_RUNS', 5));
 const STORES = (process.env.BENCH_ADMIN_STORES || 'postgres,embedded').split(',');
-
-/**
- * seedBySql's posts (bench/seed.ts: same bodies, tags, statuses and times) for PGlite, whose
- * client takes a query with $n parameters rather than postgres.js's template.
- */
-const PGLITE_SEED = `
-  with words as (select $1::text[] as s, $2::text[] as t)
-  insert into posts (id, title, slug, excerpt, body, search_text, tags, status, version,
-                     word_count, created_at, updated_at, published_at)
-  select id, title, slug, excerpt, body, lower(title || E'\\n' || excerpt || E'\\n' || body),
-         tags, status, 1, array_length(regexp_split_to_array(body, '\\s+'), 1),
-         created_at, updated_at, case when status = 'published' then created_at + interval '1 hour' end
-  from (
-    select '01J' || lpad(upper(to_hex(i)), 23, '0') as id,
-           'Scale post ' || i || ': ' || rtrim(s[1 + i % 300], '.') as title,
-           'scale-post-' || i as slug,
-           s[1 + (i * 7) % 300] as excerpt,
-           '# Scale post ' || i || E'\\n\\n'
-             || (select string_agg(s[1 + (i * 31 + k * 17) % 300], ' ') from generate_series(1, 6) k)
-             || E'\\n\\n## Details\\n\\n'
-             || (select string_agg(s[1 + (i * 13 + k * 41) % 300], ' ') from generate_series(1, 6) k) as body,
-           case when i % 4 = 0 then array[t[1 + i % 10]]
-                else array[t[1 + i % 10], t[1 + (i % 10 + 1 + (i / 10) % 9) % 10]] end as tags,
-           case when (i::bigint * 2654435761) % 10 < 6 then 'published' else 'draft' end as status,
-           timestamptz '2023-01-01 00:00:00+00' + i * interval '1 minute' as created_at,
-           timestamptz '2023-01-01 00:00:00+00' + i * interval '1 minute'
-             + ((i * 7919) % 59000) * interval '1 millisecond' as updated_at
-    from words, generate_series($3::int, $4::int) i
-  ) p`;
 
 interface Site {
   server: RunningServer;
@@ -86,7 +56,7 @@ async function embeddedSite(): Promise<Site> {
   onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
   const t0 = performance.now();
   const pglite = await openPglite({ dataDir });
-  await pglite.client.query(PGLITE_SEED, [sentences(300), TAGS, 1, POSTS]);
+  await pglite.client.query(SEED_POSTS_SQL, seedPostsParams(0, POSTS));
   await pglite.client.exec('VACUUM (ANALYZE) posts, post_tags');
   await pglite.close();
   console.log(`PGlite: seeded ${fmt(POSTS)} posts by SQL in ${fmt((performance.now() - t0) / 1000, 1)} s`);

@@ -45,36 +45,47 @@ export async function findDeepPosition(baseUrl: string, token: string, total: nu
 }
 
 /**
+ * The scale posts as one statement with $n parameters (sentences, tags, first and last number), so
+ * that postgres.js (`seedBySql`) and PGlite (bench/admin-tti.ts) seed the same rows.
+ */
+export const SEED_POSTS_SQL = `
+  with words as (select $1::text[] as s, $2::text[] as t)
+  insert into posts (id, title, slug, excerpt, body, search_text, tags, status, version,
+                     word_count, created_at, updated_at, published_at)
+  select id, title, slug, excerpt, body, lower(title || E'\\n' || excerpt || E'\\n' || body),
+         tags, status, 1, array_length(regexp_split_to_array(body, '\\s+'), 1),
+         created_at, updated_at, case when status = 'published' then created_at + interval '1 hour' end
+  from (
+    select '01J' || lpad(upper(to_hex(i)), 23, '0') as id,
+           'Scale post ' || i || ': ' || rtrim(s[1 + i % 300], '.') as title,
+           'scale-post-' || i as slug,
+           s[1 + (i * 7) % 300] as excerpt,
+           '# Scale post ' || i || E'\\n\\n'
+             || (select string_agg(s[1 + (i * 31 + k * 17) % 300], ' ') from generate_series(1, 6) k)
+             || E'\\n\\n## Details\\n\\n'
+             || (select string_agg(s[1 + (i * 13 + k * 41) % 300], ' ') from generate_series(1, 6) k) as body,
+           case when i % 4 = 0 then array[t[1 + i % 10]]
+                else array[t[1 + i % 10], t[1 + (i % 10 + 1 + (i / 10) % 9) % 10]] end as tags,
+           case when (i::bigint * 2654435761) % 10 < 6 then 'published' else 'draft' end as status,
+           timestamptz '2023-01-01 00:00:00+00' + i * interval '1 minute' as created_at,
+           timestamptz '2023-01-01 00:00:00+00' + i * interval '1 minute'
+             + ((i * 7919) % 59000) * interval '1 millisecond' as updated_at
+    from words, generate_series($3::int, $4::int) i
+  ) p`;
+
+/** The parameters of SEED_POSTS_SQL for posts number from + 1 to `to`. */
+export function seedPostsParams(from: number, to: number): [string[], string[], number, number] {
+  return [sentences(300), [...TAGS], from + 1, to];
+}
+
+/**
  * Inserts posts number `from + 1` to `to` with one INSERT … SELECT generate_series: bodies of
  * about 1 KB assembled from a few hundred sentences, 1–2 tags, 60% published, distinct
  * timestamps, ULID-shaped ids. Posts rows only (no revisions or activity): the scale test reads.
  * Both tables are vacuumed and analysed afterwards, as autovacuum keeps a live site's.
  */
 export async function seedBySql(sql: postgres.Sql, from: number, to: number): Promise<void> {
-  await sql`
-    with words as (select ${sentences(300)}::text[] as s, ${TAGS}::text[] as t)
-    insert into posts (id, title, slug, excerpt, body, search_text, tags, status, version,
-                       word_count, created_at, updated_at, published_at)
-    select id, title, slug, excerpt, body, lower(title || E'\\n' || excerpt || E'\\n' || body),
-           tags, status, 1, array_length(regexp_split_to_array(body, '\\s+'), 1),
-           created_at, updated_at, case when status = 'published' then created_at + interval '1 hour' end
-    from (
-      select '01J' || lpad(upper(to_hex(i)), 23, '0') as id,
-             'Scale post ' || i || ': ' || rtrim(s[1 + i % 300], '.') as title,
-             'scale-post-' || i as slug,
-             s[1 + (i * 7) % 300] as excerpt,
-             '# Scale post ' || i || E'\\n\\n'
-               || (select string_agg(s[1 + (i * 31 + k * 17) % 300], ' ') from generate_series(1, 6) k)
-               || E'\\n\\n## Details\\n\\n'
-               || (select string_agg(s[1 + (i * 13 + k * 41) % 300], ' ') from generate_series(1, 6) k) as body,
-             case when i % 4 = 0 then array[t[1 + i % 10]]
-                  else array[t[1 + i % 10], t[1 + (i % 10 + 1 + (i / 10) % 9) % 10]] end as tags,
-             case when (i::bigint * 2654435761) % 10 < 6 then 'published' else 'draft' end as status,
-             timestamptz '2023-01-01 00:00:00+00' + i * interval '1 minute' as created_at,
-             timestamptz '2023-01-01 00:00:00+00' + i * interval '1 minute'
-               + ((i * 7919) % 59000) * interval '1 millisecond' as updated_at
-      from words, generate_series(${from + 1}::int, ${to}::int) i
-    ) p`;
+  await sql.unsafe(SEED_POSTS_SQL, seedPostsParams(from, to));
   // post_tags is filled by the posts trigger: without its statistics and visibility map (what
   // autovacuum gives a live site), a tag's count reads every entry of the tag instead of an
   // index-only scan stopping at the cap (measured in NOTES.md).

@@ -4,44 +4,12 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bodyEditor, bodyText, typeInBody } from '../../test/codemirror';
 import { fakeApi, json, problem, renderApp, sessionOver } from '../../test/fake-api';
+import { LOAD, post, writes } from './editor-test-kit';
 
 afterEach(() => {
   cleanup();
   localStorage.clear();
 });
-
-/** The editor route is loaded on demand: its first render waits for the chunk. */
-const LOAD = { timeout: 5000 };
-
-function post(overrides: Record<string, unknown> = {}) {
-  return {
-    id: '01A',
-    title: 'Hello',
-    slug: 'hello',
-    excerpt: 'A first post.',
-    body: 'Line one.\nLine two.\n',
-    tags: ['intro'],
-    status: 'draft',
-    version: 3,
-    wordCount: 4,
-    createdAt: '2026-01-02T10:00:00.000Z',
-    updatedAt: '2026-01-02T10:00:00.000Z',
-    publishedAt: null,
-    publishAt: null,
-    ...overrides,
-  };
-}
-
-/** Records each write's If-Match, Idempotency-Key and JSON body, then answers with `answer(n)`. */
-function writes(answer: (n: number, body: Record<string, unknown>) => Response) {
-  const seen: { ifMatch: string | null; key: string | null; body: Record<string, unknown> }[] = [];
-  const handler = async (request: Request) => {
-    const body = (await request.json()) as Record<string, unknown>;
-    seen.push({ ifMatch: request.headers.get('if-match'), key: request.headers.get('idempotency-key'), body });
-    return answer(seen.length, body);
-  };
-  return { seen, handler };
-}
 
 const opened = (patch: ReturnType<typeof writes>['handler']) =>
   fakeApi({

@@ -26,15 +26,17 @@ export function post(overrides: Record<string, unknown> = {}) {
 
 type Handler = (request: Request) => Response | Promise<Response>;
 
-/** Records each write's JSON body, then answers with `answer(n, body)`. */
+/** Records each write's If-Match, Idempotency-Key and JSON body, then answers with `answer(n, body)`. */
 export function writes(answer: (n: number, body: Record<string, unknown>) => Response) {
-  const seen: Record<string, unknown>[] = [];
+  const seen: { ifMatch: string | null; key: string | null; body: Record<string, unknown> }[] = [];
   const handler = async (request: Request) => {
     const body = (await request.json()) as Record<string, unknown>;
-    seen.push(body);
+    seen.push({ ifMatch: request.headers.get('if-match'), key: request.headers.get('idempotency-key'), body });
     return answer(seen.length, body);
   };
-  return { seen, handler };
+  /** The JSON bodies sent, in order. */
+  const bodies = () => seen.map((write) => write.body);
+  return { seen, bodies, handler };
 }
 
 /** Post 01A (as `opened`) in the editor over a fake API with `routes` besides. */

@@ -1,19 +1,14 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { Post } from '../../../../src/client/index.js';
 import { problemOf } from '../../lib/problem';
-import { postKeys, tagKeys } from '../../lib/query-keys';
+import { tagKeys } from '../../lib/query-keys';
+import { postQuery } from '../../lib/post-query';
 import { useSession } from '../../lib/session';
 
 /** One post with its body, as the editor opens it (src/client remembers its ETag for the save). */
 export function usePost(id: string) {
   const { client } = useSession();
   return useQuery({
-    queryKey: postKeys.detail(id),
-    queryFn: async (): Promise<Post> => {
-      const { data, error, response } = await client.getPost(id);
-      if (error !== undefined) throw problemOf(error, response);
-      return data;
-    },
+    ...postQuery(client, id),
     // The editor's copy is the author's working base: never swapped under them by a refetch.
     staleTime: Infinity,
   });

@@ -39,7 +39,7 @@ describe('a save the server cannot take now', () => {
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByText('Saved: version 4.')).toBeTruthy();
     expect(screen.queryByRole('alert')).toBeNull();
-    expect(patch.seen).toEqual([{ title: 'Hello!' }, { title: 'Hello!' }]);
+    expect(patch.bodies()).toEqual([{ title: 'Hello!' }, { title: 'Hello!' }]);
   });
 
   it('429: Retry-After is counted down each second', async () => {

@@ -35,7 +35,7 @@ describe('scheduling in the author’s time zone', () => {
     await userEvent.setup().click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('Saved: version 4.')).toBeTruthy();
     // 10:15 in New York on 1 March is 15:15 UTC (EST, UTC-05:00).
-    expect(patch.seen).toEqual([{ publishAt: '2027-03-01T15:15:00.000Z' }]);
+    expect(patch.bodies()).toEqual([{ publishAt: '2027-03-01T15:15:00.000Z' }]);
   });
 
   it('"Scheduled" on a draft offers a future time and sends it; "Published" on a scheduled draft sends the status and no publish time', async () => {
@@ -47,15 +47,15 @@ describe('scheduling in the author’s time zone', () => {
     expect(screen.getByText('Publishes itself at this time once saved.')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('Saved: version 4.')).toBeTruthy();
-    const sent = patch.seen[0]!.publishAt as string;
-    expect(Object.keys(patch.seen[0]!)).toEqual(['publishAt']);
+    const sent = patch.bodies()[0]!.publishAt as string;
+    expect(Object.keys(patch.bodies()[0]!)).toEqual(['publishAt']);
     expect(Date.parse(sent)).toBeGreaterThan(Date.now());
 
     await user.selectOptions(screen.getByLabelText('Status'), 'published');
     expect(screen.queryByLabelText(LABEL)).toBeNull();
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(await screen.findByText('Saved: version 5.')).toBeTruthy();
-    expect(patch.seen[1]).toEqual({ status: 'published', publishAt: null });
+    expect(patch.bodies()[1]).toEqual({ status: 'published', publishAt: null });
   });
 });
 

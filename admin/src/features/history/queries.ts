@@ -1,7 +1,8 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import type { components, Post } from '../../../../src/client/index.js';
+import type { components } from '../../../../src/client/index.js';
 import { problemOf } from '../../lib/problem';
 import { postKeys } from '../../lib/query-keys';
+import { postQuery } from '../../lib/post-query';
 import { useSession } from '../../lib/session';
 
 export type RevisionSummary = components['schemas']['RevisionSummary'];
@@ -27,12 +28,7 @@ const PAGE_SIZE = 20;
 export function useCurrentPost(id: string) {
   const { client } = useSession();
   return useQuery({
-    queryKey: postKeys.detail(id),
-    queryFn: async (): Promise<Post> => {
-      const { data, error, response } = await client.getPost(id);
-      if (error !== undefined) throw problemOf(error, response);
-      return data;
-    },
+    ...postQuery(client, id),
     // History is about what the post is now: read it afresh whenever the page opens.
     staleTime: 0,
   });

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ComponentType } from 'react';
 import { Navigate, Route, Routes } from 'react-router';
 import { NotFoundPage } from '../components/not-found-page';
 import { useFocusOnNavigation } from '../lib/page';
@@ -7,23 +7,26 @@ import { SignInPage } from '../features/auth/sign-in-page';
 import { PostsPage } from '../features/posts/posts-page';
 import { Shell } from './shell';
 
-/** The editor and what only it needs (the conflict banner's diff) load on demand, out of the first load (#30: ≤ 200 KB gzipped). */
+/**
+ * Every page but sign-in and the posts list loads on demand, out of the first load (#30: ≤ 200 KB
+ * gzipped): the editor (with CodeMirror and the conflict banner's diff), a post's history, the
+ * dashboard and the site's export and import.
+ */
 const EditorPage = lazy(() => import('../features/editor/editor-page'));
-
-/** The dashboard (stats, tags, activity) loads on demand too. */
-const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'));
-
-/** A post's history (revisions, their diffs, restore) loads on demand. */
 const HistoryPage = lazy(() => import('../features/history/history-page'));
-
-/** The site's export and import load on demand. */
+const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'));
 const SitePage = lazy(() => import('../features/site/site-page'));
 
-const editor = (
-  <Suspense fallback={<p aria-live="polite">Loading the editor…</p>}>
-    <EditorPage />
-  </Suspense>
-);
+/** A page loaded on demand, saying what it loads meanwhile. */
+function onDemand(Page: ComponentType, what: string) {
+  return (
+    <Suspense fallback={<p aria-live="polite">Loading {what}…</p>}>
+      <Page />
+    </Suspense>
+  );
+}
+
+const editor = onDemand(EditorPage, 'the editor');
 
 /** The admin's routes, below /admin/ (the router's basename). */
 export function AppRoutes() {
@@ -42,30 +45,9 @@ export function AppRoutes() {
         <Route path="/posts" element={<PostsPage />} />
         <Route path="/posts/new" element={editor} />
         <Route path="/posts/:id" element={editor} />
-        <Route
-          path="/posts/:id/history"
-          element={
-            <Suspense fallback={<p aria-live="polite">Loading the history…</p>}>
-              <HistoryPage />
-            </Suspense>
-          }
-        />
-        <Route
-          path="/site"
-          element={
-            <Suspense fallback={<p aria-live="polite">Loading the site page…</p>}>
-              <SitePage />
-            </Suspense>
-          }
-        />
-        <Route
-          path="/dashboard"
-          element={
-            <Suspense fallback={<p aria-live="polite">Loading the dashboard…</p>}>
-              <DashboardPage />
-            </Suspense>
-          }
-        />
+        <Route path="/posts/:id/history" element={onDemand(HistoryPage, 'the history')} />
+        <Route path="/site" element={onDemand(SitePage, 'the site page')} />
+        <Route path="/dashboard" element={onDemand(DashboardPage, 'the dashboard')} />
       </Route>
       <Route path="*" element={<NotFoundPage />} />
     </Routes>

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { ProblemAlert } from '../../components/problem-alert';
 import { ApiProblem, unreachable } from '../../lib/problem';
@@ -30,30 +30,17 @@ export function StatusCounts() {
       {stats.isPending && <p>Loading the counts…</p>}
       {data && (
         <>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Status</th>
-                <th scope="col" className="number">
-                  Posts
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.status}>
-                  <th scope="row">
-                    <Link to={`/posts?status=${row.status}`}>{row.label}</Link>
-                  </th>
-                  <td className="number">{number.format(row.count)}</td>
-                </tr>
-              ))}
-              <tr>
-                <th scope="row">Total</th>
-                <td className="number">{number.format(data.posts.total)}</td>
-              </tr>
-            </tbody>
-          </table>
+          <CountTable
+            label="Status"
+            rows={[
+              ...rows.map((row) => ({
+                key: row.status,
+                label: <Link to={`/posts?status=${row.status}`}>{row.label}</Link>,
+                count: row.count,
+              })),
+              { key: 'total', label: 'Total', count: data.posts.total },
+            ]}
+          />
           <p>
             {number.format(data.wordsPublished)} words published; {number.format(data.editsPerDay.reduce((sum, day) => sum + day.edits, 0))}{' '}
             edits in the last 30 days.
@@ -77,31 +64,36 @@ export function TagCounts() {
       {error && <ProblemAlert error={error} />}
       {tags.isPending && <p>Loading the tags…</p>}
       {tags.data && items.length === 0 && <p>No post has a tag yet.</p>}
-      {shown.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Tag</th>
-              <th scope="col" className="number">
-                Posts
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((tag) => (
-              <tr key={tag.name}>
-                <th scope="row">{tag.name}</th>
-                <td className="number">{number.format(tag.count)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {shown.length > 0 && <CountTable label="Tag" rows={shown.map((tag) => ({ key: tag.name, label: tag.name, count: tag.count }))} />}
       {!all && items.length > FEW_TAGS && (
         <button type="button" className="secondary" onClick={() => setAll(true)}>
           Show all {items.length} tags
         </button>
       )}
     </section>
+  );
+}
+
+/** A two-column table: what is counted (a row header each) and how many posts. */
+function CountTable({ label, rows }: { label: string; rows: { key: string; label: ReactNode; count: number }[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">{label}</th>
+          <th scope="col" className="number">
+            Posts
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.key}>
+            <th scope="row">{row.label}</th>
+            <td className="number">{number.format(row.count)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -4,10 +4,10 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak bench-transfer bench-admin clean
+.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak bench-transfer bench-admin clean delete-data
 
 help: ## List the tasks
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$(MOCK_PORT)/$(MOCK_PORT)/g' | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -28,8 +28,8 @@ run: build ## Build, then start the server (embedded PGlite under .data/ unless 
 dev: generate ## Server in watch mode, generated/ rebuilt when openapi/ changes (after lint), the mock on $(MOCK_PORT), the admin on :5173/admin/ over the mock (ADMIN_API=server: over the server); Ctrl-C stops all
 	node scripts/dev.mjs
 
-docs: generate ## Write the static, self-contained API reference (Redocly, no CDN) to build/api-reference.html for publishing
-	$(BIN)/redocly build-docs generated/openapi.json --inlineBundle --title "MarginCMS API reference" --output build/api-reference.html
+docs: generate ## Write the static, self-contained API reference (Redocly; loads nothing from another origin) to build/api-reference.html for publishing
+	node scripts/build-docs.mjs build/api-reference.html
 
 generate: install ## Bundle openapi/ into generated/openapi.json and generated/api.d.ts
 	node scripts/generate.mjs
@@ -38,7 +38,7 @@ check-generated: install ## Fail when generated/ is stale
 	node scripts/generate.mjs --check
 
 lint: install ## Lint the split spec, the code (ESLint, with the layer rule; madge: no import cycle, type-only imports included; no function of src/ over 120 lines) and its format (Prettier), and find dead code (knip)
-	$(BIN)/redocly lint --config openapi/redocly.yaml openapi/openapi.yaml
+	node scripts/redocly.mjs lint --config openapi/redocly.yaml openapi/openapi.yaml
 	$(BIN)/eslint --max-warnings 0 .
 	npm run --silent lint:cycles
 	$(BIN)/tsx scripts/function-length.ts
@@ -91,5 +91,16 @@ bench-transfer: install ## Whole-site export and import (dry run, apply, again) 
 bench-admin: install ## The admin's posts page of BENCH_ADMIN_POSTS (10000) posts in Chromium: navigation to first row, tab switch; run `make build` first
 	$(BIN)/tsx bench/admin-tti.ts
 
-clean: ## Remove the embedded database under .data/
-	rm -rf .data
+clean: ## Remove the build output (dist/, build/); the data stays (see delete-data)
+	rm -rf dist build
+
+delete-data: ## Delete the embedded database under DATA_DIR (.data/), every post and user in it, after asking (CONFIRM=yes: without asking)
+	@dir="$(or $(DATA_DIR),.data)"; \
+	test -e "$$dir" || { echo "$$dir does not exist: nothing to delete"; exit 0; }; \
+	test "$$(cd "$$dir" && pwd)" != / || { echo "DATA_DIR is /: refusing"; exit 2; }; \
+	if [ "$(CONFIRM)" != yes ]; then \
+	  printf 'Delete %s, the embedded database with every post and user in it? Type yes: ' "$$dir"; \
+	  read -r answer || true; \
+	  [ "$$answer" = yes ] || { echo; echo "kept $$dir"; exit 1; }; \
+	fi; \
+	rm -rf -- "$$dir" && echo "deleted $$dir"

@@ -53,6 +53,29 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
 }
 
+/**
+ * What goes wrong in `page` from now on: console errors and warnings, uncaught exceptions, failed
+ * requests, HTTP answers ≥ 400 and requests off `base`'s origin, bar the lines `expected` matches.
+ */
+export function watchPage(page: Page, base: string, expected: RegExp[] = []): string[] {
+  const errors: string[] = [];
+  const keep = (text: string) => {
+    if (!expected.some((pattern) => pattern.test(text))) errors.push(text);
+  };
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') keep(`console ${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
+  page.on('requestfailed', (request) => keep(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) keep(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
+  });
+  page.on('request', (request) => {
+    if (!request.url().startsWith(`${base}/`)) errors.push(`foreign request: ${request.url()}`);
+  });
+  return errors;
+}
+
 export type StoreName = 'embedded' | 'postgres';
 
 export interface AdminSite {
@@ -108,25 +131,6 @@ export function useAdminSite(store: StoreName, options: Omit<TestServerOptions, 
     if (outDir) rmSync(outDir, { recursive: true, force: true });
   });
 
-  function watch(page: Page, expected: RegExp[]): string[] {
-    const errors: string[] = [];
-    const keep = (text: string) => {
-      if (!expected.some((pattern) => pattern.test(text))) errors.push(text);
-    };
-    page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') keep(`console ${message.type()}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
-    page.on('requestfailed', (request) => keep(`request failed: ${request.url()} (${request.failure()?.errorText})`));
-    page.on('response', (response) => {
-      if (response.status() >= 400) keep(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
-    });
-    page.on('request', (request) => {
-      if (!request.url().startsWith(`${base}/`)) errors.push(`foreign request: ${request.url()}`);
-    });
-    return errors;
-  }
-
   return {
     store,
     base: () => base,
@@ -142,7 +146,7 @@ export function useAdminSite(store: StoreName, options: Omit<TestServerOptions, 
       const { expected = [], ...contextOptions } = options;
       const context = await browser!.newContext({ viewport: { width: 1440, height: 900 }, ...contextOptions });
       const page = await context.newPage();
-      watched.set(page, watch(page, expected));
+      watched.set(page, watchPage(page, base, expected));
       return page;
     },
     async signIn(page) {

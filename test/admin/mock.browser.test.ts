@@ -11,13 +11,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchChromium } from '../support/chromium.js';
 import { freePort } from '../support/ports.js';
 import { startPrism, type PrismMock } from '../support/prism.js';
-import { SCREENSHOTS, seriousViolations } from './harness.js';
+import { SCREENSHOTS, seriousViolations, watchPage } from './harness.js';
 
 const executablePath = chromiumPath('the admin against the mock');
 
@@ -35,25 +35,6 @@ async function startAdminDevServer(mockPort: number, cacheDir: string): Promise<
   });
   await server.listen();
   return { server, base: `http://127.0.0.1:${port}` };
-}
-
-/** Console errors and warnings, uncaught exceptions and requests to another origin, but `expected`. */
-function watch(page: Page, base: string, expected: RegExp[]): string[] {
-  const problems: string[] = [];
-  const keep = (text: string) => {
-    if (!expected.some((pattern) => pattern.test(text))) problems.push(text);
-  };
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') keep(`console ${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-  page.on('response', (response) => {
-    if (response.status() >= 400) keep(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
-  });
-  page.on('request', (request) => {
-    if (!request.url().startsWith(`${base}/`)) problems.push(`foreign request: ${request.url()}`);
-  });
-  return problems;
 }
 
 describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => {
@@ -81,7 +62,7 @@ describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => 
       /status of 412 \(Precondition Failed\)/,
       /status of 422 \(Unprocessable Entity\)/,
     ];
-    const problems = watch(page, admin.base, expected);
+    const problems = watchPage(page, admin.base, expected);
 
     await page.goto(`${admin.base}/admin/`);
     await page.getByLabel('Email').fill('ada@example.com');

@@ -3,9 +3,12 @@
 // takes to resolve and read the hundreds of modules behind it. What is imported dynamically (the
 // embedded PGlite store) becomes a chunk beside it, loaded only when used. Packages that
 // load files of their own at run time stay outside: PGlite (its WebAssembly and data files) and
-// argon2 (a native addon). Then the admin app (admin/, React) is built by Vite into dist/admin/,
-// which the server serves at /admin/, and its first-load JavaScript is weighed gzipped: past
-// ADMIN_JS_BUDGET the build fails.
+// argon2 (a native addon). The command-line programs are bundled the same way, by a build of their
+// own so that main.js and its chunks stay as they were: the `margin` CLI (dist/margin.js, behind
+// bin/margin.mjs) and the `migrate`, `create-user` and `purge` commands, which a production install
+// (`npm ci --omit=dev`, no tsx) runs as `node dist/<name>.js`. Then the admin app (admin/, React)
+// is built by Vite into dist/admin/, which the server serves at /admin/, and its first-load
+// JavaScript is weighed gzipped: past ADMIN_JS_BUDGET the build fails.
 import { readFileSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -13,14 +16,11 @@ import { build as viteBuild } from 'vite';
 
 const root = new URL('..', import.meta.url).pathname;
 rmSync(`${root}dist`, { recursive: true, force: true });
-const result = await build({
+/** What every bundle shares: ESM for Node, everything bundled but the two packages above. */
+const common = {
   absWorkingDir: root,
-  // The HTML renderer's worker thread is a file of its own, beside main.js (html-renderer.ts starts it).
-  entryPoints: ['src/main.ts', 'src/adapters/http/content/markdown-worker.ts'],
   outdir: 'dist',
   entryNames: '[name]',
-  // Next to main.js, not below it: src/paths.ts finds the root one folder up from whichever file holds it.
-  chunkNames: '[name]-[hash]',
   splitting: true,
   bundle: true,
   platform: 'node',
@@ -37,9 +37,31 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
-});
-const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-console.log(`wrote dist/main.js (${(bytes / 1024 / 1024).toFixed(1)} MiB with its source map)`);
+};
+const [result, tools] = await Promise.all([
+  build({
+    ...common,
+    // The HTML renderer's worker thread is a file of its own, beside main.js (html-renderer.ts starts it).
+    entryPoints: ['src/main.ts', 'src/adapters/http/content/markdown-worker.ts'],
+    // Next to main.js, not below it: src/paths.ts finds the root one folder up from whichever file holds it.
+    chunkNames: '[name]-[hash]',
+  }),
+  build({
+    ...common,
+    entryPoints: [
+      { in: 'src/cli/bin.ts', out: 'margin' },
+      { in: 'scripts/migrate.ts', out: 'migrate' },
+      { in: 'scripts/create-user.ts', out: 'create-user' },
+      { in: 'scripts/purge.ts', out: 'purge' },
+    ],
+    // Named apart from the server's chunks, which this build must not overwrite.
+    chunkNames: 'tools-[name]-[hash]',
+  }),
+]);
+/** The bytes a build wrote, source maps included, in MiB. */
+const mib = ({ metafile }) => (Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0) / 1024 / 1024).toFixed(1);
+console.log(`wrote dist/main.js (${mib(result)} MiB with its source map)`);
+console.log(`wrote dist/margin.js, dist/migrate.js, dist/create-user.js, dist/purge.js (${mib(tools)} MiB with their source maps)`);
 
 // The admin app. Its first load is the entry script and the modules it preloads, as index.html
 // names them; lazily loaded chunks are not counted.

@@ -1,4 +1,4 @@
-// The `margin` program: runs one command line with the process's streams and sets the exit code.
+// The `margin` program: runs one command line with the process's streams and exits with its code.
 import { run } from './cli.js';
 
 async function readStdin(): Promise<string> {
@@ -7,7 +7,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-process.exitCode = await run(process.argv.slice(2), {
+const code = await run(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   env: process.env,
@@ -15,3 +15,8 @@ process.exitCode = await run(process.argv.slice(2), {
   isTty: Boolean(process.stdin.isTTY),
   errIsTty: Boolean(process.stderr.isTTY),
 });
+
+// Node's fetch keeps its idle keep-alive connection referenced for up to a second or two after the
+// last answer, and the process would wait for it: exit once both streams have written what they hold.
+process.exitCode = code;
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

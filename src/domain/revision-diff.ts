@@ -1,8 +1,8 @@
 import type { PostStatus } from './post.js';
 
 /** The fields a comparison of two states of a post reports, in the order it reports them. */
-const COMPARED_FIELDS = ['title', 'slug', 'excerpt', 'status', 'tags', 'body'] as const;
-type ComparedField = (typeof COMPARED_FIELDS)[number];
+export const COMPARED_FIELDS = ['title', 'slug', 'excerpt', 'status', 'tags', 'body'] as const;
+export type ComparedField = (typeof COMPARED_FIELDS)[number];
 
 /** A post's content as a revision, or the post itself, records it. */
 export interface PostState {

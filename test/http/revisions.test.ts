@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { exampleValue, loadBundle } from '../contract/bundle.js';
+import { exampleValue, formatErrors, loadBundle, schemaValidator } from '../contract/bundle.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import type { components } from '../../generated/api.js';
 import { expectInvalid, expectProblem, expectUnauthorized, setup, UNKNOWN_ID, type ApiPost } from './helpers.js';
 
 type ApiDiff = components['schemas']['RevisionDiff'];
+const validator = schemaValidator(loadBundle());
 
 describeOnEveryStore('revisions', (make) => {
   describe('listRevisions', () => {
@@ -30,6 +31,27 @@ describeOnEveryStore('revisions', (make) => {
       expect(versions).toEqual([5, 4, 3, 2, 1]);
     });
 
+    it('names in changed the fields each write changed, across pages, as the contract’s RevisionPage allows', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'One', body: 'First body.', tags: ['b', 'a'] });
+      await t.patch(post.id, 1, { title: 'Two', status: 'published' });
+      await t.patch(post.id, 2, { body: 'Second body.', tags: ['a', 'b'] });
+      await t.patch(post.id, 3, { tags: ['a', 'c'], excerpt: 'Short.' });
+      const changed: string[][] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 5; pages++) {
+        const response = await t.send('GET', `/posts/${post.id}/revisions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        expect(response.status).toBe(200);
+        const page = (await response.json()) as components['schemas']['RevisionPage'];
+        const errors = validator.errors({ $ref: '#/components/schemas/RevisionPage' }, page);
+        expect(errors, formatErrors(errors)).toEqual([]);
+        changed.push(...page.items.map((item) => item.changed));
+        if (page.nextCursor === null) break;
+        cursor = page.nextCursor;
+      }
+      expect(changed).toEqual([['excerpt', 'tags'], ['body'], ['title', 'status'], []]);
+    });
+
     it('answers 404 for an unknown post', async () => {
       const t = await setup(make);
       await expectProblem(await t.send('GET', `/posts/${UNKNOWN_ID}/revisions`), 404, 'not-found');
@@ -43,8 +65,8 @@ describeOnEveryStore('revisions', (make) => {
       await t.patch(b.id, 1, { title: 'B2' });
       const { data } = await t.api.GET('/posts/{id}/revisions', { params: { path: { id: a.id }, query: { limit: 1 } } });
       const cursor = data!.nextCursor!;
-      expect((await t.send('GET', `/posts/${a.id}/revisions?limit=1&cursor=${cursor}`)).status).toBe(200);
-      await expectInvalid(await t.send('GET', `/posts/${b.id}/revisions?limit=1&cursor=${cursor}`), '/query/cursor');
+      expect((await t.send('GET', `/posts/${a.id}/revisions?limit=1&cursor=${encodeURIComponent(cursor)}`)).status).toBe(200);
+      await expectInvalid(await t.send('GET', `/posts/${b.id}/revisions?limit=1&cursor=${encodeURIComponent(cursor)}`), '/query/cursor');
       const { data: postPage } = await t.api.GET('/posts', { params: { query: { limit: 1 } } });
       await expectInvalid(await t.send('GET', `/posts/${a.id}/revisions?cursor=${postPage!.nextCursor!}`), '/query/cursor');
       await expectInvalid(await t.send('GET', `/posts/${a.id}/revisions?limit=101`), '/query/limit');

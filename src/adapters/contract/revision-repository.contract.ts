@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeCursor, revisionCursorScope } from '../../domain/cursor.js';
 import { InvalidCursorError, VersionConflictError } from '../../domain/errors.js';
 import type { Post } from '../../domain/post.js';
-import type { Revision, RevisionRepository } from '../../domain/ports/revision-repository.js';
+import type { Revision, RevisionPage, RevisionRepository } from '../../domain/ports/revision-repository.js';
 import { type MakeStore, minute, newPost, rejectionOf, revisionOf, ulid, useStore } from './fixtures.js';
 
 export function describeRevisionRepositoryContract(make: MakeStore): void {
@@ -63,9 +63,33 @@ export function describeRevisionRepositoryContract(make: MakeStore): void {
       expect(page.items.map((r) => r.version)).toEqual([5, 4, 3, 2, 1]);
       expect(page.nextCursor).toBeNull();
       const { body: _body, ...summary } = (await revisions().get(post.id, 5))!;
-      expect(page.items[0]).toStrictEqual(summary);
+      expect(page.items[0]).toStrictEqual({ ...summary, changed: ['title', 'body'] });
       expect(page.items[0]?.tags).toEqual(['z', 'a']);
       expect(page.items[0]?.createdAt.toISOString()).toBe(minute(5).toISOString());
+    });
+
+    it('each listed summary’s changed names the fields that differ from the next lower version stored, in compareStates order, tags as sets; the oldest’s is empty', async () => {
+      const post = await store().posts.create(newPost(1, { tags: ['z', 'a'], body: 'B1' }));
+      const states: Partial<Revision>[] = [
+        { version: 1 },
+        { version: 2, title: 'Renamed' },
+        { version: 3, title: 'Renamed', tags: ['a', 'z'], body: 'B2' },
+        { version: 4, title: 'Renamed', slug: 'renamed', excerpt: 'New.', status: 'published', tags: ['a', 'y'], body: 'B2' },
+        { version: 5, title: 'Renamed', slug: 'renamed', excerpt: 'New.', status: 'published', tags: ['a', 'y'], body: 'B2' },
+        { version: 7, title: 'Renamed again', slug: 'renamed', excerpt: 'New.', status: 'published', tags: ['a', 'y'], body: 'B2' },
+      ];
+      for (const state of states) await revisions().append(revisionOf(post, { body: 'B1', ...state }));
+      const expected = [['title'], [], ['slug', 'excerpt', 'status', 'tags'], ['body'], ['title'], []];
+      const changedOf = (page: RevisionPage) => page.items.map((r) => r.changed);
+      expect(changedOf(await revisions().list(post.id, { limit: 100 }))).toEqual(expected);
+      const onePerPage: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await revisions().list(post.id, { limit: 1, cursor });
+        onePerPage.push(...changedOf(page));
+        cursor = page.nextCursor;
+      } while (cursor !== null && onePerPage.length < 10);
+      expect(onePerPage).toEqual(expected);
     });
 
     it('list is keyset-paginated: every revision once, limit items per page, nextCursor null on the last page', async () => {

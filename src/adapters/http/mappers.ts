@@ -40,7 +40,7 @@ export function toApiPost(post: Post): Schemas['Post'] {
   };
 }
 
-export function toApiRevisionSummary(revision: RevisionSummary): Schemas['RevisionSummary'] {
+function toApiRevisionFields(revision: Omit<Revision, 'body'>): Omit<Schemas['Revision'], 'body'> {
   return {
     postId: revision.postId,
     version: revision.version,
@@ -55,9 +55,13 @@ export function toApiRevisionSummary(revision: RevisionSummary): Schemas['Revisi
   };
 }
 
+export function toApiRevisionSummary(revision: RevisionSummary): Schemas['RevisionSummary'] {
+  return { ...toApiRevisionFields(revision), changed: [...revision.changed] };
+}
+
 export function toApiRevision(revision: Revision): Schemas['Revision'] {
-  const { body, ...summary } = revision;
-  return { ...toApiRevisionSummary(summary), body };
+  const { body, ...fields } = revision;
+  return { ...toApiRevisionFields(fields), body };
 }
 
 export function toApiActivityEvent(event: ActivityEvent): Schemas['ActivityEvent'] {

@@ -1,6 +1,7 @@
 import { checkedPageLimit, hasCursor, pageOf } from '../../domain/index.js';
 import { decodeCursor, encodeCursor, REVISION_POSITION, revisionCursorScope } from '../../domain/cursor.js';
 import { VersionConflictError } from '../../domain/errors.js';
+import { compareStates } from '../../domain/revision-diff.js';
 import type { Revision, RevisionPage, RevisionRepository, RevisionSummary } from '../../domain/ports/revision-repository.js';
 import { copyDate, type Session } from './state.js';
 
@@ -20,9 +21,10 @@ function copyRevision(r: Revision): Revision {
   };
 }
 
-function summarize(r: Revision): RevisionSummary {
+/** `r` as listed, compared with `previous` (the next lower version stored, if any). */
+function summarize(r: Revision, previous: Revision | undefined): RevisionSummary {
   const { body: _body, ...summary } = copyRevision(r);
-  return summary;
+  return { ...summary, changed: previous === undefined ? [] : compareStates(previous, r).changed };
 }
 
 export class MemoryRevisionRepository implements RevisionRepository {
@@ -55,7 +57,7 @@ export class MemoryRevisionRepository implements RevisionRepository {
         .filter((r) => before === null || r.version < before)
         .sort((a, b) => b.version - a.version);
       const found = pageOf(rest, page.limit, (last) => encodeCursor(scope, [last.version]));
-      return { items: found.items.map(summarize), nextCursor: found.nextCursor };
+      return { items: found.items.map((r, i) => summarize(r, rest[i + 1])), nextCursor: found.nextCursor };
     });
   }
 

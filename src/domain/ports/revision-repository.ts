@@ -1,4 +1,5 @@
 import type { Post, PostStatus } from '../post.js';
+import type { ComparedField } from '../revision-diff.js';
 
 export interface Actor {
   id: string;
@@ -23,7 +24,11 @@ export interface Revision {
   actor: Actor;
 }
 
-export type RevisionSummary = Omit<Revision, 'body'>;
+/**
+ * A revision as listed: without its body, with the fields it records differently from the revision
+ * before it (`changed`, in the order and by the rules of `compareStates`).
+ */
+export type RevisionSummary = Omit<Revision, 'body'> & { changed: ComparedField[] };
 
 /** The revision that records `post` as a write by `actor` left it (at the post's `updatedAt`). */
 export function revisionOf(post: Post, actor: Actor): Revision {
@@ -55,6 +60,9 @@ export interface RevisionPage {
  * - `list` returns a post's revisions newest first (highest version first), `limit` 1 to 100,
  *   keyset-paginated: `nextCursor` null on the last page, a foreign or garbled cursor throws
  *   `InvalidCursorError`. No revisions is `{ items: [], nextCursor: null }`.
+ * - each listed summary's `changed` names the fields that differ from the post's revision of the
+ *   next lower version stored (`compareStates`: in its field order, tags as sets, the body
+ *   compared too), whichever page that revision is on; the oldest revision's is empty.
  * - `get` returns null for an unknown post or version.
  * - `deleteForPost` removes every revision of a post (the post is being deleted).
  */

@@ -1,7 +1,8 @@
 import { checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
-import { and, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, lt, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { decodeCursor, encodeCursor, REVISION_POSITION, revisionCursorScope } from '../../../domain/cursor.js';
 import type { PostStatus } from '../../../domain/post.js';
+import { COMPARED_FIELDS, type ComparedField } from '../../../domain/revision-diff.js';
 import type { Revision, RevisionPage, RevisionRepository, RevisionSummary } from '../../../domain/ports/revision-repository.js';
 import { type Database, type DbSession } from '../driver/database.js';
 import { revisions } from '../schema/schema.js';
@@ -35,7 +36,7 @@ interface SummaryRow {
   actorName: string;
 }
 
-function toSummary(row: SummaryRow): RevisionSummary {
+function toFields(row: SummaryRow): Omit<RevisionSummary, 'changed'> {
   return {
     postId: row.postId,
     version: row.version,
@@ -48,6 +49,43 @@ function toSummary(row: SummaryRow): RevisionSummary {
     createdAt: row.createdAt,
     actor: { id: row.actorId, name: row.actorName },
   };
+}
+
+/**
+ * A page of a post's revisions, newest first, each with the fields it records differently from the
+ * row after it (the next lower version). Only the page's rows are read, and the bodies are compared
+ * in the database, not sent: the row after the page's last item is the extra row `pageOf` reads.
+ */
+function listQuery(db: Database, where: SQL, limit: number) {
+  const recent = db.select(revisionColumns).from(revisions).where(where).orderBy(desc(revisions.version)).limit(limit).as('recent');
+  const previous = (column: AnyColumn): SQL => sql`lag(${column}) over (order by ${recent.version})`;
+  // No row before (the oldest revision): null, hence no change.
+  const differs = (column: AnyColumn): SQL<boolean> => sql<boolean>`coalesce(${column} <> ${previous(column)}, false)`;
+  const tagsDiffer = sql<boolean>`coalesce(not (${recent.tags} @> ${previous(recent.tags)} and ${recent.tags} <@ ${previous(recent.tags)}), false)`;
+  return db
+    .select({
+      postId: recent.postId,
+      version: recent.version,
+      title: recent.title,
+      slug: recent.slug,
+      excerpt: recent.excerpt,
+      tags: recent.tags,
+      status: recent.status,
+      wordCount: recent.wordCount,
+      createdAt: recent.createdAt,
+      actorId: recent.actorId,
+      actorName: recent.actorName,
+      changed: {
+        title: differs(recent.title),
+        slug: differs(recent.slug),
+        excerpt: differs(recent.excerpt),
+        status: differs(recent.status),
+        tags: tagsDiffer,
+        body: differs(recent.body),
+      },
+    })
+    .from(recent)
+    .orderBy(desc(recent.version));
 }
 
 function prepareStatements(db: Database) {
@@ -103,15 +141,12 @@ export class DrizzleRevisionRepository implements RevisionRepository {
       const [version] = decodeCursor(page.cursor, scope, REVISION_POSITION) as [number];
       where.push(lt(revisions.version, version));
     }
-    const rows = await this.session.run((db) =>
-      db
-        .select(summaryColumns)
-        .from(revisions)
-        .where(and(...where))
-        .orderBy(desc(revisions.version))
-        .limit(limit + 1),
-    );
-    return pageOf(rows.map(toSummary), limit, (last) => encodeCursor(scope, [last.version]));
+    const rows = await this.session.run((db) => listQuery(db, and(...where) as SQL, limit + 1));
+    const summaries = rows.map((row): RevisionSummary => ({
+      ...toFields(row),
+      changed: COMPARED_FIELDS.filter((field: ComparedField) => row.changed[field]),
+    }));
+    return pageOf(summaries, limit, (last) => encodeCursor(scope, [last.version]));
   }
 
   async get(postId: string, version: number): Promise<Revision | null> {
@@ -119,7 +154,7 @@ export class DrizzleRevisionRepository implements RevisionRepository {
     if (!Number.isSafeInteger(version) || Math.abs(version) > 2 ** 31 - 1) return null;
     const rows = await this.session.run(() => this.#stmt.get.execute({ postId, version }));
     const row = rows[0];
-    return row === undefined ? null : { ...toSummary(row), body: row.body };
+    return row === undefined ? null : { ...toFields(row), body: row.body };
   }
 
   async deleteForPost(postId: string): Promise<void> {

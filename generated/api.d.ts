@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * List posts
-         * @description Cursor-paginated posts without bodies, filtered by status (repeatable), tag and `q`, sorted by `sort` (default `-updatedAt`, ties by id). Walking every page returns each matching post exactly once, even while posts are created between fetches.
+         * @description Cursor-paginated posts without bodies, filtered by status (repeatable), `scheduled`, tag and `q`, sorted by `sort` (default `-updatedAt`, ties by id). Walking every page returns each matching post exactly once, even while posts are created between fetches.
          */
         get: operations["listPosts"];
         put?: never;
@@ -814,11 +814,11 @@ export interface components {
             totalExact: boolean;
         };
         /**
-         * @description Sort key, optionally prefixed by `-` for descending order. Ties are broken by `id` in the same direction. Titles sort by their UTF-8 bytes (no locale collation); posts never published (`publishedAt` null) come last in both directions.
+         * @description Sort key, optionally prefixed by `-` for descending order. Ties are broken by `id` in the same direction. Titles sort by their UTF-8 bytes (no locale collation). Posts without the date sorted by come last in both directions: for `publishedAt` the posts never published, for `publishAt` the posts not scheduled (`publishAt` sorts the scheduled drafts soonest first, the order of the scheduler, and suits `scheduled=true`).
          * @default -updatedAt
          * @enum {string}
          */
-        PostSort: "updatedAt" | "-updatedAt" | "createdAt" | "-createdAt" | "publishedAt" | "-publishedAt" | "title" | "-title";
+        PostSort: "updatedAt" | "-updatedAt" | "createdAt" | "-createdAt" | "publishedAt" | "-publishedAt" | "publishAt" | "-publishAt" | "title" | "-title";
         /**
          * @description `draft` is not public; `published` is; `archived` is kept but hidden. The first publish sets `publishedAt`, which unpublishing and republishing keep. A draft with a `publishAt` is scheduled: the server publishes it at that instant (within its scheduler's interval), as the system actor, with a revision and a `published` activity event, and readers see it from its `publishedAt` on, never before.
          * @enum {string}
@@ -1012,9 +1012,13 @@ export interface components {
         };
         Stats: {
             posts: {
+                /** @description Every draft, the scheduled ones included. */
                 draft: number;
+                /** @description The drafts with a `publishAt` (see `PostStatus`): a subset of `draft`, not a fourth status, so `total` is `draft + published + archived`. */
+                scheduled: number;
                 published: number;
                 archived: number;
+                /** @description Every post, `draft + published + archived`. */
                 total: number;
             };
             /** @description The sum of `wordCount` over published posts. */
@@ -1681,6 +1685,8 @@ export interface components {
         PostSortQuery: components["schemas"]["PostSort"];
         /** @description The post version the revision recorded, in decimal digits (`+1` or `01` is a 422). */
         RevisionVersionPath: number;
+        /** @description `true`: only scheduled posts, the drafts with a `publishAt`. `false`: only posts without a `publishAt` (every published or archived post, and the drafts not scheduled). Absent: both. It combines with `status` as a further condition (both must hold), so `status=draft&scheduled=false` lists the drafts waiting for no date, and `status=published&scheduled=true` lists nothing. */
+        ScheduledFilter: boolean;
         /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
         SearchQuery: string;
         /** @description The post's slug. */
@@ -1931,6 +1937,8 @@ export interface operations {
             query?: {
                 /** @description Only posts with one of these statuses; repeat the parameter (`status=draft&status=published`). */
                 status?: components["parameters"]["StatusFilter"];
+                /** @description `true`: only scheduled posts, the drafts with a `publishAt`. `false`: only posts without a `publishAt` (every published or archived post, and the drafts not scheduled). Absent: both. It combines with `status` as a further condition (both must hold), so `status=draft&scheduled=false` lists the drafts waiting for no date, and `status=published&scheduled=true` lists nothing. */
+                scheduled?: components["parameters"]["ScheduledFilter"];
                 /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
                 tag?: components["parameters"]["TagFilter"];
                 /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */

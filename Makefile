@@ -15,8 +15,19 @@ node_modules/.installed: package.json package-lock.json
 
 install: node_modules/.installed ## Install dependencies (npm ci) when package files changed
 
-build: install generate ## Bundle src/ into dist/main.js with esbuild (the production build)
+build: install generate ## Bundle src/ into dist/ with esbuild (the server, the margin CLI, migrate, create-user, purge) and the admin app (the production build)
 	node scripts/build.mjs
+	@touch dist/.built
+
+# What the build reads. migrate, purge and user build first only when one of these changed since the
+# last build, so that `make user` beside a running `make run` does not rewrite the dist/ it serves.
+BUILD_INPUTS := $(shell find src admin/src admin/public openapi drizzle -type f -not -name '*.test.ts' -not -name '*.test.tsx' 2>/dev/null) \
+	admin/index.html admin/vite.config.ts scripts/build.mjs scripts/migrate.ts scripts/create-user.ts scripts/purge.ts bin/margin.mjs
+
+dist/.built: node_modules/.installed $(BUILD_INPUTS)
+	node scripts/generate.mjs
+	node scripts/build.mjs
+	@touch $@
 
 start: ## Start the built server (node dist/main.js); run `make build` first
 	@test -f dist/main.js || { echo 'dist/main.js is missing: run `make build` first'; exit 2; }
@@ -60,15 +71,16 @@ test: lint check-generated typecheck test-unit ## Lint (spec, code, format, dead
 mock: install ## Serve the contract with Prism on 127.0.0.1:$(MOCK_PORT) (a 422 lists the request's own violations)
 	node scripts/mock.mjs --host 127.0.0.1 --port $(MOCK_PORT)
 
-migrate: install ## Apply drizzle/ migrations to DATABASE_URL, or to the embedded PGlite under DATA_DIR
-	$(BIN)/tsx scripts/migrate.ts
+migrate: dist/.built ## Apply drizzle/ migrations to DATABASE_URL, or to the embedded PGlite under DATA_DIR (node dist/migrate.js)
+	node dist/migrate.js
 
-purge: install ## Delete expired idempotency keys, old login failures and spent refresh tokens once (DATABASE_URL or DATA_DIR)
-	$(BIN)/tsx scripts/purge.ts
+purge: dist/.built ## Delete expired idempotency keys, old login failures and spent refresh tokens once (DATABASE_URL or DATA_DIR; node dist/purge.js)
+	node dist/purge.js
 
-user: install ## Create or reset a user: make user EMAIL=… NAME=… (password from stdin or ADMIN_PASSWORD)
+user: ## Create or reset a user: make user EMAIL=… NAME=… (password from stdin or ADMIN_PASSWORD; node dist/create-user.js)
 	@test -n "$(EMAIL)" || { echo 'usage: make user EMAIL=ada@example.com NAME="Ada Lovelace"'; exit 2; }
-	$(BIN)/tsx scripts/create-user.ts --email "$(EMAIL)" --name "$(or $(NAME),Admin)"
+	@$(MAKE) --no-print-directory dist/.built
+	node dist/create-user.js --email "$(EMAIL)" --name "$(or $(NAME),Admin)"
 
 bench-db: install ## Seed 10k and 100k posts in a scratch PostgreSQL database; print median times and plans
 	$(BIN)/tsx scripts/bench-db.ts

@@ -51,7 +51,7 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
   db="margin_smoke_$$"
   psql "$TEST_DATABASE_URL" -qAtc "create database $db" >/dev/null
   url="${TEST_DATABASE_URL%/*}/$db"
-  DATABASE_URL="$url" node_modules/.bin/tsx scripts/migrate.ts >/dev/null
+  DATABASE_URL="$url" node dist/migrate.js >/dev/null
   started=$(date +%s%N)
   DATABASE_URL="$url" JWT_SECRET=smoke-secret-smoke-secret-smoke-secret PORT=$PORT HOST=127.0.0.1 \
     node dist/main.js >"$work/server.log" 2>&1 &

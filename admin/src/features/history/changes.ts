@@ -1,23 +1,18 @@
 import type { RevisionSummary } from './queries';
 
-const FIELDS = ['title', 'slug', 'excerpt', 'tags', 'status'] as const;
-
-const sameTags = (a: string[], b: string[]) => a.length === b.length && a.every((tag) => b.includes(tag));
-
 /**
- * What a revision changed from the one before it, as far as the listed summaries tell: the fields
- * that differ and the word count. A summary has no body, so an edit of the body that keeps the word
- * count (or of the schedule) shows as "Body or schedule". `previous` is undefined when the older
- * revision is not loaded yet (then null: not known).
+ * What a revision changed from the one before it, as the API lists it (`changed`), the body with
+ * its word counts when the older revision is loaded (`previous`) and they differ. A write that
+ * changed none of the listed fields moved the schedule, or nothing.
  */
-export function changesOf(revision: RevisionSummary, previous: RevisionSummary | undefined): string | null {
+export function changesOf(revision: RevisionSummary, previous: RevisionSummary | undefined): string {
   if (revision.version === 1) return 'Created';
-  if (!previous) return null;
-  const changed: string[] = FIELDS.filter((name) =>
-    name === 'tags' ? !sameTags(revision.tags, previous.tags) : revision[name] !== previous[name],
+  if (revision.changed.length === 0) return 'Schedule only, or nothing';
+  const names = revision.changed.map((field) =>
+    field === 'body' && previous !== undefined && previous.wordCount !== revision.wordCount
+      ? `body (${previous.wordCount} → ${revision.wordCount} words)`
+      : field,
   );
-  if (revision.wordCount !== previous.wordCount) changed.push(`body (${previous.wordCount} → ${revision.wordCount} words)`);
-  if (changed.length === 0) return 'Body or schedule';
-  const text = changed.join(', ');
+  const text = names.join(', ');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -43,13 +43,20 @@ function revision(version: number, overrides: Record<string, unknown> = {}) {
     wordCount: 4,
     createdAt: `2026-01-0${version + 1}T10:00:00.000Z`,
     actor: ADA,
+    changed: [],
     ...overrides,
   };
 }
 
 const REVISIONS = [
-  revision(3, { title: 'Hello again', tags: ['intro', 'news'], wordCount: 5, actor: { id: '01BOB', name: 'Bob' } }),
-  revision(2, { wordCount: 5 }),
+  revision(3, {
+    title: 'Hello again',
+    tags: ['intro', 'news'],
+    wordCount: 5,
+    actor: { id: '01BOB', name: 'Bob' },
+    changed: ['title', 'tags'],
+  }),
+  revision(2, { wordCount: 5, changed: ['body'] }),
   revision(1),
 ];
 
@@ -99,7 +106,7 @@ describe('the history of a post', () => {
     const table = await screen.findByRole('table');
     const rows = () => within(table).getAllByRole('row').slice(1);
     expect(cells(rows()[0]!)).toEqual(['3 (current)', 'Jan 4, 2026, 10:00 AM', 'Bob', 'Title, tags', '']);
-    expect(cells(rows()[1]!).slice(2, 4)).toEqual(['Ada Lovelace', '(load older revisions to see)']);
+    expect(cells(rows()[1]!).slice(2, 4)).toEqual(['Ada Lovelace', 'Body']);
 
     await userEvent.setup().click(screen.getByRole('button', { name: 'Load older revisions' }));
     await within(table).findByText('Created');
@@ -239,12 +246,25 @@ describe('the history of a post that is not there', () => {
     expect(api.calls('GET', '/posts/01GONE/revisions')).toHaveLength(0);
   });
 
-  it('an edit that keeps every listed field and the word count reads "Body or schedule"', async () => {
+  it('names exactly the fields the API lists as changed, whatever the summaries show', async () => {
+    const api = history({
+      'GET /posts/01A/revisions': () =>
+        json(200, {
+          items: [revision(3, { changed: ['slug', 'body'] }), revision(2, { changed: ['status'] }), revision(1)],
+          nextCursor: null,
+        }),
+    });
+    renderApp('/posts/01A/history', sessionOver(api.fetch, 'access-1'));
+    expect(await screen.findByRole('cell', { name: 'Slug, body' }, LOAD)).toBeTruthy();
+    expect(screen.getByRole('cell', { name: 'Status' })).toBeTruthy();
+  });
+
+  it('a write that changed none of the listed fields reads "Schedule only, or nothing"', async () => {
     const api = history({
       'GET /posts/01A/revisions': () => json(200, { items: [revision(2), revision(1)], nextCursor: null }),
     });
     renderApp('/posts/01A/history', sessionOver(api.fetch, 'access-1'));
-    expect(await screen.findByRole('cell', { name: 'Body or schedule' }, LOAD)).toBeTruthy();
+    expect(await screen.findByRole('cell', { name: 'Schedule only, or nothing' }, LOAD)).toBeTruthy();
   });
 });
 

@@ -103,7 +103,7 @@ function RevisionTable({ items, current }: { items: RevisionSummary[]; current: 
                 <time dateTime={revision.createdAt}>{dateFormat.format(new Date(revision.createdAt))}</time>
               </td>
               <td>{revision.actor.name}</td>
-              <td>{changesOf(revision, items[i + 1]) ?? '(load older revisions to see)'}</td>
+              <td>{changesOf(revision, items[i + 1])}</td>
               <td>
                 {revision.version !== current && (
                   <Link to={{ search: `?version=${revision.version}` }}>

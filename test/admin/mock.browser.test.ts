@@ -54,7 +54,7 @@ describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => 
     rmSync(cacheDir, { recursive: true, force: true });
   });
 
-  it('signs in, lists the example posts, and the panel makes a save answer 412 (the conflict banner) then 422 (the errors beside the fields)', async () => {
+  it('signs in, lists the example posts, saves as version 2, and the panel makes a save answer 412 (the conflict banner) then 422 (the errors beside the fields)', async () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     const expected = [
       /HTTP 412: PATCH /,
@@ -76,6 +76,10 @@ describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => 
     await titles.first().click();
     await page.getByRole('heading', { level: 1, name: 'Edit post' }).waitFor();
     expect(await page.getByLabel('Title').inputValue()).toBe('Writing markdown that ages well');
+    // A plain save: the mock answers the draft one version higher (the PostUpdated example).
+    await page.getByLabel('Title').fill('Writing markdown that lasts');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved: version 2.').waitFor();
 
     // The panel, by keyboard: open it, arm code=412 for the next change.
     const panel = page.getByRole('complementary', { name: 'Development panel' });

@@ -2,6 +2,7 @@
 // `Prefer: code=` and `Prefer: example=` pick responses and examples, bodies are validated, and the
 // bearer security is enforced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderMarkdown } from '../../src/adapters/http/content/markdown-html.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import { testServer, url } from '../support/http.js';
 import { startPrism, type PrismMock } from '../support/prism.js';
@@ -364,5 +365,26 @@ describe('the Prism mock, the examples of #13', () => {
     expect(answer.status, about(answer)).toBe(200);
     expect(answer.body).toEqual(exampleValue(bundle, 'RevisionDiffAgainstCurrent'));
     expect(formatErrors(validator.errors({ $ref: '#/components/schemas/RevisionDiff' }, answer.body))).toBe('');
+  });
+});
+
+describe('the Prism mock, what the admin sees over it (#30)', () => {
+  it('answers updatePost with the draft getPost answers, one version higher, and an ETag of that version', async () => {
+    const before = await getPost();
+    const after = await updatePost({ 'If-Match': before.headers.get('etag') ?? '*' });
+    expect(after.status, about(after)).toBe(200);
+    const { version, updatedAt: _updated, ...rest } = after.body as Record<string, unknown>;
+    const { version: previous, updatedAt: _previousUpdate, ...draft } = before.body as Record<string, unknown>;
+    expect(rest).toEqual(draft);
+    expect(version).toBe((previous as number) + 1);
+    expect(after.headers.get('etag')).toBe(`"${String(version)}"`);
+    expect(formatErrors(validator.errors(postSchema, after.body))).toBe('');
+  });
+
+  it('answers renderPreview with the body of the draft getPost answers, rendered as the server renders it', async () => {
+    const draft = (await getPost()).body as { body: string };
+    const answer = await call('POST', '/preview', { headers: auth, body: { body: draft.body } });
+    expect(answer.status, about(answer)).toBe(200);
+    expect(answer.body).toEqual({ html: renderMarkdown(draft.body) });
   });
 });

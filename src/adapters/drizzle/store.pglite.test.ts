@@ -21,7 +21,7 @@ describe('openPglite', () => {
     const dir = mkdtempSync(join(tmpdir(), 'margin-pglite-'));
     try {
       const first = await openPglite({ dataDir: dir });
-      const store = createDrizzleStore(first.db, 'pglite');
+      const store = createDrizzleStore(first.db, 'pglite', { close: () => first.close() });
       await store.users.upsert({
         id: 'U1',
         email: 'Ada@Example.com',
@@ -30,7 +30,7 @@ describe('openPglite', () => {
         createdAt: new Date(0),
         updatedAt: new Date(0),
       });
-      await store.close(); // closes the PGlite too
+      await store.close(); // closes the PGlite and releases the folder's lock
       const second = await openPglite({ dataDir: dir });
       try {
         expect((await createDrizzleStore(second.db, 'pglite').users.getByEmail('ada@example.com'))?.id).toBe('U1');

@@ -5,6 +5,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { Database } from './database.js';
 import { migrationConfig } from '../schema/migrations.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { makePrivateDir, makePrivateTree } from './private-files.js';
 
 export interface PgliteOptions {
@@ -21,20 +22,33 @@ export interface PgliteConnection {
   readonly kind: 'pglite';
   readonly db: Database;
   readonly client: PGlite;
-  /** Closes PGlite (flushing it to `dataDir`). */
+  /** Closes PGlite (flushing it to `dataDir`), then releases the data directory's lock. */
   close(): Promise<void>;
 }
 
 /**
  * Opens an embedded PGlite (with pg_trgm) and applies pending migrations. One process at a time
- * may open a given `dataDir`.
+ * may open a given `dataDir`: it is locked first (`lockDataDir`), a DataDirInUseError naming the
+ * holder when another live process has it, and released by `close` (a killed process leaves a
+ * lock the next open takes over). In memory, nothing is locked.
  */
 export async function openPglite(options: PgliteOptions = {}): Promise<PgliteConnection> {
+  let lock: DataDirLock | null = null;
   if (options.dataDir !== undefined) {
     makePrivateDir(options.dataDir);
-    // Files an earlier version left readable by others.
-    makePrivateTree(options.dataDir);
+    lock = await lockDataDir(options.dataDir);
   }
+  try {
+    return await openLocked(options, () => lock?.release());
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+async function openLocked(options: PgliteOptions, unlock: () => void): Promise<PgliteConnection> {
+  // Files an earlier version left readable by others.
+  if (options.dataDir !== undefined) makePrivateTree(options.dataDir);
   const client = await PGlite.create({
     ...(options.dataDir !== undefined ? { fs: new PrivateNodeFS(options.dataDir) } : {}),
     extensions: { pg_trgm },
@@ -47,7 +61,13 @@ export async function openPglite(options: PgliteOptions = {}): Promise<PgliteCon
       kind: 'pglite',
       db,
       client,
-      close: () => client.close(),
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          unlock();
+        }
+      },
     };
   } catch (error) {
     await client.close().catch(() => undefined);

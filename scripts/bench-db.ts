@@ -4,12 +4,14 @@
  * Creates a fresh database, seeds 10,000 then 100,000 posts, and for each size prints the median
  * time of `posts.list` (page + total) for: the first page by -updatedAt, a deep cursor page
  * (after half the posts), a tag filter and a `q` search, each with the `EXPLAIN (ANALYZE,
- * BUFFERS)` plans of the SQL the repository sent. Also times the first page of every sort. Drops
- * its database at the end.
+ * BUFFERS)` plans of the SQL the repository sent. Also times the first page of every sort, and the
+ * scheduled drafts (one draft in ten is scheduled) as the admin's tabs ask for them. Drops its
+ * database at the end.
  *
  * Usage: npx tsx scripts/bench-db.ts
  * Environment: BENCH_DATABASE_URL (a server URL; default TEST_DATABASE_URL, then
- *   postgres://postgres@127.0.0.1:5432/postgres), BENCH_RUNS (default 20).
+ *   postgres://postgres@127.0.0.1:5432/postgres), BENCH_RUNS (default 20), BENCH_SIZES (default
+ *   10000,100000).
  */
 import type { Logger } from 'drizzle-orm';
 import postgres from 'postgres';
@@ -24,7 +26,7 @@ import { countWords } from '../src/domain/word-count.js';
 import { createTestDatabase, testServerUrl } from '../test/support/databases.js';
 import { postgresSettings } from '../src/config.js';
 
-const SIZES = [10_000, 100_000];
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
 const serverUrl = process.env.BENCH_DATABASE_URL || testServerUrl();
 
@@ -87,6 +89,8 @@ function postRow(n: number) {
     created_at: createdAt,
     updated_at: updatedAt,
     published_at: publishedAt,
+    // Without a draw of rnd(), so the other columns stay as they were before drafts were scheduled.
+    publish_at: status === 'draft' && n % 10 === 0 ? new Date(BASE + SPAN + (n % 997) * 3_600_000) : null,
   };
 }
 
@@ -163,7 +167,13 @@ async function main(): Promise<void> {
         [`q '${rareQ.word}' (${rareQ.n} posts), -updatedAt`, { ...byUpdated, q: rareQ.word, limit: 20 }, true],
         [`q '${commonQ.word}' (${commonQ.n} posts), -updatedAt`, { ...byUpdated, q: commonQ.word, limit: 20 }, true],
       ];
-      for (const key of ['updatedAt', 'createdAt', 'publishedAt', 'title'] as PostSortKey[]) {
+      cases.push(
+        ['scheduled, publishAt (the Scheduled tab)', { scheduled: true, sort: { key: 'publishAt', direction: 'asc' }, limit: 20 }, true],
+        ['scheduled, -publishAt', { scheduled: true, sort: { key: 'publishAt', direction: 'desc' }, limit: 20 }, true],
+        ['scheduled, -updatedAt', { scheduled: true, ...byUpdated, limit: 20 }, true],
+        ['draft, not scheduled, -updatedAt (the Drafts tab)', { status: ['draft'], scheduled: false, ...byUpdated, limit: 20 }, true],
+      );
+      for (const key of ['updatedAt', 'createdAt', 'publishedAt', 'publishAt', 'title'] as PostSortKey[]) {
         for (const direction of ['asc', 'desc'] as const) {
           cases.push([`first page, ${direction === 'desc' ? '-' : ''}${key}`, { sort: { key, direction }, limit: 20 }, false]);
         }

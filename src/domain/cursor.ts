@@ -27,6 +27,7 @@ export function postPositionShape(key: PostSortKey): readonly CursorField[] {
     case 'title':
       return ['string', 'string'];
     case 'publishedAt':
+    case 'publishAt':
       return ['instant|null', 'string'];
     case 'createdAt':
     case 'updatedAt':
@@ -74,11 +75,12 @@ export function cursorScope(parts: Record<string, unknown>): string {
 }
 
 /** The scope of `PostRepository.list`: the sort and every filter (an empty status list means all). */
-export function postCursorScope(query: Pick<PostQuery, 'status' | 'tag' | 'q' | 'sort'>): string {
+export function postCursorScope(query: Pick<PostQuery, 'status' | 'scheduled' | 'tag' | 'q' | 'sort'>): string {
   return cursorScope({
     list: 'posts',
     sort: `${query.sort.key}:${query.sort.direction}`,
     status: query.status !== undefined && query.status.length > 0 ? [...query.status] : undefined,
+    scheduled: query.scheduled,
     tag: query.tag,
     q: query.q !== undefined && query.q !== '' ? query.q : undefined,
   });

@@ -313,6 +313,35 @@ describeOnEveryStore('posts: create, get, list', (make) => {
       expect((await published('-publishedAt')).slice(2).sort()).toEqual([upper.id, a.id].sort());
     });
 
+    it('lists the scheduled drafts with scheduled=true, soonest first by publishAt, and the rest with scheduled=false (200)', async () => {
+      const clock = new FixedClock(new Date('2026-03-01T09:00:00.000Z'));
+      const t = await setup(make, { clock });
+      const later = await t.create({ title: 'Later', publishAt: '2026-03-09T09:00:00.000Z' });
+      const draft = await t.create({ title: 'Plain draft' });
+      const soon = await t.create({ title: 'Soon', publishAt: '2026-03-02T09:00:00.000Z' });
+      const published = await t.create({ title: 'Out', status: 'published' });
+      const ids = async (query: string) => {
+        const response = await t.send('GET', `/posts?${query}`);
+        expect(response.status, await peek(response)).toBe(200);
+        const page = (await response.json()) as { items: { id: string }[]; total: number };
+        expect(page.total).toBe(page.items.length);
+        return page.items.map((p) => p.id);
+      };
+      expect(await ids('scheduled=true&sort=publishAt')).toEqual([soon.id, later.id]);
+      expect(await ids('scheduled=true&sort=-publishAt')).toEqual([later.id, soon.id]);
+      expect(await ids('scheduled=false&status=draft')).toEqual([draft.id]);
+      expect((await ids('scheduled=false')).sort()).toEqual([draft.id, published.id].sort());
+      expect(await ids('scheduled=true&status=published')).toEqual([]);
+      expect((await ids('sort=publishAt')).slice(0, 2)).toEqual([soon.id, later.id]);
+      const { data } = await t.api.GET('/posts', { params: { query: { scheduled: true, sort: 'publishAt', limit: 1 } } });
+      expect(data!.items.map((p) => p.publishAt)).toEqual(['2026-03-02T09:00:00.000Z']);
+      await expectInvalid(
+        await t.send('GET', `/posts?scheduled=false&sort=publishAt&limit=1&cursor=${data!.nextCursor!}`),
+        '/query/cursor',
+      );
+      await expectInvalid(await t.send('GET', '/posts?scheduled=soon'), '/query/scheduled');
+    });
+
     it('pages with nextCursor, each post exactly once, null on the last page', async () => {
       const t = await setup(make);
       const created: string[] = [];

@@ -110,12 +110,25 @@ describeOnEveryStore('tags, activity and stats', (make) => {
       const t = await setup(make, { clock });
       const { data, response } = await t.api.GET('/stats');
       expect(response.status).toBe(200);
-      expect(data!.posts).toEqual({ draft: 0, published: 0, archived: 0, total: 0 });
+      expect(data!.posts).toEqual({ draft: 0, scheduled: 0, published: 0, archived: 0, total: 0 });
       expect(data!.wordsPublished).toBe(0);
       expect(data!.editsPerDay).toHaveLength(30);
       expect(data!.editsPerDay[0]).toEqual({ date: '2026-01-31', edits: 0 });
       expect(data!.editsPerDay[29]).toEqual({ date: '2026-03-01', edits: 0 });
       expect(data!.editsPerDay.every((d) => d.edits === 0)).toBe(true);
+    });
+
+    it('counts the scheduled drafts as scheduled, a subset of draft that total does not count twice (200)', async () => {
+      const clock = new FixedClock(new Date('2026-03-01T00:00:00.000Z'));
+      const t = await setup(make, { clock });
+      await t.create({ title: 'Soon', publishAt: '2026-03-02T09:00:00.000Z' });
+      const later = await t.create({ title: 'Later', publishAt: '2026-03-03T09:00:00.000Z' });
+      await t.create({ title: 'Plain draft' });
+      await t.create({ title: 'Out', status: 'published' });
+      await t.patch(later.id, 1, { publishAt: null });
+      const { data, response } = await t.api.GET('/stats');
+      expect(response.status).toBe(200);
+      expect(data!.posts).toEqual({ draft: 3, scheduled: 1, published: 1, archived: 0, total: 4 });
     });
 
     it('counts posts by status, words published and edits per UTC day for the last 30 days', async () => {
@@ -136,7 +149,7 @@ describeOnEveryStore('tags, activity and stats', (make) => {
       clock.set(new Date(today + 12 * 3_600_000));
 
       const { data } = await t.api.GET('/stats');
-      expect(data!.posts).toEqual({ draft: 1, published: 2, archived: 1, total: 4 });
+      expect(data!.posts).toEqual({ draft: 1, scheduled: 0, published: 2, archived: 1, total: 4 });
       expect(data!.wordsPublished).toBe(3 + 4);
       expect(await t.getPost(old.id)).toMatchObject({ wordCount: 3 });
       const days = data!.editsPerDay;

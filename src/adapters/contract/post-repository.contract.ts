@@ -25,8 +25,8 @@ function publishedHello(overrides: Partial<Parameters<typeof newPost>[1]> = {}) 
 /**
  * The ordering fixture: ten posts whose titles disagree between UTF-8 byte order, UTF-16 order
  * and any collation (case, accents, ß, an emoji, U+FF5A), with equal timestamps, equal titles and
- * null `publishedAt`s. `c`, `u` and `p` are minutes (see `minute`) of createdAt, updatedAt and
- * publishedAt.
+ * null `publishedAt`s. `c`, `u`, `p` and `a` are minutes (see `minute`) of createdAt, updatedAt,
+ * publishedAt and publishAt (drafts 1, 4 and 7 are scheduled, 1 and 7 at the same minute).
  */
 const ORDERING: ReadonlyArray<{
   n: number;
@@ -34,18 +34,19 @@ const ORDERING: ReadonlyArray<{
   c: number;
   u: number;
   p: number | null;
+  a: number | null;
   status: PostStatus;
 }> = [
-  { n: 1, title: 'apple', c: 5, u: 5, p: null, status: 'draft' },
-  { n: 2, title: 'Banana', c: 1, u: 9, p: 3, status: 'published' },
-  { n: 3, title: 'zebra', c: 5, u: 7, p: 3, status: 'archived' },
-  { n: 4, title: 'Été', c: 2, u: 7, p: null, status: 'draft' },
-  { n: 5, title: 'été', c: 8, u: 8, p: 6, status: 'published' },
-  { n: 6, title: 'ß', c: 5, u: 9, p: 8, status: 'published' },
-  { n: 7, title: '😀 party', c: 3, u: 4, p: 3, status: 'draft' },
-  { n: 8, title: 'ｚ wide', c: 9, u: 9, p: null, status: 'draft' },
-  { n: 9, title: 'apple', c: 4, u: 6, p: 5, status: 'published' },
-  { n: 10, title: 'Zulu', c: 6, u: 7, p: 9, status: 'published' },
+  { n: 1, title: 'apple', c: 5, u: 5, p: null, a: 70, status: 'draft' },
+  { n: 2, title: 'Banana', c: 1, u: 9, p: 3, a: null, status: 'published' },
+  { n: 3, title: 'zebra', c: 5, u: 7, p: 3, a: null, status: 'archived' },
+  { n: 4, title: 'Été', c: 2, u: 7, p: null, a: 20, status: 'draft' },
+  { n: 5, title: 'été', c: 8, u: 8, p: 6, a: null, status: 'published' },
+  { n: 6, title: 'ß', c: 5, u: 9, p: 8, a: null, status: 'published' },
+  { n: 7, title: '😀 party', c: 3, u: 4, p: 3, a: 70, status: 'draft' },
+  { n: 8, title: 'ｚ wide', c: 9, u: 9, p: null, a: null, status: 'draft' },
+  { n: 9, title: 'apple', c: 4, u: 6, p: 5, a: null, status: 'published' },
+  { n: 10, title: 'Zulu', c: 6, u: 7, p: 9, a: null, status: 'published' },
 ];
 
 /** Neither any expected order nor its reverse; every group of ties is scrambled too. */
@@ -61,9 +62,11 @@ const EXPECTED: Record<`${PostSortKey}:${'asc' | 'desc'}`, number[]> = {
   'updatedAt:desc': [8, 6, 2, 5, 10, 4, 3, 9, 1, 7],
   'publishedAt:asc': [2, 3, 7, 9, 5, 6, 10, 1, 4, 8],
   'publishedAt:desc': [10, 6, 5, 9, 7, 3, 2, 8, 4, 1],
+  'publishAt:asc': [4, 1, 7, 2, 3, 5, 6, 8, 9, 10],
+  'publishAt:desc': [7, 1, 4, 10, 9, 8, 6, 5, 3, 2],
 };
 
-const SORTS: PostSort[] = (['updatedAt', 'createdAt', 'publishedAt', 'title'] as const).flatMap((key) =>
+const SORTS: PostSort[] = (['updatedAt', 'createdAt', 'publishedAt', 'publishAt', 'title'] as const).flatMap((key) =>
   (['asc', 'desc'] as const).map((direction) => ({ key, direction })),
 );
 
@@ -80,6 +83,7 @@ async function seedOrdering(posts: PostRepository): Promise<void> {
         status: row.status,
         createdAt: minute(row.c),
         publishedAt: row.p === null ? null : minute(row.p),
+        publishAt: row.a === null ? null : minute(row.a),
       }),
     );
   }
@@ -775,6 +779,31 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await ids({})).toEqual([ulid(1), ulid(2), ulid(3), ulid(4)]);
       });
 
+      it('scheduled: true keeps the posts with a publishAt (scheduled drafts), false those without; every filter given must hold', async () => {
+        await posts().create(newPost(1, { status: 'draft', publishAt: minute(40) }));
+        await posts().create(newPost(2, { status: 'draft' }));
+        await posts().create(newPost(3, { status: 'published' }));
+        await posts().create(newPost(4, { status: 'draft', publishAt: minute(30), tags: ['x'] }));
+        await posts().create(newPost(5, { status: 'archived' }));
+        expect(await ids({ scheduled: true })).toEqual([ulid(1), ulid(4)]);
+        expect(await ids({ scheduled: false })).toEqual([ulid(2), ulid(3), ulid(5)]);
+        expect(await ids({ scheduled: false, status: ['draft'] })).toEqual([ulid(2)]);
+        expect(await ids({ scheduled: true, status: ['published', 'archived'] })).toEqual([]);
+        expect(await ids({ scheduled: true, tag: 'x' })).toEqual([ulid(4)]);
+        const page = await posts().list({ sort: SORT, limit: 1, scheduled: true });
+        expect([page.total, page.totalExact]).toEqual([2, true]);
+      });
+
+      it('scheduled follows the schedule: a draft unscheduled or published by publishDue leaves scheduled=true', async () => {
+        await posts().create(newPost(1, { status: 'draft', publishAt: minute(10) }));
+        await posts().create(newPost(2, { status: 'draft', publishAt: minute(50) }));
+        await posts().create(newPost(3, { status: 'draft', publishAt: minute(55) }));
+        await posts().update(ulid(3), 1, { publishAt: null }, minute(20));
+        await posts().publishDue(minute(30), 10);
+        expect(await ids({ scheduled: true })).toEqual([ulid(2)]);
+        expect(await ids({ scheduled: false })).toEqual([ulid(1), ulid(3)]);
+      });
+
       it('tag keeps posts carrying exactly that tag', async () => {
         await posts().create(newPost(1, { tags: ['js'] }));
         await posts().create(newPost(2, { tags: ['javascript', 'x'] }));
@@ -892,7 +921,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
       for (const sort of SORTS) {
         it(`orders by ${sort.key} ${sort.direction}, ties broken by id in byte order in the same direction${
           sort.key === 'title' ? ', titles by their UTF-8 bytes (no collation)' : ''
-        }${sort.key === 'publishedAt' ? ', null publishedAt last' : ''}`, async () => {
+        }${sort.key === 'publishedAt' || sort.key === 'publishAt' ? `, null ${sort.key} last` : ''}`, async () => {
           await seedOrdering(posts());
           const page = await posts().list({ sort, limit: 100 });
           expect(page.items.map((p) => p.id)).toEqual(expectedIds(sort));
@@ -1021,6 +1050,23 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(desc.ids).toEqual([10, 6, 5, 9, 3, 2].map(ulid));
       });
 
+      it('walking the scheduled posts by publishAt crosses ties in both directions, and a cursor of scheduled=false is refused under scheduled=true', async () => {
+        await seedOrdering(posts());
+        for (const limit of [1, 2]) {
+          const asc = await walk(posts(), { sort: { key: 'publishAt', direction: 'asc' }, limit, scheduled: true });
+          expect(asc.ids, `limit ${limit}`).toEqual([4, 1, 7].map(ulid));
+          const desc = await walk(posts(), { sort: { key: 'publishAt', direction: 'desc' }, limit, scheduled: true });
+          expect(desc.ids, `limit ${limit}`).toEqual([7, 1, 4].map(ulid));
+        }
+        const unscheduled = await walk(posts(), { sort: { key: 'publishAt', direction: 'asc' }, limit: 3, scheduled: false });
+        expect(unscheduled.ids).toEqual([2, 3, 5, 6, 8, 9, 10].map(ulid));
+        const { nextCursor } = await posts().list({ sort: { key: 'publishAt', direction: 'asc' }, limit: 1, scheduled: false });
+        const error = await rejectionOf(
+          posts().list({ sort: { key: 'publishAt', direction: 'asc' }, limit: 1, scheduled: true, cursor: nextCursor }),
+        );
+        expect(error).toBeInstanceOf(InvalidCursorError);
+      });
+
       it('a page holds exactly limit items when more exist; nextCursor is null on the last page', async () => {
         for (let n = 1; n <= 5; n += 1) await posts().create(newPost(n));
         const first = await posts().list({ sort: SORT, limit: 2 });
@@ -1087,6 +1133,8 @@ export function describePostRepositoryContract(make: MakeStore): void {
         const others: PostQuery[] = [
           { ...query, status: ['draft'] },
           { ...query, status: undefined },
+          { ...query, scheduled: true },
+          { ...query, scheduled: false },
           { ...query, tag: 'x' },
           { ...query, q: 'apple' },
         ];
@@ -1237,13 +1285,23 @@ export function describePostRepositoryContract(make: MakeStore): void {
       });
 
       it('countByStatus counts posts per status, zeros included', async () => {
-        expect(await posts().countByStatus()).toStrictEqual({ draft: 0, published: 0, archived: 0 });
+        expect(await posts().countByStatus()).toStrictEqual({ draft: 0, published: 0, archived: 0, scheduled: 0 });
         await posts().create(newPost(1, { status: 'published' }));
         await posts().create(newPost(2, { status: 'published' }));
         await posts().create(newPost(3, { status: 'draft' }));
-        expect(await posts().countByStatus()).toStrictEqual({ draft: 1, published: 2, archived: 0 });
+        expect(await posts().countByStatus()).toStrictEqual({ draft: 1, published: 2, archived: 0, scheduled: 0 });
         await posts().update(ulid(3), 1, { status: 'archived' }, minute(30));
-        expect(await posts().countByStatus()).toStrictEqual({ draft: 0, published: 2, archived: 1 });
+        expect(await posts().countByStatus()).toStrictEqual({ draft: 0, published: 2, archived: 1, scheduled: 0 });
+      });
+
+      it('countByStatus counts as scheduled the drafts with a publishAt, a subset of draft', async () => {
+        await posts().create(newPost(1, { status: 'draft', publishAt: minute(40) }));
+        await posts().create(newPost(2, { status: 'draft', publishAt: minute(45) }));
+        await posts().create(newPost(3, { status: 'draft' }));
+        await posts().create(newPost(4, { status: 'published' }));
+        expect(await posts().countByStatus()).toStrictEqual({ draft: 3, published: 1, archived: 0, scheduled: 2 });
+        await posts().update(ulid(2), 1, { publishAt: null }, minute(50));
+        expect(await posts().countByStatus()).toStrictEqual({ draft: 3, published: 1, archived: 0, scheduled: 1 });
       });
 
       it('wordsPublished sums wordCount over published posts only', async () => {

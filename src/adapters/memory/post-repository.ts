@@ -9,6 +9,7 @@ import type {
   CreationRecord,
   NewPost,
   PostChanges,
+  PostCounts,
   PostFilter,
   PostPage,
   PostQuery,
@@ -66,6 +67,8 @@ function sortKeyOf(post: Post, key: PostSortKey): SortKey {
       return { value: post.updatedAt.getTime(), id: post.id };
     case 'publishedAt':
       return { value: post.publishedAt?.getTime() ?? null, id: post.id };
+    case 'publishAt':
+      return { value: post.publishAt?.getTime() ?? null, id: post.id };
   }
 }
 
@@ -99,6 +102,7 @@ function matcher(query: PostQuery): (post: Post) => boolean {
   const visibleAt = query.visibleAt;
   return (post) =>
     (statuses === null || statuses.includes(post.status)) &&
+    (query.scheduled === undefined || query.scheduled === (post.publishAt !== null)) &&
     (visibleAt === undefined || isVisibleToReaders(post, visibleAt)) &&
     (query.tag === undefined || post.tags.includes(query.tag)) &&
     (needle === null || fold(post.title).includes(needle) || fold(post.excerpt).includes(needle) || fold(post.body).includes(needle));
@@ -321,10 +325,13 @@ export class MemoryPostRepository implements PostRepository {
     });
   }
 
-  countByStatus(): Promise<Record<PostStatus, number>> {
+  countByStatus(): Promise<PostCounts> {
     return this.#session.exec((data) => {
-      const counts = Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<PostStatus, number>;
-      for (const post of data.posts.values()) counts[post.status] += 1;
+      const counts: PostCounts = { ...(Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<PostStatus, number>), scheduled: 0 };
+      for (const post of data.posts.values()) {
+        counts[post.status] += 1;
+        if (post.publishAt !== null) counts.scheduled += 1;
+      }
       return counts;
     });
   }

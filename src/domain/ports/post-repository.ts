@@ -52,7 +52,7 @@ export interface PostChanges {
   publishAt?: Date | null;
 }
 
-export type PostSortKey = 'updatedAt' | 'createdAt' | 'publishedAt' | 'title';
+export type PostSortKey = 'updatedAt' | 'createdAt' | 'publishedAt' | 'publishAt' | 'title';
 export interface PostSort {
   key: PostSortKey;
   direction: 'asc' | 'desc';
@@ -61,6 +61,8 @@ export interface PostSort {
 export interface PostQuery {
   /** Only these statuses; absent or empty means every status. */
   status?: readonly PostStatus[];
+  /** true: only posts with a `publishAt` (scheduled drafts); false: only posts without one; absent: both. */
+  scheduled?: boolean;
   /** Only posts carrying this (already normalised) tag. */
   tag?: string;
   /** Case-insensitive substring of title, excerpt or body. */
@@ -93,6 +95,9 @@ export interface PostPage {
   /** False when more than `countUpTo` posts match. */
   totalExact: boolean;
 }
+
+/** Posts per status, zeros included, and `scheduled`: the drafts with a `publishAt` (a subset of `draft`). */
+export type PostCounts = Record<PostStatus, number> & { scheduled: number };
 
 export interface TagCount {
   name: string;
@@ -144,11 +149,13 @@ export interface TagCount {
  * - `delete(id, expectedVersion)` removes the post and returns it as it was; same errors.
  *
  * Listing
- * - Filters: `status` (any of), `tag` (exact), `q` (case-insensitive substring of title, excerpt or
- *   body: non-ASCII letters fold too, `ÉTÉ` finds `été`; `%` and `_` are plain characters).
+ * - Filters: `status` (any of), `scheduled` (true: a `publishAt` is set, which only a draft can
+ *   have; false: none is), `tag` (exact), `q` (case-insensitive substring of title, excerpt or
+ *   body: non-ASCII letters fold too, `ÉTÉ` finds `été`; `%` and `_` are plain characters). Every
+ *   filter given must hold.
  * - Order: by the sort key in the sort direction, ties broken by `id` in byte order in the same
  *   direction. Titles compare by their UTF-8 bytes (no collation). Posts with a null `publishedAt`
- *   come last in both directions.
+ *   (or `publishAt`, sorting by it) come last in both directions.
  * - `total` counts every match across all pages, up to `countUpTo` (default `POST_TOTAL_CAP`):
  *   with at most that many matches it is exact and `totalExact` is true; with more, `total` is
  *   `countUpTo` and `totalExact` is false, and the cost of the count does not grow with the
@@ -170,8 +177,8 @@ export interface TagCount {
  * - `tagCounts` counts, for every tag on any post of any status, the posts carrying it, most used
  *   first, ties by name in byte order. With `visibleAt` it counts only the posts readers may see
  *   then (as the list filter), and leaves out tags with none.
- * - `countByStatus` counts posts per status (zeros included) and `wordsPublished` sums `wordCount`
- *   over published posts.
+ * - `countByStatus` counts posts per status (zeros included), and as `scheduled` the drafts with a
+ *   `publishAt`; `wordsPublished` sums `wordCount` over published posts.
  * - `slugsLike(base)` returns every stored slug that is `base` or `base-<n>`, to pick a free one.
  *
  * Scheduling
@@ -196,6 +203,6 @@ export interface PostRepository {
   slugsLike(base: string): Promise<string[]>;
   tagCounts(visibleAt?: Date): Promise<TagCount[]>;
   publishDue(now: Date, limit: number): Promise<Post[]>;
-  countByStatus(): Promise<Record<PostStatus, number>>;
+  countByStatus(): Promise<PostCounts>;
   wordsPublished(): Promise<number>;
 }

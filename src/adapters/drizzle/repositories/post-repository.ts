@@ -1,4 +1,4 @@
-import { and, asc, count as count_, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count as count_, eq, gt, inArray, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import {
@@ -17,6 +17,7 @@ import type {
   CreationRecord,
   NewPost,
   PostChanges,
+  PostCounts,
   PostFilter,
   PostPage,
   PostQuery,
@@ -66,6 +67,7 @@ const SORT_COLUMNS = {
   updatedAt: posts.updatedAt,
   createdAt: posts.createdAt,
   publishedAt: posts.publishedAt,
+  publishAt: posts.publishAt,
   title: posts.title,
 } as const;
 
@@ -419,6 +421,7 @@ export class DrizzlePostRepository implements PostRepository {
       key,
       direction,
       statuses: statuses.length,
+      ...(query.scheduled === undefined ? {} : { scheduled: query.scheduled }),
       tag: query.tag !== undefined,
       q: query.q !== undefined && query.q !== '',
       visible: query.visibleAt !== undefined,
@@ -622,10 +625,18 @@ export class DrizzlePostRepository implements PostRepository {
     });
   }
 
-  async countByStatus(): Promise<Record<PostStatus, number>> {
-    const rows = await this.session.run((db) => db.select({ status: posts.status, n: count_() }).from(posts).groupBy(posts.status));
-    const counts = Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<PostStatus, number>;
-    for (const r of rows) counts[r.status as PostStatus] = r.n;
+  async countByStatus(): Promise<PostCounts> {
+    const rows = await this.session.run((db) =>
+      db
+        .select({ status: posts.status, n: count_(), scheduled: count_(posts.publishAt) })
+        .from(posts)
+        .groupBy(posts.status),
+    );
+    const counts: PostCounts = { ...(Object.fromEntries(POST_STATUSES.map((s) => [s, 0])) as Record<PostStatus, number>), scheduled: 0 };
+    for (const r of rows) {
+      counts[r.status as PostStatus] = r.n;
+      counts.scheduled += r.scheduled;
+    }
     return counts;
   }
 
@@ -651,6 +662,8 @@ interface ListShape {
   direction: 'asc' | 'desc';
   /** How many distinct statuses the filter names (0: no status filter). */
   statuses: number;
+  /** true: only posts with a publishAt; false: only those without; absent: both. */
+  scheduled?: boolean;
   tag: boolean;
   q: boolean;
   /** Only what readers may see at `visibleAt`: published, `publishedAt` at or before it. */
@@ -690,6 +703,7 @@ function listStatements(db: Database, shape: ListShape) {
         ]
       : [];
   filters.push(...statusIn(posts.status));
+  if (shape.scheduled !== undefined) filters.push(shape.scheduled ? isNotNull(posts.publishAt) : isNull(posts.publishAt));
   if (shape.tag) filters.push(sql`${posts.tags} @> ARRAY[${placeholder('tag')}]::text[]`);
   if (shape.q) filters.push(sql`${posts.searchText} LIKE ${placeholder('pattern')}`);
   const visible = sql`${posts.status} = 'published' AND ${posts.publishedAt} <= ${placeholder('visibleAt')}::timestamptz`;
@@ -698,7 +712,9 @@ function listStatements(db: Database, shape: ListShape) {
   const col = SORT_COLUMNS[key];
   const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
   const after = sql.raw(direction === 'asc' ? '>' : '<');
-  const nullable = key === 'publishedAt';
+  // Only scheduled posts sorted by publishAt have no null to place: the plain order is the one of
+  // the partial index on (publish_at, id), read forwards or backwards.
+  const nullable = key === 'publishedAt' || (key === 'publishAt' && shape.scheduled !== true);
   // The publishedAt indexes are `published_at <dir> NULLS LAST, id <dir> NULLS LAST`; ids are never
   // null, so saying NULLS LAST for the id changes no order and lets the index give it whole (DESC
   // alone means NULLS FIRST, which the planner would finish with an incremental sort).

@@ -36,6 +36,7 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
       const { sort } = query;
       const page = await posts.queries.list({
         ...(query.status === undefined ? {} : { status: query.status }),
+        ...(query.scheduled === undefined ? {} : { scheduled: query.scheduled }),
         ...(query.tag === undefined ? {} : { tag: query.tag }),
         ...(query.q === undefined ? {} : { q: query.q }),
         sort: { key: sort.replace(/^-/, '') as 'updatedAt', direction: sort.startsWith('-') ? 'desc' : 'asc' },

@@ -72,3 +72,22 @@ describe('renderPreview with a body over the request size limit', () => {
     expect(response.status, await peek(response)).toBe(413);
   });
 });
+
+describe('renderPreview beside the readers', () => {
+  // About 0.9 MB of unclosed elements: each runs into the renderer's 2 s budget.
+  const HOSTILE = Array.from({ length: 148_000 }, () => '<div>').join('\n');
+
+  it("answers readers' include=html while 40 hostile previews are in flight: previews queue on a worker of their own, and the surplus is 503", async () => {
+    const t = await setup(async () => createMemoryStore(), { content: SITE });
+    const post = await t.create({ title: 'Read meanwhile', body: '*still rendered*', status: 'published' });
+    const previews = Array.from({ length: 40 }, () => t.send('POST', '/preview', { body: { body: HOSTILE } }));
+    // Let the previews reach the renderer's queue before the reader asks.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const response = await t.send('GET', `/content/posts/${post.id}?include=html`, { anonymous: true });
+    expect(response.status, await peek(response)).toBe(200);
+    expect(((await response.json()) as ContentPost).html).toBe('<p><em>still rendered</em></p>\n');
+    const statuses = (await Promise.all(previews)).map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 503).length).toBeGreaterThan(30);
+    expect(statuses.every((status) => status === 503 || status === 422)).toBe(true);
+  }, 60_000);
+});

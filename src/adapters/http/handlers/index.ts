@@ -22,12 +22,24 @@ export interface HandlerDeps {
   content: ContentSite;
   clock: Clock;
   imports: SiteImportDeps;
+  /** The preview's renderer; by default one of its own (see `createHandlers`). */
+  previewRenderer?: HtmlRenderer;
 }
+
+/**
+ * How many previews may wait for the preview's worker. An author's editor asks for one at each
+ * pause in typing; past this the preview answers 503 with Retry-After, and readers never notice.
+ */
+const PREVIEW_MAX_WAITING = 4;
 
 /** Every operation's handler, one file per spec tag. A missing operationId fails `tsc` here. */
 export function createHandlers(deps: HandlerDeps): HandlerRegistry {
-  // One renderer for readers and the editor's preview: the same HTML, one worker, one budget.
-  const renderer = deps.content.renderer ?? new HtmlRenderer({ siteUrl: deps.content.site.siteUrl });
+  const siteUrl = deps.content.site.siteUrl;
+  const renderer = deps.content.renderer ?? new HtmlRenderer({ siteUrl });
+  // The same code, site and budget as the readers' renderer, so the same HTML, but a worker and a
+  // queue of its own: previews (never cached, one per pause in typing, any body an author sends)
+  // must not make readers wait or go without their HTML.
+  const previewRenderer = deps.previewRenderer ?? new HtmlRenderer({ siteUrl, maxWaiting: PREVIEW_MAX_WAITING });
   return {
     ...metaHandlers(deps.store, deps.readiness),
     ...authHandlers(deps.auth),
@@ -37,7 +49,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...tagHandlers(deps.posts.queries),
     ...activityHandlers(deps.posts.queries),
     ...statsHandlers(deps.posts.queries),
-    ...previewHandlers(renderer),
+    ...previewHandlers(previewRenderer),
     ...contentHandlers(deps.posts.content, { ...deps.content, renderer }),
   };
 }

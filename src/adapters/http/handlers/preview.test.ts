@@ -46,4 +46,12 @@ describe('renderPreview', () => {
     expect(problem.kind).toBe('service-unavailable');
     expect(problem.headers).toEqual({ 'retry-after': '1' });
   });
+
+  it("answers 503 with Retry-After, not 422, when the worker fails: a crash is not the body's fault", async () => {
+    const failing = { budgetMs: 2000, preview: () => Promise.resolve({ failed: 'error' as const }) } as unknown as HtmlRenderer;
+    const { renderPreview } = previewHandlers(failing);
+    const problem = await problemOf(renderPreview({ body: { body: 'x' } } as Parameters<typeof renderPreview>[0]));
+    expect(problem.status).toBe(503);
+    expect(problem.headers).toEqual({ 'retry-after': '1' });
+  });
 });

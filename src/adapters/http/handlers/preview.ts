@@ -3,24 +3,23 @@ import { HttpProblem } from '../problem.js';
 import type { HandlerRegistry } from '../registry.js';
 
 /**
- * The editor's preview: the body through the Content API's own renderer (`HtmlRenderer.preview`:
- * the same worker, sanitiser and budget), so what the editor shows is what readers will get.
+ * The editor's preview: the body through the Content API's own rendering code (`HtmlRenderer.preview`:
+ * the same markdown, sanitiser, site and budget, in a worker of the preview's own), so what the
+ * editor shows is what readers will get.
  */
 export function previewHandlers(renderer: HtmlRenderer): Pick<HandlerRegistry, 'renderPreview'> {
   return {
     async renderPreview({ body }) {
       const outcome = await renderer.preview(body.body);
       if ('html' in outcome) return { status: 200, body: { html: outcome.html } };
-      if (outcome.failed === 'busy')
-        throw new HttpProblem(
-          503,
-          'service-unavailable',
-          'The markdown renderer has too many bodies waiting; retry in a second.',
-          {},
-          {
-            'retry-after': '1',
-          },
-        );
+      if (outcome.failed !== 'timeout') {
+        // Busy, or the worker failed (a crash is the server's fault, not the body's): try again.
+        const detail =
+          outcome.failed === 'busy'
+            ? 'The preview renderer has too many bodies waiting; retry in a second.'
+            : 'The preview renderer failed; retry in a second.';
+        throw new HttpProblem(503, 'service-unavailable', detail, {}, { 'retry-after': '1' });
+      }
       const message = `could not be rendered within ${renderer.budgetMs} ms`;
       throw new HttpProblem(422, 'validation-failed', `The body ${message}; published as it is, readers would get it without HTML.`, {
         errors: [{ pointer: '/body/body', message }],

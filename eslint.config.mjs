@@ -149,7 +149,6 @@ export default tseslint.config(
       'openapi-backend',
       'ajv',
       'ajv-formats',
-      'rate-limiter-flexible',
       'lru-cache',
       'markdown-it',
       'sanitize-html',

@@ -92,7 +92,7 @@ export async function compose(options: CompositionOptions) {
       },
       imports: { limits: imports, maxFileBytes: config.bodyLimitBytes, contract: options.contract },
     }),
-    contentRateLimitPerMinute: content.rateLimitPerMinute,
+    contentRateLimit: { perMinute: content.rateLimitPerMinute, counter: store.rateLimits, now: () => clock.now() },
     observers: options.observers ?? [],
     ...(options.docs === false ? {} : { docsBundle: readFileSync(BUNDLE_FILE, 'utf8') }),
     ...(adminDir === false ? {} : { adminDir }),

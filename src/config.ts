@@ -204,7 +204,7 @@ export const ENV_VARIABLES = {
   CONTENT_STALE_WHILE_REVALIDATE_SECONDS: { default: '300', doc: 'Cache-Control stale-while-revalidate of Content API answers.' },
   CONTENT_RATE_LIMIT_PER_MINUTE: {
     default: '600',
-    doc: 'Content API requests per client address per minute, counted in each process (429 beyond); 0: no limit.',
+    doc: 'Content API requests per client address per minute, counted in the database across processes (429 beyond); 0: no limit.',
   },
 } as const;
 

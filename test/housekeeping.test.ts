@@ -48,6 +48,10 @@ async function seed(store: Store): Promise<void> {
   await store.refreshTokens.insert(token(3, { consumedAt: ago(MINUTE), replay: 'old sealed answer' }));
   await store.refreshTokens.insert(token(4, { consumedAt: ago(5_000), replay: 'fresh sealed answer' }));
   await store.refreshTokens.insert(token(5, {}));
+
+  await store.rateLimits.hit('content:10.0.0.1', ago(2 * MINUTE), MINUTE);
+  await store.rateLimits.hit('content:10.0.0.2', ago(MINUTE), MINUTE);
+  await store.rateLimits.hit('content:10.0.0.3', ago(1), MINUTE);
 }
 
 function housekeeping(store: Store, batchSize: number): Housekeeping {
@@ -65,7 +69,7 @@ describeOnEveryStore('housekeeping', (make) => {
     const store = await make();
     await seed(store);
     const report = await housekeeping(store, 2).runOnce();
-    expect(report).toEqual({ ran: true, idempotencyKeys: 6, loginAttempts: 4, refreshTokens: 2, refreshReplays: 1 });
+    expect(report).toEqual({ ran: true, idempotencyKeys: 6, loginAttempts: 4, refreshTokens: 2, refreshReplays: 1, rateLimitWindows: 2 });
 
     for (let i = 0; i < 5; i++)
       expect(
@@ -87,6 +91,9 @@ describeOnEveryStore('housekeeping', (make) => {
     expect(await store.refreshTokens.find('hash-3')).toMatchObject({ replay: null, consumedAt: ago(MINUTE) });
     expect(await store.refreshTokens.find('hash-4')).toMatchObject({ replay: 'fresh sealed answer' });
     expect(await store.refreshTokens.find('hash-5')).not.toBeNull();
+    // The window still running counts on; an ended one starts anew.
+    expect((await store.rateLimits.hit('content:10.0.0.3', NOW, MINUTE)).hits).toBe(2);
+    expect((await store.rateLimits.hit('content:10.0.0.2', NOW, MINUTE)).hits).toBe(1);
 
     // A second run finds nothing left to do.
     expect(await housekeeping(store, 2).runOnce()).toEqual({
@@ -95,6 +102,7 @@ describeOnEveryStore('housekeeping', (make) => {
       loginAttempts: 0,
       refreshTokens: 0,
       refreshReplays: 0,
+      rateLimitWindows: 0,
     });
   });
 
@@ -112,7 +120,7 @@ describeOnEveryStore('housekeeping', (make) => {
     const report = await housekeeping(store, 100).runOnce();
     release();
     await holder;
-    expect(report).toEqual({ ran: false, idempotencyKeys: 0, loginAttempts: 0, refreshTokens: 0, refreshReplays: 0 });
+    expect(report).toEqual({ ran: false, idempotencyKeys: 0, loginAttempts: 0, refreshTokens: 0, refreshReplays: 0, rateLimitWindows: 0 });
     expect((await store.refreshTokens.find('hash-1'))?.id).toBeDefined();
   });
 });
@@ -122,7 +130,7 @@ describe('scheduleHousekeeping', () => {
     vi.useRealTimers();
   });
 
-  const done: PurgeReport = { ran: true, idempotencyKeys: 3, loginAttempts: 0, refreshTokens: 1, refreshReplays: 0 };
+  const done: PurgeReport = { ran: true, idempotencyKeys: 3, loginAttempts: 0, refreshTokens: 1, refreshReplays: 0, rateLimitWindows: 0 };
 
   it('runs every interval, logs what each run removed and goes on after a failed run', async () => {
     vi.useFakeTimers();

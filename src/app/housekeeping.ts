@@ -21,6 +21,8 @@ export interface PurgeReport {
   loginAttempts: number;
   refreshTokens: number;
   refreshReplays: number;
+  /** Rate-limit windows that ended (the Content API's, kept per client address). */
+  rateLimitWindows: number;
   /** False when another process held the job: this run did nothing. */
   ran: boolean;
 }
@@ -30,7 +32,7 @@ export const HOUSEKEEPING_JOB = 'housekeeping';
 /**
  * Forgets what is kept only for a while: idempotency answers past their 24 hours, failed logins
  * older than the throttle window, refresh tokens that expired or were revoked, and the sealed
- * replays of tokens used longer ago than the grace window. Each round is one transaction holding
+ * replays of tokens used longer ago than the grace window, and rate-limit windows that ended. Each round is one transaction holding
  * the job's lock (`runExclusive`), so of N processes sharing a database one works at a time, and
  * deletes at most `batchSize` rows per table; rounds repeat while a table still had a full batch.
  */
@@ -42,7 +44,14 @@ export class Housekeeping {
   }
 
   async runOnce(): Promise<PurgeReport> {
-    const report: PurgeReport = { idempotencyKeys: 0, loginAttempts: 0, refreshTokens: 0, refreshReplays: 0, ran: false };
+    const report: PurgeReport = {
+      idempotencyKeys: 0,
+      loginAttempts: 0,
+      refreshTokens: 0,
+      refreshReplays: 0,
+      rateLimitWindows: 0,
+      ran: false,
+    };
     const maxRounds = this.options.maxRounds ?? 100;
     for (let round = 0; round < maxRounds; round += 1) {
       const outcome = await this.options.unitOfWork.runExclusive(HOUSEKEEPING_JOB, (repos) => this.#round(repos));
@@ -53,6 +62,7 @@ export class Housekeeping {
       report.loginAttempts += counts.loginAttempts;
       report.refreshTokens += counts.refreshTokens;
       report.refreshReplays += counts.refreshReplays;
+      report.rateLimitWindows += counts.rateLimitWindows;
       const full = Object.values(counts).some((n) => n === this.options.batchSize);
       if (!full) break;
     }
@@ -68,6 +78,7 @@ export class Housekeeping {
       loginAttempts: await repos.loginAttempts.purgeBefore(ago(loginWindowSeconds), batchSize),
       refreshTokens: await repos.refreshTokens.purgeExpired(now, batchSize),
       refreshReplays: await repos.refreshTokens.forgetReplays(ago(refreshGraceSeconds), batchSize),
+      rateLimitWindows: await repos.rateLimits.purgeEnded(now, batchSize),
     };
   }
 }

@@ -165,11 +165,26 @@ describe('metrics', () => {
 
   it('counts the rows housekeeping deleted, by kind', async () => {
     const metrics = new Metrics({ processMetrics: false });
-    metrics.observeHousekeeping({ idempotencyKeys: 3, loginAttempts: 2, refreshTokens: 0, refreshReplays: 1, ran: true });
-    metrics.observeHousekeeping({ idempotencyKeys: 1, loginAttempts: 0, refreshTokens: 0, refreshReplays: 0, ran: true });
+    metrics.observeHousekeeping({
+      idempotencyKeys: 3,
+      loginAttempts: 2,
+      refreshTokens: 0,
+      refreshReplays: 1,
+      rateLimitWindows: 5,
+      ran: true,
+    });
+    metrics.observeHousekeeping({
+      idempotencyKeys: 1,
+      loginAttempts: 0,
+      refreshTokens: 0,
+      refreshReplays: 0,
+      rateLimitWindows: 1,
+      ran: true,
+    });
     const text = await metrics.render();
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'idempotency_keys' })).toBe(4);
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'login_attempts' })).toBe(2);
+    expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'rate_limit_windows' })).toBe(6);
   });
 
   it('counts the scheduled posts this process published', async () => {

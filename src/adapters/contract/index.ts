@@ -4,6 +4,7 @@ import type { MakeStore } from './fixtures.js';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract.js';
 import { describeLoginAttemptRepositoryContract } from './login-attempt-repository.contract.js';
 import { describePostRepositoryContract } from './post-repository.contract.js';
+import { describeRateLimitCounterContract } from './rate-limit-counter.contract.js';
 import { describeRefreshTokenRepositoryContract } from './refresh-token-repository.contract.js';
 import { describeRevisionRepositoryContract } from './revision-repository.contract.js';
 import { describeUnitOfWorkContract } from './unit-of-work.contract.js';
@@ -15,6 +16,7 @@ export {
   describeIdempotencyStoreContract,
   describeLoginAttemptRepositoryContract,
   describePostRepositoryContract,
+  describeRateLimitCounterContract,
   describeRefreshTokenRepositoryContract,
   describeRevisionRepositoryContract,
   describeUnitOfWorkContract,
@@ -34,6 +36,7 @@ export function describeStoreContract(adapterName: string, make: MakeStore): voi
     describeUserRepositoryContract(make);
     describeRefreshTokenRepositoryContract(make);
     describeLoginAttemptRepositoryContract(make);
+    describeRateLimitCounterContract(make);
     describeUnitOfWorkContract(make);
   });
 }

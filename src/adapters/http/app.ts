@@ -7,7 +7,7 @@ import { API_ROOT, type Contract } from './contract.js';
 import { createDispatch } from './dispatch.js';
 import { mountDocs } from './docs.js';
 import { errorAnswer } from './error-answer.js';
-import { createGuard } from './guard.js';
+import { createGuard, type ContentRateLimit } from './guard.js';
 import { pathTemplates } from './path-templates.js';
 import type { ProblemKind } from './problem.js';
 import type { HandlerRegistry, Principal } from './registry.js';
@@ -36,8 +36,8 @@ export interface AppOptions {
   docsBundle?: string;
   /** The admin app's build (dist/admin/): when given, it is served at /admin/. */
   adminDir?: string;
-  /** Content API requests each client address may send per minute (in this process); 0 or absent: no limit. */
-  contentRateLimitPerMinute?: number;
+  /** The Content API's rate limit per client address, shared through the store; absent: no limit. */
+  contentRateLimit?: ContentRateLimit;
 }
 
 /** One answered request, as the access log and the metrics see it. */
@@ -82,7 +82,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     bodyLimitBytes: options.bodyLimitBytes,
     importLimitBytes: options.importLimitBytes ?? options.bodyLimitBytes,
     corsOrigins: options.corsOrigins ?? [],
-    contentRateLimitPerMinute: options.contentRateLimitPerMinute ?? 0,
+    ...(options.contentRateLimit === undefined ? {} : { contentRateLimit: options.contentRateLimit }),
     trustProxy: options.trustProxy ?? false,
     templates,
     answerError,

@@ -1,9 +1,7 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-// The files, not the index: see rate-limiter-flexible.d.ts.
-import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js';
-import RateLimiterRes from 'rate-limiter-flexible/lib/RateLimiterRes.js';
+import type { RateLimitCounter } from '../../domain/ports/rate-limit-counter.js';
 import { clientAddressOf, type Answer, type Env } from './context.js';
 import { API_ROOT, type Route } from './contract.js';
 import type { ErrorAnswer } from './error-answer.js';
@@ -18,12 +16,22 @@ export interface GuardOptions {
   importLimitBytes: number;
   /** Origins allowed by CORS on every path but the Content API's; empty allows none. */
   corsOrigins: string[];
-  /** Content API requests each client address may send per minute (in this process); 0: no limit. */
-  contentRateLimitPerMinute: number;
+  /** The Content API's rate limit per client address; absent: no limit. */
+  contentRateLimit?: ContentRateLimit;
   trustProxy: boolean;
   templates: Pick<PathTemplates, 'allowAt' | 'notFound'>;
   /** Answers an error thrown behind the CORS step, so that its answer carries the CORS headers. */
   answerError: ErrorAnswer;
+}
+
+/**
+ * Content API requests each client address may send per minute, counted in the store's
+ * `RateLimitCounter` (one statement per request), so every process sharing the store shares it.
+ */
+export interface ContentRateLimit {
+  perMinute: number;
+  counter: Pick<RateLimitCounter, 'hit'>;
+  now: () => Date;
 }
 
 /** Wraps an answer in the checks every request meets before it (see `createGuard`). */
@@ -97,28 +105,32 @@ function bodyLimitStep(options: GuardOptions): Step {
   };
 }
 
-/** 429 rate-limited with Retry-After once a client address has sent its Content API requests of the minute. */
+const MINUTE_MS = 60_000;
+
+/**
+ * 429 rate-limited with Retry-After once a client address has sent its Content API requests of
+ * its minute (a fixed window from its first request).
+ */
 function rateLimitStep(options: GuardOptions): Step {
-  const perMinute = options.contentRateLimitPerMinute;
-  if (perMinute <= 0) return (c, answer) => answer(c);
-  // Per process: N processes behind a balancer allow up to N times the rate (documented).
-  const limiter = new RateLimiterMemory({ points: perMinute, duration: 60 });
+  const limit = options.contentRateLimit;
+  if (limit === undefined || limit.perMinute <= 0) return (c, answer) => answer(c);
+  const { perMinute, counter } = limit;
+  const tooMany = (seconds: number) =>
+    new HttpProblem(
+      429,
+      'rate-limited',
+      `This address sent more than ${perMinute} requests in a minute; try again in ${seconds} seconds.`,
+      {},
+      { 'retry-after': String(seconds) },
+    );
+  // Not async: a request outside the Content API passes without a promise of its own.
   return (c, answer) => {
     if (!c.req.path.startsWith(CONTENT_ROOT)) return answer(c);
-    return limiter.consume(clientAddressOf(c, options.trustProxy)).then(
-      () => answer(c),
-      (error: unknown) => {
-        if (!(error instanceof RateLimiterRes)) throw error;
-        const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-        throw new HttpProblem(
-          429,
-          'rate-limited',
-          `This address sent more than ${perMinute} requests in a minute; try again in ${seconds} seconds.`,
-          {},
-          { 'retry-after': String(seconds) },
-        );
-      },
-    );
+    const now = limit.now();
+    return counter.hit(`content:${clientAddressOf(c, options.trustProxy)}`, now, MINUTE_MS).then((window) => {
+      if (window.hits <= perMinute) return answer(c);
+      throw tooMany(Math.max(1, Math.ceil((window.endsAt.getTime() - now.getTime()) / 1000)));
+    });
   };
 }
 

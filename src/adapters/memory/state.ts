@@ -36,6 +36,8 @@ export interface MemoryData {
   loginFailureSeq: number;
   /** `JSON.stringify([account, address])` → the last login from there, epoch ms. */
   loginAddresses: Map<string, number>;
+  /** key → its rate-limit window: hits counted, and its end in epoch ms. */
+  rateWindows: Map<string, { hits: number; endsAt: number }>;
 }
 
 function emptyData(): MemoryData {
@@ -49,6 +51,7 @@ function emptyData(): MemoryData {
     loginFailures: new Map(),
     loginFailureSeq: 0,
     loginAddresses: new Map(),
+    rateWindows: new Map(),
   };
 }
 

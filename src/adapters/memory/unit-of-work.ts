@@ -3,6 +3,7 @@ import { MemoryActivityLog } from './activity-log.js';
 import { MemoryIdempotencyStore } from './idempotency-store.js';
 import { MemoryLoginAttemptRepository } from './login-attempt-repository.js';
 import { MemoryPostRepository } from './post-repository.js';
+import { MemoryRateLimitCounter } from './rate-limit-counter.js';
 import { MemoryRefreshTokenRepository } from './refresh-token-repository.js';
 import { MemoryRevisionRepository } from './revision-repository.js';
 import type { MemoryData, MemoryDatabase, Session } from './state.js';
@@ -15,6 +16,7 @@ export function transactionalRepositories(session: Session): TransactionalReposi
     idempotency: new MemoryIdempotencyStore(session),
     refreshTokens: new MemoryRefreshTokenRepository(session),
     loginAttempts: new MemoryLoginAttemptRepository(session),
+    rateLimits: new MemoryRateLimitCounter(session),
   };
 }
 

@@ -131,6 +131,7 @@ export class Metrics {
     this.#housekeeping.inc({ kind: 'login_attempts' }, report.loginAttempts);
     this.#housekeeping.inc({ kind: 'refresh_tokens' }, report.refreshTokens);
     this.#housekeeping.inc({ kind: 'refresh_replays' }, report.refreshReplays);
+    this.#housekeeping.inc({ kind: 'rate_limit_windows' }, report.rateLimitWindows);
   }
 
   observeScheduledPublishing(report: PublishReport): void {

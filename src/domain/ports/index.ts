@@ -8,3 +8,4 @@ export * from './user-repository.js';
 export * from './store.js';
 export * from './credentials.js';
 export * from './login-attempt-repository.js';
+export * from './rate-limit-counter.js';

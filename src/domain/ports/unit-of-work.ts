@@ -2,6 +2,7 @@ import type { ActivityLog } from './activity-log.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { LoginAttemptRepository } from './login-attempt-repository.js';
 import type { PostRepository } from './post-repository.js';
+import type { RateLimitCounter } from './rate-limit-counter.js';
 import type { RefreshTokenRepository } from './refresh-token-repository.js';
 import type { RevisionRepository } from './revision-repository.js';
 
@@ -13,6 +14,7 @@ export interface TransactionalRepositories {
   idempotency: IdempotencyStore;
   refreshTokens: RefreshTokenRepository;
   loginAttempts: LoginAttemptRepository;
+  rateLimits: RateLimitCounter;
 }
 
 /** What `runExclusive` gives back: the work's result, or that another unit held the job. */

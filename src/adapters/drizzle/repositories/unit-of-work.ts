@@ -6,6 +6,7 @@ import { DrizzleIdempotencyStore } from './idempotency-store.js';
 import { DrizzleLoginAttemptRepository } from './login-attempt-repository.js';
 import { toDomainError } from '../driver/pg-errors.js';
 import { DrizzlePostRepository } from './post-repository.js';
+import { DrizzleRateLimitCounter } from './rate-limit-counter.js';
 import { DrizzleRefreshTokenRepository } from './refresh-token-repository.js';
 import { DrizzleRevisionRepository } from './revision-repository.js';
 
@@ -17,6 +18,7 @@ export function transactionalRepositories(session: DbSession): TransactionalRepo
     idempotency: new DrizzleIdempotencyStore(session),
     refreshTokens: new DrizzleRefreshTokenRepository(session),
     loginAttempts: new DrizzleLoginAttemptRepository(session),
+    rateLimits: new DrizzleRateLimitCounter(session),
   };
 }
 

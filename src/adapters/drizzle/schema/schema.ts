@@ -252,6 +252,20 @@ export const loginAddresses = pgTable(
   (t) => [primaryKey({ name: 'login_addresses_pkey', columns: [t.account, t.address] })],
 );
 
+/**
+ * Requests counted per key in fixed windows (the Content API's rate limit), shared by every
+ * process: one row per key, upserted by each request. Rows whose window ended are purged.
+ */
+export const rateLimitWindows = pgTable(
+  'rate_limit_windows',
+  {
+    key: text('key').notNull(),
+    hits: integer('hits').notNull(),
+    endsAt: instant('ends_at').notNull(),
+  },
+  (t) => [primaryKey({ name: 'rate_limit_windows_pkey', columns: [t.key] }), index('rate_limit_windows_ends_at_idx').on(t.endsAt)],
+);
+
 /** Every table, in the order `TRUNCATE` lists them. */
 export const ALL_TABLES = [
   'posts',
@@ -263,6 +277,7 @@ export const ALL_TABLES = [
   'refresh_tokens',
   'login_attempts',
   'login_addresses',
+  'rate_limit_windows',
 ] as const;
 
 export const schema = {

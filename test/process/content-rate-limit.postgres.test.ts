@@ -1,0 +1,45 @@
+/**
+ * The Content API's rate limit with two server processes on one PostgreSQL database: the limit
+ * is per client address across both, not per process (each counts in the shared
+ * `rate_limit_windows` table).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
+import { startServer, stopServers } from '../support/server-process.js';
+
+const serverUrl = testServerUrl();
+const available = await requirePostgres(serverUrl);
+
+const databases: TestDatabase[] = [];
+afterEach(async () => {
+  stopServers();
+  for (const db of databases.splice(0)) await db.drop();
+});
+
+const LIMIT = 10;
+
+describe.skipIf(!available)('the Content API rate limit across two server processes', () => {
+  it('allows the stated limit per address in all, whichever process answers, then 429 with Retry-After', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    const env = { CONTENT_RATE_LIMIT_PER_MINUTE: String(LIMIT) };
+    const servers = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
+
+    // Three times the limit, alternately to each process, half of them at once.
+    const get = (i: number) => fetch(`${servers[i % 2]!.base}/content/posts`);
+    const first = await Promise.all(Array.from({ length: LIMIT }, (_, i) => get(i)));
+    const rest: Response[] = [];
+    for (let i = 0; i < 2 * LIMIT; i += 1) rest.push(await get(i));
+    const statuses = [...first, ...rest].map((r) => r.status);
+
+    expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(2 * LIMIT);
+    // Past the limit, both processes refuse, and say when to come back.
+    for (const response of rest.slice(-2)) {
+      expect(response.status).toBe(429);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(response.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    }
+    for (const response of [...first, ...rest]) await response.body?.cancel();
+  }, 60_000);
+});

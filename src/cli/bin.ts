@@ -1,5 +1,11 @@
 // The `margin` program: runs one command line with the process's streams and exits with its code.
+import { setFlagsFromString } from 'node:v8';
 import { run } from './cli.js';
+
+// Node's fetch parses HTTP with a WebAssembly module, which V8 recompiles in the background once
+// it has run; a process that ends waits for that compilation, about half a second on a busy
+// 2-core machine, longer than the whole call. The baseline compiler alone is plenty for a CLI.
+setFlagsFromString('--liftoff-only');
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

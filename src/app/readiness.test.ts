@@ -112,4 +112,35 @@ describe('Readiness', () => {
     await settled();
     expect(checks).toBe(2);
   });
+
+  it('watching a behind schema re-checks it with no request asking, until it is current, then stops', async () => {
+    let problem: string | null = BEHIND;
+    let checks = 0;
+    const readiness = new Readiness({
+      store: up,
+      clock: new FixedClock(new Date()),
+      schemaProblem: BEHIND,
+      checkSchema: async () => {
+        checks += 1;
+        return problem;
+      },
+    });
+    const stop = readiness.watchSchema(10);
+    await expect.poll(() => checks).toBeGreaterThanOrEqual(2);
+    problem = null; // `make migrate` ran
+    await expect.poll(() => readiness.check().then(() => 'ready')).toBe('ready');
+    const checksWhenCurrent = checks;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(checks, 'no check once current').toBe(checksWhenCurrent);
+    stop();
+  });
+
+  it('watching a current schema checks nothing', async () => {
+    let checks = 0;
+    const readiness = new Readiness({ store: up, clock: new FixedClock(new Date()), checkSchema: async () => String(++checks) });
+    const stop = readiness.watchSchema(10);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(checks).toBe(0);
+    stop();
+  });
 });

@@ -69,6 +69,21 @@ export class Readiness {
     throw new UnavailableError(NOT_READY_RETRY_AFTER_SECONDS, NOT_READY);
   }
 
+  /**
+   * While the schema is behind, re-checks it every `intervalMs` even when no request asks, so that
+   * the server notices (and `checkSchema` logs) the moment `make migrate` has run; stops once it is
+   * current. The timer keeps no process alive. Returns what stops it (at shutdown).
+   */
+  watchSchema(intervalMs = SCHEMA_RECHECK_MS): () => void {
+    if (this.#schemaProblem === null) return () => undefined;
+    const timer = setInterval(() => {
+      if (this.#schemaProblem === null) clearInterval(timer);
+      else void this.#recheckSchema().catch(() => undefined);
+    }, intervalMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   #recheckSchema(): Promise<void> {
     const check = this.options.checkSchema;
     if (check === undefined) return Promise.resolve();

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import type { Store } from './domain/index.js';
 import type { Logger } from './log.js';
 import { maskUrl } from './mask-url.js';
+import { unreachableDatabaseError } from './startup-error.js';
 
 /** A store as the server runs it, with what readiness and metrics need to know of it. */
 export interface ServerStore {
@@ -64,7 +65,7 @@ export async function openServerStore(database: Config['database'], logger: Logg
     schemaProblem = await checkSchema();
   } catch (error) {
     await connection.close();
-    throw error;
+    throw unreachableDatabaseError(error, database.url) ?? error;
   }
   return { store: storeOver(connection), pool: { gate: connection.gate, connections: connection.connections }, schemaProblem, checkSchema };
 }

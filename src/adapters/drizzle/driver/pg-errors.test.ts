@@ -1,7 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { DuplicateIdError, SlugTakenError, UnavailableError, VersionConflictError } from '../../../domain/errors.js';
-import { domainErrorFor, mapPgErrors, pgErrorInfo, toDomainError } from './pg-errors.js';
+import { connectionFailureOf, domainErrorFor, mapPgErrors, pgErrorInfo, toDomainError } from './pg-errors.js';
 
 /** A postgres.js `PostgresError`: the constraint is in `constraint_name`. */
 function postgresJsError(code: string, constraint?: string): Error {
@@ -117,6 +117,37 @@ describe('domainErrorFor (connection failures)', () => {
     const e = new SlugTakenError('x');
     expect(pgErrorInfo(e)).toBeNull();
     expect(toDomainError(e)).toBe(e);
+  });
+});
+
+describe('connectionFailureOf', () => {
+  it('keeps the code, address and port of a refused connection under the UnavailableError it became', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), {
+      code: 'ECONNREFUSED',
+      errno: -111,
+      syscall: 'connect',
+      address: '127.0.0.1',
+      port: 1,
+    });
+    const unavailable = domainErrorFor(wrapped(refused));
+    expect(connectionFailureOf(unavailable)).toEqual({ code: 'ECONNREFUSED', host: '127.0.0.1', port: 1 });
+  });
+
+  it("names the host of a failed name look-up and postgres.js's connect timeout", () => {
+    const notFound = Object.assign(new Error('getaddrinfo ENOTFOUND db.invalid'), { code: 'ENOTFOUND', hostname: 'db.invalid' });
+    expect(connectionFailureOf(notFound)).toEqual({ code: 'ENOTFOUND', host: 'db.invalid', port: undefined });
+    const timeout = Object.assign(new Error('write CONNECT_TIMEOUT 10.9.9.9:5432'), {
+      code: 'CONNECT_TIMEOUT',
+      errno: 'CONNECT_TIMEOUT',
+      address: '10.9.9.9',
+      port: 5432,
+    });
+    expect(connectionFailureOf(timeout)).toEqual({ code: 'CONNECT_TIMEOUT', host: '10.9.9.9', port: 5432 });
+  });
+
+  it('is null for a server that answered (a SQLSTATE) and for other errors', () => {
+    expect(connectionFailureOf(Object.assign(new Error('password authentication failed'), { code: '28P01' }))).toBeNull();
+    expect(connectionFailureOf(new Error('boom'))).toBeNull();
   });
 });
 

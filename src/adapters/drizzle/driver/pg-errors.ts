@@ -118,12 +118,33 @@ export function pgErrorInfo(error: unknown): PgErrorInfo | null {
   return null;
 }
 
-function isConnectionFailure(error: unknown): boolean {
+/** Where a connection failed and why: what a person needs to fix DATABASE_URL or the network. */
+export interface ConnectionFailure {
+  /** Node's errno name or postgres.js's code: `ECONNREFUSED`, `ENOTFOUND`, `CONNECT_TIMEOUT`… */
+  code: string;
+  /** The host or address tried (a Unix socket's path), when the error names it. */
+  host: string | undefined;
+  port: number | undefined;
+}
+
+/** The connection failure found along the cause chain (Node's and postgres.js's codes), or null. */
+export function connectionFailureOf(error: unknown): ConnectionFailure | null {
   for (const e of errorChain(error)) {
     const code = stringField(e, 'code');
-    if (code !== undefined && CONNECTION_CODES.has(code)) return true;
+    if (code === undefined || !CONNECTION_CODES.has(code)) continue;
+    const port = (e as { port?: unknown }).port;
+    return {
+      code,
+      // A failed DNS look-up names the `hostname`; a refused or timed-out connection its `address`.
+      host: stringField(e, 'address') ?? stringField(e, 'hostname'),
+      port: typeof port === 'number' ? port : undefined,
+    };
   }
-  return false;
+  return null;
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  return connectionFailureOf(error) !== null;
 }
 
 /**

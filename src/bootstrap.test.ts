@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-ha
 import { createZxcvbnPasswordPolicy } from './adapters/crypto/zxcvbn-password-policy.js';
 import { createMemoryStore } from './adapters/memory/store.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
-import { ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
+import { announceFirstAdmin, ensureFirstAdmin, jwtSecretFor, type FirstAdmin } from './bootstrap.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { FixedClock, type Store } from './domain/index.js';
 
@@ -34,7 +34,11 @@ describe('ensureFirstAdmin', () => {
   it('creates the admin from ADMIN_EMAIL and ADMIN_PASSWORD on the first embedded start, returning no password', async () => {
     const store = createMemoryStore();
     const config = loadConfig({ DATA_DIR: tempDir(), ADMIN_EMAIL: 'Owner@Example.com', ADMIN_PASSWORD: 'a long admin password' });
-    expect(await ensureFirstAdmin(config, deps(store))).toEqual({ email: 'Owner@Example.com', generatedPassword: null });
+    expect(await ensureFirstAdmin(config, deps(store))).toEqual({
+      email: 'Owner@Example.com',
+      generatedPassword: null,
+      passwordFile: null,
+    });
     const user = await store.users.getByEmail('owner@example.com');
     expect(user).toMatchObject({ email: 'owner@example.com', name: 'Admin' });
     expect(await hasher.verify(user!.passwordHash, 'a long admin password')).toBe(true);
@@ -43,9 +47,14 @@ describe('ensureFirstAdmin', () => {
 
   it('generates a random password when none is set, returns it once, and does nothing the next time', async () => {
     const store = createMemoryStore();
-    const config = loadConfig({ DATA_DIR: tempDir() });
+    const dataDir = tempDir();
+    const config = loadConfig({ DATA_DIR: dataDir });
     const first = await ensureFirstAdmin(config, deps(store));
-    expect(first).toEqual({ email: 'admin@example.com', generatedPassword: expect.any(String) });
+    expect(first).toEqual({
+      email: 'admin@example.com',
+      generatedPassword: expect.any(String),
+      passwordFile: join(dataDir, 'admin-password'),
+    });
     const password = first!.generatedPassword!;
     expect(password.length).toBeGreaterThanOrEqual(16);
     const user = await store.users.getByEmail('admin@example.com');
@@ -58,6 +67,39 @@ describe('ensureFirstAdmin', () => {
     // Another fresh database gets another password.
     const other = await ensureFirstAdmin(config, deps(createMemoryStore()));
     expect(other!.generatedPassword).not.toBe(password);
+  });
+
+  it('writes a generated password to admin-password in the data directory, mode 0600, the folder 0700, whatever the umask', async () => {
+    const dataDir = join(tempDir(), 'data');
+    const previous = process.umask(0);
+    let first: FirstAdmin | null;
+    try {
+      first = await ensureFirstAdmin(loadConfig({ DATA_DIR: dataDir }), deps(createMemoryStore()));
+    } finally {
+      process.umask(previous);
+    }
+    const file = join(dataDir, 'admin-password');
+    expect(first!.passwordFile).toBe(file);
+    expect(readFileSync(file, 'utf8')).toBe(`${first!.generatedPassword}\n`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+  });
+
+  it('replaces a readable admin-password left by an earlier first start with a new 0600 file', async () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, 'admin-password'), 'old\n', { mode: 0o644 });
+    const first = await ensureFirstAdmin(loadConfig({ DATA_DIR: dataDir }), deps(createMemoryStore()));
+    expect(readFileSync(join(dataDir, 'admin-password'), 'utf8')).toBe(`${first!.generatedPassword}\n`);
+    expect(statSync(join(dataDir, 'admin-password')).mode & 0o777).toBe(0o600);
+  });
+
+  it('writes no password file when ADMIN_PASSWORD is set', async () => {
+    const dataDir = tempDir();
+    await ensureFirstAdmin(
+      loadConfig({ DATA_DIR: dataDir, ADMIN_EMAIL: 'owner@example.com', ADMIN_PASSWORD: 'a long admin password' }),
+      deps(createMemoryStore()),
+    );
+    expect(existsSync(join(dataDir, 'admin-password'))).toBe(false);
   });
 
   it('refuses an ADMIN_PASSWORD that is long enough but easy to guess with a ConfigError naming it, creating no user', async () => {
@@ -92,6 +134,54 @@ describe('ensureFirstAdmin', () => {
       expect(await ensureFirstAdmin(loadConfig(env), deps(store))).toBeNull();
     }
     expect(await store.users.count()).toBe(0);
+  });
+});
+
+describe('announceFirstAdmin', () => {
+  const generated: FirstAdmin = {
+    email: 'admin@example.com',
+    generatedPassword: 'Gen3rated-Pa55word',
+    passwordFile: '/srv/margin/.data/admin-password',
+  };
+  const where = { origin: 'http://localhost:8080', apiRoot: '/api/v1', adminPath: '/admin/' };
+
+  function announced(admin: FirstAdmin, isTTY: boolean) {
+    const lines: string[] = [];
+    const logged: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+    const logger = {
+      info: (message: string, fields?: Record<string, unknown>) => logged.push({ level: 'info', message, fields }),
+      warn: (message: string, fields?: Record<string, unknown>) => logged.push({ level: 'warn', message, fields }),
+    };
+    announceFirstAdmin(admin, where, { logger, out: { isTTY, write: (text: string) => lines.push(text) } });
+    return { printed: lines.join(''), logged };
+  }
+
+  it('logs the password file, never the password, and prints nothing else when standard output is not a terminal', () => {
+    const { printed, logged } = announced(generated, false);
+    expect(printed).toBe('');
+    expect(logged).toEqual([
+      {
+        level: 'warn',
+        message: expect.stringContaining('generated password is in the file'),
+        fields: { email: 'admin@example.com', passwordFile: '/srv/margin/.data/admin-password' },
+      },
+    ]);
+    expect(JSON.stringify(logged)).not.toContain('Gen3rated-Pa55word');
+  });
+
+  it('prints the password, its file and how to sign in when standard output is a terminal', () => {
+    const { printed } = announced(generated, true);
+    expect(printed).toContain('  password: Gen3rated-Pa55word\n');
+    expect(printed).toContain('Also in /srv/margin/.data/admin-password (readable by you only)');
+    expect(printed).toContain('Sign in to the admin app at http://localhost:8080/admin/');
+    expect(printed).toContain('curl -s -X POST http://localhost:8080/api/v1/auth/login');
+  });
+
+  it('names no password nor file for an admin created with ADMIN_PASSWORD', () => {
+    const { printed, logged } = announced({ email: 'owner@example.com', generatedPassword: null, passwordFile: null }, true);
+    expect(printed).toContain('(the ADMIN_PASSWORD you set)');
+    expect(printed).not.toContain('Also in');
+    expect(logged).toEqual([{ level: 'info', message: expect.stringContaining('ADMIN_PASSWORD'), fields: { email: 'owner@example.com' } }]);
   });
 });
 

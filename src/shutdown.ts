@@ -33,8 +33,15 @@ export function stopOnSignals(options: ShutdownOptions): void {
     options.logger.flush();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  // A failure while stopping (a store that will not close) is logged and exits 1, never left unhandled.
+  const stopOn = (signal: string) =>
+    stop(signal).catch((error: unknown) => {
+      options.logger.error('shutdown failed', { signal, error: error instanceof Error ? error.message : String(error) });
+      options.logger.flush();
+      process.exit(1);
+    });
+  process.once('SIGINT', () => void stopOn('SIGINT'));
+  process.once('SIGTERM', () => void stopOn('SIGTERM'));
 }
 
 /** Closes the server and waits for the requests in flight; past the timeout, cuts them and exits 1. */

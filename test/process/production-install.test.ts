@@ -46,13 +46,13 @@ let work = '';
 let app = '';
 const children: ChildProcess[] = [];
 
-/** An environment with nothing of the test runner's: no node_modules/.bin on PATH, no loader, no database. */
+/**
+ * An environment with nothing of the test runner's: no node_modules/.bin on PATH (no tsx), no
+ * loader, no database; the Node running the tests first on PATH, for the bin's `env node`.
+ */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const path = (process.env.PATH ?? '')
-    .split(':')
-    .filter((dir) => !dir.includes('node_modules'))
-    .join(':');
-  return { PATH: path, HOME: work, LOG_LEVEL: 'info', HOUSEKEEPING_INTERVAL_SECONDS: '0', ...extra };
+  const path = [dirname(process.execPath), ...(process.env.PATH ?? '').split(':').filter((dir) => !/node_modules\/\.bin\/?$/.test(dir))];
+  return { PATH: path.join(':'), HOME: work, LOG_LEVEL: 'info', HOUSEKEEPING_INTERVAL_SECONDS: '0', ...extra };
 }
 
 /** Runs `command` in the installed package; its output in the error when it fails. */
@@ -142,6 +142,31 @@ async function margin(args: string[], env: NodeJS.ProcessEnv): Promise<{ output:
   return { output: stdout, ms: performance.now() - started };
 }
 
+/**
+ * Three calls of `margin …`, each beside a bare `node -e ''` of the moment: the best call answers
+ * within `allowanceMs` of Node's own start, which takes about 0.05 s on an idle machine and up to
+ * most of a second on this busy one (so an absolute bound would measure the load, not the CLI).
+ * Through tsx, or with the process lingering after its answer, a call took 0.7 to 1.2 s more.
+ */
+async function expectQuickCalls(args: string[], env: NodeJS.ProcessEnv, allowanceMs: number): Promise<string> {
+  const calls: number[] = [];
+  const bare: number[] = [];
+  let output = '';
+  for (let i = 0; i < 3; i += 1) {
+    const started = performance.now();
+    await run(process.execPath, ['-e', ''], { env });
+    bare.push(performance.now() - started);
+    const call = await margin(args, env);
+    calls.push(call.ms);
+    output ||= call.output;
+  }
+  console.log(
+    `margin ${args.join(' ')} from the package: ${calls.map(Math.round).join(', ')} ms; node -e '': ${bare.map(Math.round).join(', ')} ms`,
+  );
+  expect(Math.min(...calls)).toBeLessThan(Math.min(...bare) + allowanceMs);
+  return output;
+}
+
 /** migrate, create a user, serve them (login, the CLI, the healthcheck, SIGTERM), then purge. */
 async function theWholeRound(env: NodeJS.ProcessEnv): Promise<void> {
   expect(await inApp(MIGRATE_COMMAND, env)).toContain('database schema is up to date');
@@ -163,10 +188,8 @@ async function theWholeRound(env: NodeJS.ProcessEnv): Promise<void> {
 
   const cli = { ...env, XDG_CONFIG_HOME: join(work, `config-${port}`), MARGIN_PASSWORD: PASSWORD };
   await margin(['login', '--url', server.base, '--email', 'ada@example.com'], cli);
-  const calls = [await margin(['whoami'], cli), await margin(['whoami'], cli), await margin(['whoami'], cli)];
-  expect(calls[0]!.output).toContain('Ada <ada@example.com>');
-  console.log(`margin whoami from the package: ${calls.map((c) => Math.round(c.ms)).join(', ')} ms`);
-  expect(Math.min(...calls.map((c) => c.ms))).toBeLessThan(1000);
+  // A request to a server on this same machine: 0.25 s more than --help.
+  expect(await expectQuickCalls(['whoami'], cli, 750)).toContain('Ada <ada@example.com>');
 
   server.child.kill('SIGTERM');
   // SHUTDOWN_DELAY_SECONDS honoured: not ready (the healthcheck fails) while it still serves.
@@ -203,12 +226,8 @@ describe('a production install from the packed package (npm ci --omit=dev)', () 
     }
   });
 
-  it('answers `margin --help` from the bin of package.json in well under a second', async () => {
-    const calls = [];
-    for (let i = 0; i < 3; i += 1) calls.push(await margin(['--help'], cleanEnv({})));
-    expect(calls[0]!.output).toContain('Usage: margin <command>');
-    console.log(`margin --help from the package: ${calls.map((c) => Math.round(c.ms)).join(', ')} ms`);
-    expect(Math.min(...calls.map((c) => c.ms))).toBeLessThan(1000);
+  it("answers `margin --help` from the bin of package.json within half a second of Node's own start", async () => {
+    expect(await expectQuickCalls(['--help'], cleanEnv({}), 500)).toContain('Usage: margin <command>');
   });
 
   it('on embedded PGlite: migrates, creates a user who logs in to the server and the CLI, stops on SIGTERM after the delay, purges', async () => {

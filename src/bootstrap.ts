@@ -38,7 +38,7 @@ export interface FirstAdmin {
 }
 
 /** The file the first start writes a generated admin password to, in the embedded data directory. */
-export const ADMIN_PASSWORD_FILE = 'admin-password';
+const ADMIN_PASSWORD_FILE = 'admin-password';
 
 /**
  * On the first start of the embedded default (no user yet), creates the admin from ADMIN_EMAIL

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * Garbage-collector tuning for the server process, applied when this module is evaluated: it is
- * the first import of `main.ts`, so it runs before the server allocates anything of note. Both
+ * the first import of `server.ts`, so it runs before the server allocates anything of note. Both
  * flags change only where and when memory is reclaimed, never what the program computes. Measured
  * with `--trace-gc-nvp` and `make bench`; the figures are in bench/NOTES.md.
  *

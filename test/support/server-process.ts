@@ -7,9 +7,13 @@
  * its server orphaned, still running its jobs against a database the test has dropped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { ENV_VARIABLES } from '../../src/config.js';
 import { freePort } from './ports.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
+/** tsx's loader by path: `--import tsx` would be resolved from the child's working directory. */
+const TSX = createRequire(import.meta.url).resolve('tsx');
 
 export interface Started {
   child: ChildProcess;
@@ -26,21 +30,23 @@ export function stopServers(): void {
   for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 }
 
-/** Starts a server on `databaseUrl` and waits for its first /healthz answer. */
-export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<Started> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      JWT_SECRET: 'lifecycle-secret-lifecycle-secret-lifecycle',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'info',
-      HOUSEKEEPING_INTERVAL_SECONDS: '0',
-      ...env,
-    },
+export interface Spawned {
+  child: ChildProcess;
+  /** Standard output and standard error so far, interleaved. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Runs `src/main.ts` as `node --import tsx` does, in `cwd` (where it looks for `.env`, and where
+ * the default DATA_DIR is), with `env` over this environment stripped of every variable the
+ * server reads. `nodeArgs` go before the entry (e.g. another `--import`). Does not wait for it.
+ */
+export function spawnServer(env: Record<string, string>, options: { cwd?: string; nodeArgs?: string[] } = {}): Spawned {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in ENV_VARIABLES)));
+  const child = spawn(process.execPath, ['--import', TSX, ...(options.nodeArgs ?? []), `${ROOT}src/main.ts`], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
@@ -48,18 +54,38 @@ export async function startServer(databaseUrl: string, env: Record<string, strin
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const base = `http://127.0.0.1:${port}/api/v1`;
+  return { child, output: () => output, exited };
+}
+
+/** Waits for the first 200 from `base`/healthz of `server`; throws with its output when it exits or `seconds` pass. */
+export async function firstHealthz(server: Spawned, base: string, seconds = 30): Promise<void> {
   for (let i = 0; ; i += 1) {
-    if (child.exitCode !== null) throw new Error(`the server exited:\n${output}`);
+    if (server.child.exitCode !== null) throw new Error(`the server exited:\n${server.output()}`);
     const ok = await fetch(`${base}/healthz`).then(
       (r) => r.ok,
       () => false,
     );
-    if (ok) break;
-    if (i > 300) throw new Error(`no /healthz answer within 30 s:\n${output}`);
+    if (ok) return;
+    if (i > seconds * 10) throw new Error(`no /healthz answer within ${seconds} s:\n${server.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { child, base, port, output: () => output, exited };
+}
+
+/** Starts a server on `databaseUrl` and waits for its first /healthz answer. */
+export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<Started> {
+  const port = await freePort();
+  const server = spawnServer({
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: 'lifecycle-secret-lifecycle-secret-lifecycle',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'info',
+    HOUSEKEEPING_INTERVAL_SECONDS: '0',
+    ...env,
+  });
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  await firstHealthz(server, base);
+  return { ...server, base, port };
 }
 
 /** Creates (or resets) a user with `make user`'s script on `databaseUrl`, the password from ADMIN_PASSWORD. */

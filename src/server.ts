@@ -1,0 +1,146 @@
+// First: V8 flags that must be set before anything allocates.
+import './v8-tuning.js';
+import type { Server } from 'node:http';
+import { accessLog } from './adapters/http/access-log.js';
+import type { RequestObserver } from './adapters/http/app.js';
+import { API_ROOT, loadContract } from './adapters/http/contract.js';
+import { serveApp } from './adapters/http/node-server.js';
+import type { Metrics } from './adapters/metrics/prometheus.js';
+import { scheduleHousekeeping, type Housekeeping } from './app/housekeeping.js';
+import { Readiness } from './app/readiness.js';
+import { schedulePublishing, type ScheduledPublishing } from './app/scheduled-publishing.js';
+import { createZxcvbnPasswordPolicy } from './adapters/crypto/zxcvbn-password-policy.js';
+import { announceFirstAdmin, ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
+import { compose } from './composition.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { systemClock } from './domain/index.js';
+import { createLogger, type Logger } from './log.js';
+import { openServerStore } from './open-store.js';
+import { stopOnSignals } from './shutdown.js';
+import { listenError, StartupError } from './startup-error.js';
+
+/**
+ * The composition root: config → store → services and app → server. Nothing is created (no first
+ * admin) before the server listens: a port in use changes nothing.
+ */
+async function start(env: Record<string, string | undefined> = process.env, options: { envFile?: string | null } = {}) {
+  const config = loadConfig(env);
+  const logger = createLogger(config.logLevel);
+  if (options.envFile) logger.info('read settings from .env (the environment wins over it)', { path: options.envFile });
+  const { store, pool, schemaProblem, checkSchema } = await openServerStore(config.database, logger);
+  const contract = await loadContract();
+  // prom-client is loaded only when metrics are on (METRICS_PORT): it costs every start otherwise.
+  const prometheus = config.metrics ? await import('./adapters/metrics/prometheus.js') : null;
+  const metrics = prometheus ? new prometheus.Metrics({ pool }) : null;
+  const readiness = new Readiness({ store, clock: systemClock, schemaProblem, checkSchema });
+  const { app, hasher, ids, housekeeping, posts, adminPath } = await compose({
+    store,
+    contract,
+    logger,
+    clock: systemClock,
+    jwtSecret: jwtSecretFor(config),
+    config,
+    observers: observersOf(config, logger, metrics),
+    readiness,
+  });
+
+  // Each operation's request validators compile on its first request, not at start: compiling
+  // them all costs CPU and resident memory that most servers never use.
+  const listening = await listenOn(app.fetch, config).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
+  const metricsServer =
+    prometheus && metrics && config.metrics
+      ? await prometheus.serveMetrics(metrics, config.metrics).catch(async (error: unknown) => {
+          listening.close();
+          await store.close();
+          throw listenError(error, { ...config.metrics!, hostVariable: 'METRICS_HOST', portVariable: 'METRICS_PORT' });
+        })
+      : null;
+  const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
+  const origin = `http://${host}:${config.port}`;
+  logger.info(`MarginCMS listening on ${origin}${API_ROOT}`, { database: store.kind });
+  if (metricsServer && config.metrics) logger.info(`metrics on http://${config.metrics.host}:${config.metrics.port}/metrics`);
+
+  const admin = await ensureFirstAdmin(config, { store, hasher, passwords: createZxcvbnPasswordPolicy(), ids, clock: systemClock });
+  if (admin) announceFirstAdmin(admin, { origin, apiRoot: API_ROOT, adminPath }, { logger, out: process.stdout });
+
+  const stopWatchingSchema = readiness.watchSchema();
+  const stopJobs = scheduleJobs(config, { housekeeping, publishing: posts.scheduled, logger, metrics });
+  stopOnSignals({
+    server: listening,
+    readiness,
+    logger,
+    shutdown: config.shutdown,
+    release: async () => {
+      stopWatchingSchema();
+      metricsServer?.close();
+      await stopJobs();
+      await store.close();
+    },
+  });
+  return { server: listening, store, app };
+}
+
+/** Starts the server; when it cannot, says why on standard error (in words to act on) and exits 1. */
+export async function run(envFile: string | null): Promise<void> {
+  try {
+    await start(process.env, { envFile });
+  } catch (error) {
+    if (error instanceof ConfigError) console.error(error.message);
+    else if (error instanceof StartupError) console.error(`MarginCMS could not start: ${error.message}`);
+    else console.error(`MarginCMS could not start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
+
+/** Serves `fetch` on HOST:PORT once it listens; a port in use (or not allowed) rejects with a `StartupError`. */
+function listenOn(fetch: (request: Request) => Response | Promise<Response>, config: Config): Promise<Server> {
+  const server = serveApp(fetch, { hostname: config.host, port: config.port, timeouts: config.requestTimeouts }) as Server;
+  return new Promise((resolve, reject) => {
+    const fail = (error: unknown) =>
+      reject(listenError(error, { host: config.host, port: config.port, hostVariable: 'HOST', portVariable: 'PORT' }));
+    server.once('error', fail);
+    server.once('listening', () => {
+      server.off('error', fail);
+      resolve(server);
+    });
+  });
+}
+
+/** Who is told of every answered request: the access log and the metrics, when they are on. */
+function observersOf(config: Config, logger: Logger, metrics: Pick<Metrics, 'observeRequest'> | null): RequestObserver[] {
+  const observers: RequestObserver[] = [];
+  // Written at info: below that level the observer would cost every request and write nothing.
+  if (config.accessLog && ['debug', 'info'].includes(config.logLevel)) observers.push(accessLog(logger));
+  if (metrics) observers.push(metrics.observeRequest);
+  return observers;
+}
+
+interface Jobs {
+  housekeeping: Pick<Housekeeping, 'runOnce'>;
+  publishing: Pick<ScheduledPublishing, 'runOnce'>;
+  logger: Logger;
+  metrics: Pick<Metrics, 'observeHousekeeping' | 'observeScheduledPublishing'> | null;
+}
+
+/** Starts housekeeping and scheduled publishing at their intervals (0: off); returns what stops both. */
+function scheduleJobs(config: Pick<Config, 'housekeeping' | 'publishIntervalSeconds'>, jobs: Jobs): () => Promise<void> {
+  const { logger, metrics } = jobs;
+  const stopHousekeeping =
+    config.housekeeping.intervalSeconds > 0
+      ? scheduleHousekeeping(jobs.housekeeping, config.housekeeping.intervalSeconds * 1000, logger, (report) =>
+          metrics?.observeHousekeeping(report),
+        )
+      : async () => undefined;
+  const stopPublishing =
+    config.publishIntervalSeconds > 0
+      ? schedulePublishing(jobs.publishing, config.publishIntervalSeconds * 1000, logger, (report) =>
+          metrics?.observeScheduledPublishing(report),
+        )
+      : async () => undefined;
+  return async () => {
+    await Promise.all([stopHousekeeping(), stopPublishing()]);
+  };
+}

@@ -80,7 +80,7 @@ export async function lockDataDir(dir: string): Promise<DataDirLock> {
 
 /** What else there is to do while another process holds the folder. */
 const ALTERNATIVES =
-  'While the server runs, work through its API or admin app. To run several processes on one database, use PostgreSQL (set DATABASE_URL).';
+  'While a server runs, change content through its API or admin app. To run several processes on one database, use PostgreSQL (set DATABASE_URL).';
 const WHAT_TO_DO = `One process at a time may open an embedded database: stop the other one first. ${ALTERNATIVES}`;
 
 function inUseBy(file: string, who: string): string {

@@ -4,9 +4,15 @@ type PostStatus = components['schemas']['PostStatus'];
 type PostSort = components['schemas']['PostSort'];
 type ActivityType = components['schemas']['ActivityType'];
 
-/** What a list of posts is filtered by: the status, the search (`q`, empty for none), the tag (empty for any) and the order. */
+/**
+ * A tab of the posts list: a status, or `scheduled` (the drafts with a `publishAt`; the `draft`
+ * tab then holds the drafts without one, so no post is listed under two tabs).
+ */
+export type PostTab = PostStatus | 'scheduled';
+
+/** What a list of posts is filtered by: the tab, the search (`q`, empty for none), the tag (empty for any) and the order. */
 export interface PostListFilters {
-  status: PostStatus;
+  status: PostTab;
   q: string;
   tag: string;
   sort: PostSort;

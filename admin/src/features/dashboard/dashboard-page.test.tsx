@@ -10,7 +10,7 @@ const days = Array.from({ length: 30 }, (_, i) => ({
   date: `2026-11-${String(i + 1).padStart(2, '0')}`,
   edits: i === 29 ? 5 : i === 0 ? 2 : 0,
 }));
-const stats = { posts: { draft: 14, published: 21, archived: 2, total: 37 }, wordsPublished: 18342, editsPerDay: days };
+const stats = { posts: { draft: 14, scheduled: 3, published: 21, archived: 2, total: 37 }, wordsPublished: 18342, editsPerDay: days };
 const event = (id: string, type: string, postTitle: string, postId = '01POST') => ({
   id,
   type,
@@ -29,7 +29,7 @@ const rowsOf = (name: string) =>
     .map((row) => [...row.children].map((cell) => cell.textContent));
 
 describe('the dashboard', () => {
-  it('200: posts by status (each a link to its list), words and edits, and posts by tag (ten, then all)', async () => {
+  it('200: posts by tab of the list (each a link to it, the scheduled drafts apart), words and edits, and posts by tag (ten, then all)', async () => {
     const api = fakeApi({
       'GET /stats': () => json(200, stats),
       'GET /tags': () => json(200, { items: tags }),
@@ -37,14 +37,16 @@ describe('the dashboard', () => {
     });
     renderApp('/dashboard', sessionOver(api.fetch, 'access-1'));
     expect(await screen.findByRole('heading', { level: 1, name: 'Dashboard' })).toBeTruthy();
-    await screen.findByRole('cell', { name: '14' });
+    await screen.findByRole('cell', { name: '11' });
     expect(rowsOf('Posts by status')).toEqual([
-      ['Drafts', '14'],
+      ['Drafts', '11'],
+      ['Scheduled', '3'],
       ['Published', '21'],
       ['Archived', '2'],
       ['Total', '37'],
     ]);
     expect(screen.getByRole('link', { name: 'Published' }).getAttribute('href')).toBe('/posts?status=published');
+    expect(screen.getByRole('link', { name: 'Scheduled' }).getAttribute('href')).toBe('/posts?status=scheduled');
     expect(screen.getByText('18,342 words published; 7 edits in the last 30 days.')).toBeTruthy();
     await screen.findByRole('rowheader', { name: 'tag-0' });
     expect(rowsOf('Posts by tag')).toHaveLength(10);

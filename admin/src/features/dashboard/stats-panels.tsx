@@ -11,14 +11,16 @@ const asProblem = (error: Error | null) => (error === null ? null : error instan
 /** Tags shown before "Show all". */
 const FEW_TAGS = 10;
 
-/** How many posts each status has (each a link to its list), the words published and the month's edits. */
+/** How many posts each tab of the posts list has (each a link to it), the words published and the month's edits. */
 export function StatusCounts() {
   const stats = useStats();
   const error = asProblem(stats.error);
   const data = stats.data;
   const rows = data
     ? [
-        { status: 'draft', label: 'Drafts', count: data.posts.draft },
+        // As the posts list's tabs: the scheduled drafts apart from the others, each post once.
+        { status: 'draft', label: 'Drafts', count: data.posts.draft - data.posts.scheduled },
+        { status: 'scheduled', label: 'Scheduled', count: data.posts.scheduled },
         { status: 'published', label: 'Published', count: data.posts.published },
         { status: 'archived', label: 'Archived', count: data.posts.archived },
       ]

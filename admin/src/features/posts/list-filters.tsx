@@ -1,12 +1,14 @@
 import { useId, type FormEvent } from 'react';
-import type { PostListFilters } from '../../lib/query-keys';
+import type { PostListFilters, PostTab } from '../../lib/query-keys';
 import { useTagCounts } from '../../lib/tag-counts';
-import type { PostSort, PostStatus } from './queries';
+import type { PostSort } from './queries';
 
-export const STATUSES: { status: PostStatus; label: string }[] = [
-  { status: 'draft', label: 'Drafts' },
-  { status: 'published', label: 'Published' },
-  { status: 'archived', label: 'Archived' },
+/** The tabs of the list, in order, and what a count calls their posts; `draft` holds the drafts not scheduled. */
+export const STATUSES: { status: PostTab; label: string; noun: string }[] = [
+  { status: 'draft', label: 'Drafts', noun: 'drafts' },
+  { status: 'scheduled', label: 'Scheduled', noun: 'scheduled posts' },
+  { status: 'published', label: 'Published', noun: 'published' },
+  { status: 'archived', label: 'Archived', noun: 'archived' },
 ];
 
 /** Every order the API sorts by (PostSort), as the sort menu names it. */
@@ -17,24 +19,39 @@ const SORTS = {
   createdAt: 'Created, oldest first',
   '-publishedAt': 'Published, newest first',
   publishedAt: 'Published, oldest first',
+  publishAt: 'Publishing, soonest first',
+  '-publishAt': 'Publishing, latest first',
   title: 'Title, A to Z',
   '-title': 'Title, Z to A',
 } satisfies Record<PostSort, string>;
 
-const DEFAULT_SORT: PostSort = '-updatedAt';
+/** Orders by the scheduled time: offered on the Scheduled tab only (no other post has one). */
+const SCHEDULE_SORTS: ReadonlySet<PostSort> = new Set(['publishAt', '-publishAt']);
 
-const isStatus = (value: string | null): value is PostStatus => STATUSES.some((s) => s.status === value);
+/** The order a tab opens in: the scheduled posts soonest first, the others last updated first. */
+export function defaultSort(tab: PostTab): PostSort {
+  return tab === 'scheduled' ? 'publishAt' : '-updatedAt';
+}
+
+/** The filters of `tab`, keeping the search, the tag and a chosen order (a default order becomes the tab's). */
+export function tabFilters(filters: PostListFilters, tab: PostTab): PostListFilters {
+  const chosen = filters.sort !== defaultSort(filters.status) && (tab === 'scheduled' || !SCHEDULE_SORTS.has(filters.sort));
+  return { ...filters, status: tab, sort: chosen ? filters.sort : defaultSort(tab) };
+}
+
+const isStatus = (value: string | null): value is PostTab => STATUSES.some((s) => s.status === value);
 const isSort = (value: string | null): value is PostSort => value !== null && Object.hasOwn(SORTS, value);
 
 /** The list's filters as the URL's search params say them; anything unknown is the default. */
 export function filtersFrom(params: URLSearchParams): PostListFilters {
-  const status = params.get('status');
+  const param = params.get('status');
+  const status = isStatus(param) ? param : 'draft';
   const sort = params.get('sort');
   return {
-    status: isStatus(status) ? status : 'draft',
+    status,
     q: params.get('q') ?? '',
     tag: params.get('tag') ?? '',
-    sort: isSort(sort) ? sort : DEFAULT_SORT,
+    sort: isSort(sort) && (status === 'scheduled' || !SCHEDULE_SORTS.has(sort)) ? sort : defaultSort(status),
   };
 }
 
@@ -43,7 +60,7 @@ export function listSearch(filters: PostListFilters): string {
   const params = new URLSearchParams({ status: filters.status });
   if (filters.q) params.set('q', filters.q);
   if (filters.tag) params.set('tag', filters.tag);
-  if (filters.sort !== DEFAULT_SORT) params.set('sort', filters.sort);
+  if (filters.sort !== defaultSort(filters.status)) params.set('sort', filters.sort);
   return `?${params.toString()}`;
 }
 
@@ -71,7 +88,7 @@ export function ListFilters({ filters, loadTags, onChange }: Props) {
       status: filters.status,
       q: String(data.get('q') ?? '').trim(),
       tag: String(data.get('tag') ?? ''),
-      sort: isSort(sort) ? sort : DEFAULT_SORT,
+      sort: isSort(sort) ? sort : defaultSort(filters.status),
     });
   }
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -101,11 +118,13 @@ export function ListFilters({ filters, loadTags, onChange }: Props) {
       <div className="search-field">
         <label htmlFor={ids.sort}>Sort</label>
         <select id={ids.sort} name="sort" value={filters.sort} onChange={choose}>
-          {Object.entries(SORTS).map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
+          {Object.entries(SORTS)
+            .filter(([value]) => filters.status === 'scheduled' || !SCHEDULE_SORTS.has(value as PostSort))
+            .map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
         </select>
       </div>
     </form>

@@ -6,7 +6,7 @@ import { fakeApi, json, postSummary, problem, renderApp, sessionOver, tokenPair 
 
 afterEach(cleanup);
 
-const page = (items: ReturnType<typeof postSummary>[], nextCursor: string | null, total = items.length) =>
+const page = (items: object[], nextCursor: string | null, total = items.length) =>
   json(200, { items, nextCursor, total, totalExact: true });
 
 const titles = () =>
@@ -26,6 +26,7 @@ describe('the posts list', () => {
     expect(screen.getByRole('link', { name: 'Drafts' }).getAttribute('aria-current')).toBe('page');
     const [request] = api.calls('GET', '/posts');
     expect(request?.url.searchParams.getAll('status')).toEqual(['draft']);
+    expect(request?.url.searchParams.get('scheduled')).toBe('false');
     expect(request?.url.searchParams.get('limit')).toBe('20');
     expect(request?.authorization).toBe('Bearer access-1');
   });
@@ -46,6 +47,70 @@ describe('the posts list', () => {
     await user.click(screen.getByRole('link', { name: 'Archived' }));
     expect(await screen.findByRole('cell', { name: 'A archived post' })).toBeTruthy();
     expect(api.calls('GET', '/posts').map((r) => r.url.searchParams.get('status'))).toEqual(['draft', 'published', 'archived']);
+  });
+
+  it('Drafts asks for the drafts not scheduled; Scheduled for the scheduled drafts, soonest first, with their publishing time', async () => {
+    const publishAt = '2026-03-02T09:30:00.000Z';
+    const api = fakeApi({
+      'GET /posts': (_request, url) =>
+        url.searchParams.get('scheduled') === 'true'
+          ? page([{ ...postSummary('01S', 'Goes out Monday'), publishAt }], null)
+          : page([postSummary('01D', 'Plain draft')], null),
+    });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('cell', { name: 'Plain draft' });
+    const tabs = within(screen.getByRole('navigation', { name: 'Post status' })).getAllByRole('link');
+    expect(tabs.map((tab) => tab.textContent)).toEqual(['Drafts', 'Scheduled', 'Published', 'Archived']);
+    expect(screen.getByRole('columnheader', { name: 'Updated' })).toBeTruthy();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('link', { name: 'Scheduled' }));
+    expect(await screen.findByRole('cell', { name: 'Goes out Monday' })).toBeTruthy();
+    expect(screen.getByText('1 scheduled post.')).toBeTruthy();
+    expect(document.title).toBe('Posts: scheduled · MarginCMS');
+    expect(screen.getByRole('columnheader', { name: 'Publishes' })).toBeTruthy();
+    const local = new Intl.DateTimeFormat('en', {
+      year: 'numeric',
+      month: 'short',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: '2-digit',
+      timeZoneName: 'short',
+    }).format(new Date(publishAt));
+    const time = screen.getByText(local);
+    expect(time.tagName).toBe('TIME');
+    expect(time.getAttribute('datetime')).toBe(publishAt);
+    expect((within(screen.getByRole('search')).getByLabelText('Sort') as HTMLSelectElement).value).toBe('publishAt');
+    expect(
+      api
+        .calls('GET', '/posts')
+        .map((r) => [r.url.searchParams.getAll('status').join(), r.url.searchParams.get('scheduled'), r.url.searchParams.get('sort')]),
+    ).toEqual([
+      ['draft', 'false', '-updatedAt'],
+      ['draft', 'true', 'publishAt'],
+    ]);
+  });
+
+  it('a tab opens in its own order unless one was chosen; the publishing orders are offered on Scheduled only', async () => {
+    const api = fakeApi({ 'GET /posts': () => page([postSummary('01A', 'Any')], null) });
+    renderApp('/posts?status=scheduled', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('cell', { name: 'Any' });
+    const sortOptions = () =>
+      within(within(screen.getByRole('search')).getByLabelText('Sort'))
+        .getAllByRole('option')
+        .map((o) => o.textContent);
+    expect(sortOptions()).toContain('Publishing, soonest first');
+    expect(screen.getByRole('link', { name: 'Drafts' }).getAttribute('href')).toBe('/posts?status=draft');
+    await userEvent.setup().selectOptions(within(screen.getByRole('search')).getByLabelText('Sort'), 'Publishing, latest first');
+    await waitFor(() => expect(api.calls('GET', '/posts')).toHaveLength(2));
+    // A publishing order means nothing on another tab: that tab's own order instead.
+    expect(screen.getByRole('link', { name: 'Drafts' }).getAttribute('href')).toBe('/posts?status=draft');
+    await userEvent.setup().click(screen.getByRole('link', { name: 'Drafts' }));
+    await waitFor(() => expect(api.calls('GET', '/posts')).toHaveLength(3));
+    expect(sortOptions()).not.toContain('Publishing, soonest first');
+    expect(screen.getByRole('link', { name: 'Scheduled' }).getAttribute('href')).toBe('/posts?status=scheduled');
+    await userEvent.setup().selectOptions(within(screen.getByRole('search')).getByLabelText('Sort'), 'Title, A to Z');
+    await waitFor(() => expect(api.calls('GET', '/posts')).toHaveLength(4));
+    expect(screen.getByRole('link', { name: 'Scheduled' }).getAttribute('href')).toBe('/posts?status=scheduled&sort=title');
   });
 
   it('the search sends q and says what matched; none is "No drafts matching"', async () => {

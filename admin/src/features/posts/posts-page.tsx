@@ -6,7 +6,7 @@ import { ApiProblem, unreachable } from '../../lib/problem';
 import type { PostListFilters } from '../../lib/query-keys';
 import { BulkActions } from './bulk-actions';
 import { BulkResults, type BulkOutcome } from './bulk-results';
-import { filtersFrom, ListFilters, listSearch, STATUSES } from './list-filters';
+import { filtersFrom, ListFilters, listSearch, STATUSES, tabFilters } from './list-filters';
 import { PostsTable } from './posts-table';
 import { useBulkPosts, usePostList, type BulkRequest, type PostSummary } from './queries';
 
@@ -19,8 +19,8 @@ const asProblem = (error: Error | null) => (error === null ? null : error instan
 export function PostsPage() {
   const [params, setParams] = useSearchParams();
   const filters = filtersFrom(params);
-  const label = STATUSES.find((s) => s.status === filters.status)!.label;
-  useDocumentTitle(`Posts: ${label.toLowerCase()}`);
+  const tab = STATUSES.find((s) => s.status === filters.status)!;
+  useDocumentTitle(`Posts: ${tab.label.toLowerCase()}`);
   const search = listSearch(filters);
   // The list's page first, the tag menu's counts after it: on the embedded store the two queries
   // run one after the other, and the rows are what the reader waits for.
@@ -34,7 +34,7 @@ export function PostsPage() {
           {STATUSES.map((s) => (
             <li key={s.status}>
               <Link
-                to={{ search: listSearch({ ...filters, status: s.status }) }}
+                to={{ search: listSearch(tabFilters(filters, s.status)) }}
                 aria-current={s.status === filters.status ? 'page' : undefined}
               >
                 {s.label}
@@ -50,7 +50,7 @@ export function PostsPage() {
         </Link>
       </p>
       {/* A new list starts with nothing selected and no results of a bulk action on another. */}
-      <PostsList key={search} list={list} filters={filters} label={label} />
+      <PostsList key={search} list={list} filters={filters} tab={tab} />
     </>
   );
 }
@@ -58,17 +58,17 @@ export function PostsPage() {
 interface ListProps {
   list: ReturnType<typeof usePostList>;
   filters: PostListFilters;
-  label: string;
+  tab: { label: string; noun: string };
 }
 
-function PostsList({ list, filters, label }: ListProps) {
+function PostsList({ list, filters, tab }: ListProps) {
   const bulk = useBulkPosts();
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
   const posts: PostSummary[] = list.data?.pages.flatMap((page) => page.items) ?? [];
   const first = list.data?.pages[0];
   const chosen = posts.filter((post) => selected.has(post.id));
-  const what = describe(label, filters);
+  const what = describe(tab, filters);
 
   function select(ids: string[], checked: boolean) {
     setSelected((current) => {
@@ -106,7 +106,15 @@ function PostsList({ list, filters, label }: ListProps) {
       {(posts.length > 0 || outcome !== null) && <BulkActions ids={chosen.map((post) => post.id)} pending={bulk.isPending} onRun={run} />}
       {bulkError && <ProblemAlert error={bulkError} />}
       <BulkResults outcome={outcome} />
-      {posts.length > 0 && <PostsTable posts={posts} caption={what.phrase} selected={selected} onSelect={select} />}
+      {posts.length > 0 && (
+        <PostsTable
+          posts={posts}
+          caption={what.phrase}
+          selected={selected}
+          onSelect={select}
+          when={filters.status === 'scheduled' ? 'publishAt' : 'updatedAt'}
+        />
+      )}
       {list.hasNextPage && (
         <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
           {list.isFetchingNextPage ? 'Loading…' : 'Load more'}
@@ -117,10 +125,9 @@ function PostsList({ list, filters, label }: ListProps) {
 }
 
 /** What the list holds, in words: "drafts" and " tagged “x” matching “y”". */
-function describe(label: string, filters: PostListFilters) {
-  const noun = label.toLowerCase();
+function describe(tab: { label: string; noun: string }, filters: PostListFilters) {
   const rest = `${filters.tag ? ` tagged “${filters.tag}”` : ''}${filters.q ? ` matching “${filters.q}”` : ''}`;
-  return { noun, rest, phrase: `${label}${rest}` };
+  return { noun: tab.noun, rest, phrase: `${tab.label}${rest}` };
 }
 
 function countText(total: number, exact: boolean, what: { noun: string; rest: string }): string {

@@ -3,16 +3,27 @@ import { Link } from 'react-router';
 import type { PostSummary } from './queries';
 
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
+/** A publishing time, in the author's time zone (the browser's), named: the hour is what matters. */
+const scheduleFormat = new Intl.DateTimeFormat('en', {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: '2-digit',
+  timeZoneName: 'short',
+});
 
 interface Props {
   posts: PostSummary[];
   caption: string;
   selected: ReadonlySet<string>;
   onSelect: (ids: string[], checked: boolean) => void;
+  /** The time the last column shows: the last edit, or when a scheduled post publishes itself. */
+  when?: 'updatedAt' | 'publishAt';
 }
 
 /** The posts shown, one row each, with a checkbox naming its post and one for every row shown. */
-export function PostsTable({ posts, caption, selected, onSelect }: Props) {
+export function PostsTable({ posts, caption, selected, onSelect, when = 'updatedAt' }: Props) {
   const count = posts.filter((post) => selected.has(post.id)).length;
   const all = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -45,7 +56,7 @@ export function PostsTable({ posts, caption, selected, onSelect }: Props) {
             <th scope="col" className="wide-only">
               Tags
             </th>
-            <th scope="col">Updated</th>
+            <th scope="col">{when === 'publishAt' ? 'Publishes' : 'Updated'}</th>
           </tr>
         </thead>
         <tbody>
@@ -67,7 +78,7 @@ export function PostsTable({ posts, caption, selected, onSelect }: Props) {
               </td>
               <td className="wide-only">{post.tags.join(', ')}</td>
               <td>
-                <time dateTime={post.updatedAt}>{dateFormat.format(new Date(post.updatedAt))}</time>
+                <When post={post} when={when} />
               </td>
             </tr>
           ))}
@@ -75,4 +86,11 @@ export function PostsTable({ posts, caption, selected, onSelect }: Props) {
       </table>
     </div>
   );
+}
+
+/** The row's time: a scheduled post's publishing time in local time, or its last edit. */
+function When({ post, when }: { post: PostSummary; when: 'updatedAt' | 'publishAt' }) {
+  const instant = when === 'publishAt' ? post.publishAt : post.updatedAt;
+  if (instant === null) return null;
+  return <time dateTime={instant}>{(when === 'publishAt' ? scheduleFormat : dateFormat).format(new Date(instant))}</time>;
 }

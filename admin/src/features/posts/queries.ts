@@ -1,7 +1,7 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../../../src/client/index.js';
 import { problemOf } from '../../lib/problem';
-import { activityKeys, postKeys, statsKeys, tagKeys, type PostListFilters } from '../../lib/query-keys';
+import { activityKeys, postKeys, statsKeys, tagKeys, type PostListFilters, type PostTab } from '../../lib/query-keys';
 import { useSession } from '../../lib/session';
 
 export type PostStatus = components['schemas']['PostStatus'];
@@ -17,7 +17,14 @@ const PAGE_SIZE = 20;
 /** The most ids one POST /posts/bulk takes (BulkIds). */
 const BULK_MAX = 200;
 
-/** The posts of one status, search, tag and order, a page at a time (the API's cursor). */
+/** What a tab asks the API for: Drafts and Scheduled split the drafts by whether they have a publishAt. */
+function tabQuery(tab: PostTab): { status: PostStatus[]; scheduled?: boolean } {
+  if (tab === 'scheduled') return { status: ['draft'], scheduled: true };
+  if (tab === 'draft') return { status: ['draft'], scheduled: false };
+  return { status: [tab] };
+}
+
+/** The posts of one tab, search, tag and order, a page at a time (the API's cursor). */
 export function usePostList(filters: PostListFilters) {
   const { client } = useSession();
   return useInfiniteQuery({
@@ -26,7 +33,7 @@ export function usePostList(filters: PostListFilters) {
       const { data, error, response } = await client.api.GET('/posts', {
         params: {
           query: {
-            status: [filters.status],
+            ...tabQuery(filters.status),
             limit: PAGE_SIZE,
             sort: filters.sort,
             ...(filters.q ? { q: filters.q } : {}),

@@ -4,6 +4,7 @@
 // nothing, so the server and the mock keep running on the last good bundle.
 import { spawn } from 'node:child_process';
 import { watch } from 'chokidar';
+import { runRedocly } from './redocly.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const QUIET_MS = 200;
@@ -27,14 +28,7 @@ async function regenerate() {
   running = true;
   do {
     again = false;
-    const linted = await run(`${root}node_modules/.bin/redocly`, [
-      'lint',
-      '--config',
-      'openapi/redocly.yaml',
-      '--format',
-      'stylish',
-      'openapi/openapi.yaml',
-    ]);
+    const linted = (await runRedocly(['lint', '--config', 'openapi/redocly.yaml', '--format', 'stylish', 'openapi/openapi.yaml'])) === 0;
     if (!linted) {
       console.log('spec lint failed: generated/ left as it was; the server and the mock keep the last good contract');
       continue;

@@ -15,6 +15,7 @@ import { createArgon2PasswordHasher } from '../src/adapters/crypto/argon2-passwo
 import { createZxcvbnPasswordPolicy } from '../src/adapters/crypto/zxcvbn-password-policy.js';
 import { createUlidIds } from '../src/adapters/system/ulid-ids.js';
 import { ConfigError, loadDatabaseConfig } from '../src/config.js';
+import { loadEnvFile } from '../src/env-file.js';
 import { systemClock } from '../src/domain/index.js';
 import { createLogger } from '../src/log.js';
 import { openStore } from '../src/open-store.js';
@@ -69,6 +70,9 @@ async function main(): Promise<number> {
   const problem = await passwords.problem(password, [email, name]);
   if (problem !== null) throw new UsageError(`the password ${problem}`);
 
+  // The server's database, from .env too; read after the password, so that the first start's
+  // ADMIN_PASSWORD kept in .env is never taken for this user's.
+  loadEnvFile();
   const database = loadDatabaseConfig(process.env);
   const store = await openStore(
     database,

@@ -12,8 +12,11 @@ import { migratePostgres } from '../src/adapters/drizzle/driver/connect-postgres
 import { maskUrl } from '../src/mask-url.js';
 import { readJournal } from '../src/adapters/drizzle/schema/migrations.js';
 import { loadDatabaseConfig } from '../src/config.js';
+import { loadEnvFile } from '../src/env-file.js';
 
 async function main(): Promise<void> {
+  // The server's settings: a DATABASE_URL in .env names the database the server will use.
+  loadEnvFile();
   const database = loadDatabaseConfig(process.env);
   const count = readJournal().length;
   if (database.kind === 'postgres') {

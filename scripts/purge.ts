@@ -10,11 +10,13 @@
  */
 import { Housekeeping } from '../src/app/housekeeping.js';
 import { loadHousekeepingConfig } from '../src/config.js';
+import { loadEnvFile } from '../src/env-file.js';
 import { systemClock } from '../src/domain/index.js';
 import { createLogger } from '../src/log.js';
 import { openStore } from '../src/open-store.js';
 
 async function main(): Promise<void> {
+  loadEnvFile(); // the server's settings, the environment winning
   const { database, housekeeping, refreshGraceSeconds, loginWindowSeconds } = loadHousekeepingConfig(process.env);
   const store = await openStore(database, createLogger('warn'));
   try {

@@ -109,6 +109,39 @@ describeAdmin('the posts list and the dashboard in headless Chromium', (site) =>
     await page.context().close();
   });
 
+  it('a post scheduled through the API is listed under Scheduled with its publishing time in local time, and not under Drafts', async () => {
+    // A week ahead, to the minute: the scheduler leaves it alone during the test.
+    const publishAt = new Date(Math.ceil(Date.now() / 60_000) * 60_000 + 7 * 86_400_000).toISOString();
+    const created = await site.api().POST('/posts', { body: { title: 'Scheduled for next week', body: 'Soon.', publishAt } });
+    expect(created.response.status).toBe(201);
+    const page = await site.page();
+    await site.signIn(page);
+    await page.getByText(/^\d+ drafts?\.$/).waitFor();
+    expect(await page.getByRole('cell', { name: 'Scheduled for next week' }).count()).toBe(0);
+    await page.getByRole('navigation', { name: 'Post status' }).getByRole('link', { name: 'Scheduled' }).click();
+    const row = page.getByRole('row', { name: /Scheduled for next week/ });
+    await row.waitFor();
+    expect(new URL(page.url()).searchParams.get('status')).toBe('scheduled');
+    expect(await page.getByRole('columnheader', { name: 'Publishes' }).count()).toBe(1);
+    const local = await page.evaluate(
+      (iso) =>
+        new Intl.DateTimeFormat('en', {
+          year: 'numeric',
+          month: 'short',
+          day: 'numeric',
+          hour: 'numeric',
+          minute: '2-digit',
+          timeZoneName: 'short',
+        }).format(new Date(iso)),
+      publishAt,
+    );
+    expect(await row.locator('time').getAttribute('datetime')).toBe(publishAt);
+    expect(await row.locator('time').textContent()).toBe(local);
+    await expectAxeCleanBothSchemes(page);
+    site.expectClean(page);
+    await page.context().close();
+  });
+
   it("the dashboard, from the shell's navigation, shows the counts by status and by tag as the API has them, and the activity links to its posts: axe clean (light and dark), no scroll at 360 px", async () => {
     const { data: stats } = await site.api().GET('/stats');
     const page = await site.page();
@@ -119,12 +152,14 @@ describeAdmin('the posts list and the dashboard in headless Chromium', (site) =>
     await status.getByRole('row', { name: /Total/ }).waitFor();
     const rows = await status.getByRole('row').allTextContents();
     expect(rows.slice(1)).toEqual([
-      `Drafts${stats!.posts.draft}`,
+      `Drafts${stats!.posts.draft - stats!.posts.scheduled}`,
+      `Scheduled${stats!.posts.scheduled}`,
       `Published${stats!.posts.published}`,
       `Archived${stats!.posts.archived}`,
       `Total${stats!.posts.total}`,
     ]);
     expect(stats!.posts.total).toBeGreaterThanOrEqual(3);
+    expect(stats!.posts.scheduled).toBeGreaterThanOrEqual(1);
     await page.getByRole('region', { name: 'Posts by tag' }).getByRole('row', { name: 'e2e-bulk 2' }).waitFor();
     const activity = page.getByRole('region', { name: 'Recent activity' });
     const link = activity.getByRole('link', { name: '“Bulk one”' }).first();

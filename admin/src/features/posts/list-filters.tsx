@@ -29,7 +29,7 @@ const SORTS = {
 const SCHEDULE_SORTS: ReadonlySet<PostSort> = new Set(['publishAt', '-publishAt']);
 
 /** The order a tab opens in: the scheduled posts soonest first, the others last updated first. */
-export function defaultSort(tab: PostTab): PostSort {
+function defaultSort(tab: PostTab): PostSort {
   return tab === 'scheduled' ? 'publishAt' : '-updatedAt';
 }
 

@@ -792,6 +792,10 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await ids({ scheduled: true, tag: 'x' })).toEqual([ulid(4)]);
         const page = await posts().list({ sort: SORT, limit: 1, scheduled: true });
         expect([page.total, page.totalExact]).toEqual([2, true]);
+        await posts().create(newPost(6, { status: 'draft', tags: ['x'] }));
+        const tagged = async (scheduled: boolean) =>
+          (await posts().list({ sort: SORT, limit: 1, scheduled, tag: 'x', status: ['draft'] })).total;
+        expect([await tagged(true), await tagged(false)]).toEqual([1, 1]);
       });
 
       it('scheduled follows the schedule: a draft unscheduled or published by publishDue leaves scheduled=true', async () => {

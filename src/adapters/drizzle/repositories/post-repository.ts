@@ -729,10 +729,11 @@ function listStatements(db: Database, shape: ListShape) {
       .orderBy(...orderBy)
       .limit(placeholder('fetch'));
 
-  // A tag filter without `q` counts in post_tags (an index-only scan of one tag's entries; for
-  // readers, joined to the posts for their publishedAt); the others count the posts themselves.
+  // A tag filter without `q` or `scheduled` counts in post_tags (an index-only scan of one tag's
+  // entries; for readers, joined to the posts for their publishedAt); the others count the posts
+  // themselves (post_tags has no publish_at).
   const matches = (
-    shape.tag && !shape.q
+    shape.tag && !shape.q && shape.scheduled === undefined
       ? shape.visible
         ? db
             .select({ one: sql`1` })

@@ -63,7 +63,7 @@ typecheck: install ## Type-check everything (handlers against the generated type
 	$(BIN)/tsc -p tsconfig.json
 	$(BIN)/tsc -p admin
 
-test-unit: install ## Run the test suites only
+test-unit: install dist/.built ## Run the test suites only (the built commands first: tests run `npm run user:create`, i.e. dist/create-user.js)
 	$(BIN)/vitest run
 
 test: lint check-generated typecheck test-unit ## Lint (spec, code, format, dead code), check generated/, type-check and run every test

@@ -127,8 +127,11 @@ function rateLimitStep(options: GuardOptions): Step {
   return (c, answer) => {
     if (!c.req.path.startsWith(CONTENT_ROOT)) return answer(c);
     const now = limit.now();
-    return counter.hit(`content:${clientAddressOf(c, options.trustProxy)}`, now, MINUTE_MS).then((window) => {
-      if (window.hits <= perMinute) return answer(c);
+    // A counter that cannot count (the database away, its schema behind) lets the request through:
+    // the operation itself then answers as the store's state says (503), never a 500 from here.
+    const counted = counter.hit(`content:${clientAddressOf(c, options.trustProxy)}`, now, MINUTE_MS).catch(() => null);
+    return counted.then((window) => {
+      if (window === null || window.hits <= perMinute) return answer(c);
       throw tooMany(Math.max(1, Math.ceil((window.endsAt.getTime() - now.getTime()) / 1000)));
     });
   };

@@ -28,7 +28,7 @@ import { usePglite, usePostgres } from '../support/stores.js';
 export const SCREENSHOTS = new URL('../../test-results/admin/', import.meta.url);
 
 /** Builds admin/ for production into a temporary folder; the caller removes it. */
-export async function buildAdmin(): Promise<string> {
+async function buildAdmin(): Promise<string> {
   const outDir = mkdtempSync(join(tmpdir(), 'margin-admin-build-'));
   // The production build, as `make build` makes it (vitest sets NODE_ENV=test, which Vite would keep).
   const nodeEnv = process.env.NODE_ENV;
@@ -76,7 +76,7 @@ export function watchPage(page: Page, base: string, expected: RegExp[] = []): st
   return errors;
 }
 
-export type StoreName = 'embedded' | 'postgres';
+type StoreName = 'embedded' | 'postgres';
 
 export interface AdminSite {
   /** Which store this block runs on. */
@@ -104,7 +104,7 @@ export interface AdminSite {
  * Registers the hooks of one site (admin build, server, browser) on `store` in the enclosing
  * block. `options` passes through to the test server (e.g. a FixedClock).
  */
-export function useAdminSite(store: StoreName, options: Omit<TestServerOptions, 'store' | 'adminDir'> = {}): AdminSite {
+function useAdminSite(store: StoreName, options: Omit<TestServerOptions, 'store' | 'adminDir'> = {}): AdminSite {
   const stores = store === 'embedded' ? usePglite() : usePostgres();
   const watched = new Map<Page, string[]>();
   let browser: Browser | undefined;

@@ -41,6 +41,7 @@ const VALID_BODIES: Partial<Record<OperationId, unknown>> = {
   createPost: { title: 'Hello' },
   bulkPosts: { ids: [ULID], action: 'publish' },
   updatePost: { title: 'Hello' },
+  renderPreview: { body: '*hi*' },
 };
 /** The smallest zip there is (an end-of-central-directory record alone), for the operation that takes one. */
 const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array<number>(18).fill(0)]);
@@ -49,7 +50,7 @@ describe('routing', () => {
   it('routes every operation of the bundle to its own handler', async () => {
     const reached: OperationId[] = [];
     const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
-    expect(contract.routes).toHaveLength(30);
+    expect(contract.routes).toHaveLength(31);
     for (const route of contract.routes) {
       const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
       const body = VALID_BODIES[route.operationId];
@@ -278,6 +279,7 @@ describe('bearer security', () => {
         'listPosts',
         'listRevisions',
         'listTags',
+        'renderPreview',
         'restoreRevision',
         'updatePost',
       ].sort(),

@@ -46,7 +46,10 @@ async function start(env: Record<string, string | undefined> = process.env, opti
 
   // Each operation's request validators compile on its first request, not at start: compiling
   // them all costs CPU and resident memory that most servers never use.
-  const listening = await listenOn(app.fetch, config).catch(async (error: unknown) => {
+  // The port is taken before the first admin is created (a port in use changes nothing), but
+  // requests wait until that admin exists: a client that gets a first answer can log in with it.
+  const bootstrap = gateUntilOpen(app.fetch);
+  const listening = await listenOn(bootstrap.fetch, config).catch(async (error: unknown) => {
     await store.close();
     throw error;
   });
@@ -64,6 +67,7 @@ async function start(env: Record<string, string | undefined> = process.env, opti
   if (metricsServer && config.metrics) logger.info(`metrics on http://${config.metrics.host}:${config.metrics.port}/metrics`);
 
   const admin = await ensureFirstAdmin(config, { store, hasher, passwords: createZxcvbnPasswordPolicy(), ids, clock: systemClock });
+  bootstrap.open();
   if (admin) announceFirstAdmin(admin, { origin, apiRoot: API_ROOT, adminPath }, { logger, out: process.stdout });
 
   const stopWatchingSchema = readiness.watchSchema();
@@ -93,6 +97,20 @@ export async function run(envFile: string | null): Promise<void> {
     else console.error(`MarginCMS could not start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+}
+
+/** `fetch`, whose requests wait until `open()` is called; after that, `fetch` itself at no cost. */
+export function gateUntilOpen(fetch: (request: Request) => Response | Promise<Response>) {
+  let isOpen = false;
+  let opened!: () => void;
+  const whenOpen = new Promise<void>((resolve) => (opened = resolve));
+  return {
+    fetch: (request: Request): Response | Promise<Response> => (isOpen ? fetch(request) : whenOpen.then(() => fetch(request))),
+    open(): void {
+      isOpen = true;
+      opened();
+    },
+  };
 }
 
 /** Serves `fetch` on HOST:PORT once it listens; a port in use (or not allowed) rejects with a `StartupError`. */

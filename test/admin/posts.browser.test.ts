@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { ADMIN, describeAdmin, seriousViolations, type AdminSite } from './harness.js';
+import { SCHEDULE_TIME } from '../../admin/src/lib/schedule-time.js';
 
 /** No serious axe violation in light and in dark; the page is left light. */
 async function expectAxeCleanBothSchemes(page: Page): Promise<void> {
@@ -123,18 +124,10 @@ describeAdmin('the posts list and the dashboard in headless Chromium', (site) =>
     await row.waitFor();
     expect(new URL(page.url()).searchParams.get('status')).toBe('scheduled');
     expect(await page.getByRole('columnheader', { name: 'Publishes' }).count()).toBe(1);
-    const local = await page.evaluate(
-      (iso) =>
-        new Intl.DateTimeFormat('en', {
-          year: 'numeric',
-          month: 'short',
-          day: 'numeric',
-          hour: 'numeric',
-          minute: '2-digit',
-          timeZoneName: 'short',
-        }).format(new Date(iso)),
+    const local = await page.evaluate(([iso, options]) => new Intl.DateTimeFormat('en', options).format(new Date(iso)), [
       publishAt,
-    );
+      SCHEDULE_TIME,
+    ] as const);
     expect(await row.locator('time').getAttribute('datetime')).toBe(publishAt);
     expect(await row.locator('time').textContent()).toBe(local);
     await expectAxeCleanBothSchemes(page);

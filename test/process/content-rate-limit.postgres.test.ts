@@ -3,25 +3,20 @@
  * is per client address across both, not per process (each counts in the shared
  * `rate_limit_windows` table).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
-import { startServer, stopServers } from '../support/server-process.js';
+import { describe, expect, it } from 'vitest';
+import { requirePostgres, testServerUrl } from '../support/databases.js';
+import { startServer, useScratchDatabases } from '../support/server-process.js';
 
 const serverUrl = testServerUrl();
 const available = await requirePostgres(serverUrl);
 
-const databases: TestDatabase[] = [];
-afterEach(async () => {
-  stopServers();
-  for (const db of databases.splice(0)) await db.drop();
-});
+const scratchDatabase = useScratchDatabases(serverUrl);
 
 const LIMIT = 10;
 
 describe.skipIf(!available)('the Content API rate limit across two server processes', () => {
   it('allows the stated limit per address in all, whichever process answers, then 429 with Retry-After', async () => {
-    const db = await createTestDatabase(serverUrl);
-    databases.push(db);
+    const db = await scratchDatabase();
     const env = { CONTENT_RATE_LIMIT_PER_MINUTE: String(LIMIT) };
     const servers = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
 

@@ -3,18 +3,14 @@
  * and graceful shutdown (not ready at once, in-flight requests finished, a bound on the wait).
  */
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/adapters/drizzle/driver/connect-postgres.js';
-import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
-import { startServer, stopServers } from '../support/server-process.js';
+import { requirePostgres, testServerUrl } from '../support/databases.js';
+import { startServer, stopServers, useScratchDatabases } from '../support/server-process.js';
 const serverUrl = testServerUrl();
 const available = await requirePostgres(serverUrl);
 
-const databases: TestDatabase[] = [];
-afterEach(async () => {
-  stopServers();
-  for (const db of databases.splice(0)) await db.drop();
-});
+const scratchDatabase = useScratchDatabases(serverUrl);
 
 /** A POST whose headers are sent but whose body is not, yet: a request in flight. */
 function requestInFlight(port: number) {
@@ -39,8 +35,7 @@ function requestInFlight(port: number) {
 
 describe.skipIf(!available)('the server process', () => {
   it('is gone, port closed, once the test kills it: no server outlives its test', async () => {
-    const db = await createTestDatabase(serverUrl);
-    databases.push(db);
+    const db = await scratchDatabase();
     const server = await startServer(db.url);
     expect((await fetch(`${server.base}/healthz`)).status).toBe(200);
     stopServers();
@@ -53,8 +48,7 @@ describe.skipIf(!available)('the server process', () => {
   });
 
   it('starts on a database whose schema is behind, stays not ready and serves no operation until `make migrate` has run', async () => {
-    const db = await createTestDatabase(serverUrl, { migrate: false });
-    databases.push(db);
+    const db = await scratchDatabase({ migrate: false });
     const server = await startServer(db.url);
 
     const notReady = await fetch(`${server.base}/readyz`);
@@ -81,8 +75,7 @@ describe.skipIf(!available)('the server process', () => {
   });
 
   it('answers anonymous readers a 503 that names no migration while the schema is behind, and names them in the log once', async () => {
-    const db = await createTestDatabase(serverUrl, { migrate: false });
-    databases.push(db);
+    const db = await scratchDatabase({ migrate: false });
     const server = await startServer(db.url);
 
     for (const path of ['/content/posts', '/content/posts/hello', '/content/tags', '/readyz', '/readyz']) {
@@ -108,8 +101,7 @@ describe.skipIf(!available)('the server process', () => {
   });
 
   it('on SIGTERM answers not ready at once, keeps serving for the delay, finishes the request in flight and exits 0', async () => {
-    const db = await createTestDatabase(serverUrl);
-    databases.push(db);
+    const db = await scratchDatabase();
     const server = await startServer(db.url, { SHUTDOWN_DELAY_SECONDS: '1', SHUTDOWN_TIMEOUT_SECONDS: '5' });
     expect((await fetch(`${server.base}/readyz`)).status).toBe(200);
     const inFlight = requestInFlight(server.port);
@@ -137,8 +129,7 @@ describe.skipIf(!available)('the server process', () => {
   });
 
   it('cuts requests still in flight after SHUTDOWN_TIMEOUT_SECONDS and exits 1', async () => {
-    const db = await createTestDatabase(serverUrl);
-    databases.push(db);
+    const db = await scratchDatabase();
     const server = await startServer(db.url, { SHUTDOWN_DELAY_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '1' });
     const inFlight = requestInFlight(server.port);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -3,26 +3,21 @@
  * every second: every due draft is published exactly once, with one revision and one `published`
  * event by the system actor, and shows on the Content API.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/adapters/drizzle/driver/connect-postgres.js';
 import { postgresSettings } from '../../src/config.js';
 import { storeOver } from '../../src/open-store.js';
-import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
-import { startServer, stopServers } from '../support/server-process.js';
+import { requirePostgres, testServerUrl } from '../support/databases.js';
+import { startServer, useScratchDatabases } from '../support/server-process.js';
 
 const serverUrl = testServerUrl();
 const available = await requirePostgres(serverUrl);
 
-const databases: TestDatabase[] = [];
-afterEach(async () => {
-  stopServers();
-  for (const db of databases.splice(0)) await db.drop();
-});
+const scratchDatabase = useScratchDatabases(serverUrl);
 
 describe.skipIf(!available)('scheduled publishing across two server processes', () => {
   it('publishes each due draft exactly once, as the system actor, and the Content API shows it', async () => {
-    const db = await createTestDatabase(serverUrl);
-    databases.push(db);
+    const db = await scratchDatabase();
     const env = { PUBLISH_INTERVAL_SECONDS: '1', CONTENT_RATE_LIMIT_PER_MINUTE: '0' };
     const servers = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
 

@@ -7,6 +7,8 @@
  * its server orphaned, still running its jobs against a database the test has dropped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './databases.js';
 import { createRequire } from 'node:module';
 import { ENV_VARIABLES } from '../../src/config.js';
 import { freePort } from './ports.js';
@@ -69,6 +71,24 @@ export async function firstHealthz(server: Spawned, base: string, seconds = 30):
     if (i > seconds * 10) throw new Error(`no /healthz answer within ${seconds} s:\n${server.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Scratch databases for the enclosing file's process tests: the function returned makes one on
+ * `serverUrl` (migrated unless told otherwise); after each test the servers these tests started
+ * are killed and the databases dropped.
+ */
+export function useScratchDatabases(serverUrl: string): (options?: Parameters<typeof createTestDatabase>[1]) => Promise<TestDatabase> {
+  const databases: TestDatabase[] = [];
+  afterEach(async () => {
+    stopServers();
+    for (const db of databases.splice(0)) await db.drop();
+  });
+  return async (options) => {
+    const db = await createTestDatabase(serverUrl, options);
+    databases.push(db);
+    return db;
+  };
 }
 
 /** Starts a server on `databaseUrl` and waits for its first /healthz answer. */

@@ -3,6 +3,7 @@ import { cleanup, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeApi, json, postSummary, problem, renderApp, sessionOver, tokenPair } from '../../test/fake-api';
+import { SCHEDULE_TIME } from '../../lib/schedule-time';
 
 afterEach(cleanup);
 
@@ -68,14 +69,7 @@ describe('the posts list', () => {
     expect(screen.getByText('1 scheduled post.')).toBeTruthy();
     expect(document.title).toBe('Posts: scheduled · MarginCMS');
     expect(screen.getByRole('columnheader', { name: 'Publishes' })).toBeTruthy();
-    const local = new Intl.DateTimeFormat('en', {
-      year: 'numeric',
-      month: 'short',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: '2-digit',
-      timeZoneName: 'short',
-    }).format(new Date(publishAt));
+    const local = new Intl.DateTimeFormat('en', SCHEDULE_TIME).format(new Date(publishAt));
     const time = screen.getByText(local);
     expect(time.tagName).toBe('TIME');
     expect(time.getAttribute('datetime')).toBe(publishAt);

@@ -1,17 +1,11 @@
 import { useEffect, useRef } from 'react';
 import { Link } from 'react-router';
+import { SCHEDULE_TIME } from '../../lib/schedule-time';
 import type { PostSummary } from './queries';
 
 const dateFormat = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
-/** A publishing time, in the author's time zone (the browser's), named: the hour is what matters. */
-const scheduleFormat = new Intl.DateTimeFormat('en', {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  hour: 'numeric',
-  minute: '2-digit',
-  timeZoneName: 'short',
-});
+/** A publishing time, in the author's time zone, named. */
+const scheduleFormat = new Intl.DateTimeFormat('en', SCHEDULE_TIME);
 
 interface Props {
   posts: PostSummary[];

@@ -153,7 +153,8 @@ describe('the body in CodeMirror', () => {
 });
 
 describe('leaving the editor', () => {
-  it('with unsaved changes asks first (focus on staying): "Stay and keep editing" keeps the edit, "Leave without saving" goes and drops the local copy', async () => {
+  /** Post 01A in the editor, whose save answers version 4, over an API that also lists the posts (where leaving goes). */
+  async function openWithTheList() {
     const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
     const api = fakeApi({
       'GET /posts/01A': () => json(200, post(), { etag: '"3"' }),
@@ -163,6 +164,11 @@ describe('leaving the editor', () => {
     });
     renderApp('/posts/01A', sessionOver(api.fetch, 'access-1'));
     const title = await screen.findByLabelText<HTMLInputElement>('Title', undefined, LOAD);
+    return { patch, title };
+  }
+
+  it('with unsaved changes asks first (focus on staying): "Stay and keep editing" keeps the edit, "Leave without saving" goes and drops the local copy', async () => {
+    const { patch, title } = await openWithTheList();
     const user = userEvent.setup();
     await user.type(title, ' there');
 
@@ -182,15 +188,7 @@ describe('leaving the editor', () => {
   });
 
   it('after a save, leaving asks nothing', async () => {
-    const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
-    const api = fakeApi({
-      'GET /posts/01A': () => json(200, post(), { etag: '"3"' }),
-      'PATCH /posts/01A': patch.handler,
-      'GET /tags': () => json(200, { items: [] }),
-      'GET /posts': () => json(200, { items: [], nextCursor: null, total: 0, totalExact: true }),
-    });
-    renderApp('/posts/01A', sessionOver(api.fetch, 'access-1'));
-    const title = await screen.findByLabelText<HTMLInputElement>('Title', undefined, LOAD);
+    const { title } = await openWithTheList();
     const user = userEvent.setup();
     await user.type(title, ' there');
     await user.click(screen.getByRole('button', { name: 'Save' }));

@@ -38,9 +38,16 @@ env -u DATABASE_URL DATA_DIR="$work/data" PORT=$PORT HOST=127.0.0.1 ADMIN_EMAIL=
   ADMIN_PASSWORD=smoke-password-123 METRICS_PORT=$METRICS_PORT node dist/main.js >"$work/server.log" 2>&1 &
 pid=$!
 first_answer "embedded PGlite" "$started"
-# The admin app of the build: its URL printed beside the first admin's password, and served.
-grep -qF "Sign in to the admin app at http://localhost:$PORT/admin/" "$work/server.log" ||
-  { echo "the first start did not print the admin app's URL:"; cat "$work/server.log"; exit 1; }
+# The admin app of the build: its URL logged beside the first admin (standard output is no terminal
+# here, so the password itself is not printed), and served.
+logged_admin_url() {
+  for _ in $(seq 1 200); do
+    grep -qF "\"adminUrl\":\"http://localhost:$PORT/admin/\"" "$work/server.log" && return 0
+    sleep 0.01
+  done
+  return 1
+}
+logged_admin_url || { echo "the first start did not log the admin app's URL:"; cat "$work/server.log"; exit 1; }
 curl -sf "http://127.0.0.1:$PORT/admin/" | grep -q '<div id="root">' ||
   { echo "the built server does not serve the admin app at /admin/"; exit 1; }
 node scripts/smoke-lazy.mjs "http://127.0.0.1:$PORT/api/v1" smoke@example.com smoke-password-123 \

@@ -163,7 +163,11 @@ describe('announceFirstAdmin', () => {
       {
         level: 'warn',
         message: expect.stringContaining('generated password is in the file'),
-        fields: { email: 'admin@example.com', passwordFile: '/srv/margin/.data/admin-password' },
+        fields: {
+          email: 'admin@example.com',
+          passwordFile: '/srv/margin/.data/admin-password',
+          adminUrl: 'http://localhost:8080/admin/',
+        },
       },
     ]);
     expect(JSON.stringify(logged)).not.toContain('Gen3rated-Pa55word');
@@ -181,7 +185,13 @@ describe('announceFirstAdmin', () => {
     const { printed, logged } = announced({ email: 'owner@example.com', generatedPassword: null, passwordFile: null }, true);
     expect(printed).toContain('(the ADMIN_PASSWORD you set)');
     expect(printed).not.toContain('Also in');
-    expect(logged).toEqual([{ level: 'info', message: expect.stringContaining('ADMIN_PASSWORD'), fields: { email: 'owner@example.com' } }]);
+    expect(logged).toEqual([
+      {
+        level: 'info',
+        message: expect.stringContaining('ADMIN_PASSWORD'),
+        fields: { email: 'owner@example.com', adminUrl: 'http://localhost:8080/admin/' },
+      },
+    ]);
   });
 });
 

@@ -97,8 +97,8 @@ interface Origin {
 }
 
 /**
- * Tells of the first admin: a log line with the email and the password file's path, never the
- * password; and, only when standard output is a terminal (a person reads it, it is not kept in a
+ * Tells of the first admin: a log line with the email, the password file's path and the admin
+ * app's URL, never the password; and, only when standard output is a terminal (a person reads it, it is not kept in a
  * log), a note with the password itself and how to sign in.
  */
 export function announceFirstAdmin(
@@ -106,11 +106,15 @@ export function announceFirstAdmin(
   { origin, apiRoot, adminPath }: Origin,
   { logger, out }: { logger: Pick<Logger, 'info' | 'warn'>; out: { isTTY?: boolean; write(text: string): unknown } },
 ): void {
-  if (admin.passwordFile === null) logger.info('first start: created the admin user with ADMIN_PASSWORD', { email: admin.email });
+  // The admin app's address is no secret: the log names it too, for whoever reads the log.
+  const adminUrl = adminPath ? { adminUrl: `${origin}${adminPath}` } : {};
+  if (admin.passwordFile === null)
+    logger.info('first start: created the admin user with ADMIN_PASSWORD', { email: admin.email, ...adminUrl });
   else
     logger.warn('first start: created the admin user; its generated password is in the file named here', {
       email: admin.email,
       passwordFile: admin.passwordFile,
+      ...adminUrl,
     });
   if (out.isTTY !== true) return;
   const lines = [

@@ -69,6 +69,9 @@ async function start(env: Record<string, string | undefined> = process.env, opti
   const admin = await ensureFirstAdmin(config, { store, hasher, passwords: createZxcvbnPasswordPolicy(), ids, clock: systemClock });
   bootstrap.open();
   if (admin) announceFirstAdmin(admin, { origin, apiRoot: API_ROOT, adminPath }, { logger, out: process.stdout });
+  // The start-up lines are written out now, not up to a flush interval later: whoever started the
+  // server reads them as soon as it answers.
+  logger.flush();
 
   const stopWatchingSchema = readiness.watchSchema();
   const stopJobs = scheduleJobs(config, { housekeeping, publishing: posts.scheduled, logger, metrics });

@@ -16,6 +16,8 @@ import {
   SlugTakenError,
   TooManyAttemptsError,
   UnavailableError,
+  MediaRefusedError,
+  MediaInUseError,
   ValidationError,
   VersionConflictError,
 } from './errors.js';
@@ -50,6 +52,8 @@ const examples: DomainError[] = [
   new InvalidRefreshTokenError('reused'),
   new TooManyAttemptsError(30),
   new UnavailableError(5),
+  new MediaRefusedError('too-many-pixels', 'The image declares 100,000,000 pixels; at most 50,000,000 are allowed.'),
+  new MediaInUseError('abc', [{ postId: '01ARZ3NDEKTSV4RRFFQ69G5FAV', title: 'Hello', slug: 'hello' }]),
 ];
 
 describe('domain errors', () => {

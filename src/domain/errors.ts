@@ -1,4 +1,5 @@
 import type { BulkAction, Post, PostStatus } from './post.js';
+import type { MediaUse } from './ports/media-repository.js';
 
 /** Every code a domain error can carry. Transport adapters map these to responses. */
 export const DOMAIN_ERROR_CODES = [
@@ -17,6 +18,8 @@ export const DOMAIN_ERROR_CODES = [
   'invalid_refresh_token',
   'too_many_attempts',
   'unavailable',
+  'media_refused',
+  'media_in_use',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
@@ -38,9 +41,10 @@ export function isDomainError(e: unknown): e is DomainError {
   return e instanceof DomainError;
 }
 
-export type NotFoundEntity = 'post' | 'revision' | 'user';
+export type NotFoundEntity = 'post' | 'revision' | 'user' | 'media';
 
 const ENTITY_LABEL: Record<NotFoundEntity, string> = {
+  media: 'Media',
   post: 'Post',
   revision: 'Revision',
   user: 'User',
@@ -281,4 +285,38 @@ export type AnyDomainError =
   | InvalidTokenError
   | InvalidRefreshTokenError
   | TooManyAttemptsError
-  | UnavailableError;
+  | UnavailableError
+  | MediaRefusedError
+  | MediaInUseError;
+
+/**
+ * Why an image is not taken: its bytes are none of `MEDIA_TYPES` (`unsupported-type`), it is
+ * larger than allowed (`too-many-bytes`), its header declares more pixels than allowed
+ * (`too-many-pixels`, found before it is decoded), or it cannot be decoded whole (`unreadable`).
+ */
+export type MediaRefusal = 'unsupported-type' | 'too-many-bytes' | 'too-many-pixels' | 'unreadable';
+
+export class MediaRefusedError extends DomainError {
+  readonly code = 'media_refused' as const;
+
+  constructor(
+    readonly reason: MediaRefusal,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A media still shown by posts (as a cover or in a body) was asked to be deleted without `force`. */
+export class MediaInUseError extends DomainError {
+  readonly code = 'media_in_use' as const;
+
+  constructor(
+    readonly mediaId: string,
+    readonly posts: readonly MediaUse[],
+  ) {
+    super(
+      `Media '${mediaId}' is shown by ${posts.length === 1 ? 'a post' : `${posts.length} posts`}; delete it with force=true to delete it anyway.`,
+    );
+  }
+}

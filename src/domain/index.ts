@@ -2,6 +2,7 @@ export * from './clock.js';
 export * from './errors.js';
 export * from './id.js';
 export * from './login-network.js';
+export * from './media.js';
 export * from './post.js';
 export * from './post-rules.js';
 export * from './slug.js';

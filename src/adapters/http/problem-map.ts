@@ -68,6 +68,14 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
   invalid_refresh_token: (e) => new HttpProblem(401, 'invalid-refresh-token', e.message),
   too_many_attempts: (e) => new HttpProblem(429, 'too-many-attempts', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
   unavailable: (e) => new HttpProblem(503, 'service-unavailable', e.message, {}, { 'retry-after': String(e.retryAfterSeconds) }),
+  media_refused: (e) =>
+    e.reason === 'unsupported-type'
+      ? new HttpProblem(415, 'unsupported-media-type', e.message)
+      : e.reason === 'too-many-bytes'
+        ? new HttpProblem(413, 'payload-too-large', e.message)
+        : new HttpProblem(422, 'media-refused', e.message, { reason: e.reason }),
+  media_in_use: (e) =>
+    new HttpProblem(409, 'media-in-use', e.message, { posts: e.posts.map((p) => ({ id: p.postId, title: p.title, slug: p.slug })) }),
 };
 
 export function problemFromDomainError(error: DomainError): HttpProblem {

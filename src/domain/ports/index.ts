@@ -9,3 +9,5 @@ export * from './store.js';
 export * from './credentials.js';
 export * from './login-attempt-repository.js';
 export * from './rate-limit-counter.js';
+export * from './media-repository.js';
+export * from './image-processor.js';

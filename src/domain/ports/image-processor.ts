@@ -1,0 +1,33 @@
+import type { MediaType } from '../media.js';
+
+/** An image file made by an `ImageProcessor`. */
+export interface ImageFile {
+  contentType: MediaType;
+  width: number;
+  height: number;
+  bytes: Uint8Array;
+}
+
+/** An upload, checked and made safe to serve, with its variants. */
+export interface ProcessedImage {
+  /** SHA-256 of the bytes as given, 64 lowercase hex digits. */
+  sourceSha256: string;
+  /**
+   * The original: orientation applied, EXIF, XMP, IPTC and comments removed, the ICC profile kept.
+   * When the upload had nothing to remove and needs no rotation it is the upload byte for byte (so
+   * an exported original imported again is the same file).
+   */
+  original: ImageFile;
+  /** At each of `VARIANT_WIDTHS` below the original's width: WebP, and the original's type (GIF: WebP only). */
+  variants: ImageFile[];
+}
+
+/**
+ * Reads an upload. The type is taken from the bytes alone. Throws `MediaRefusedError`: bytes that
+ * are none of `MEDIA_TYPES` (SVG included), more than the byte limit, a header declaring more
+ * pixels than the pixel limit (refused before it is decoded), or bytes that do not decode whole.
+ * Work is bounded: at most a configured number of images are decoded at once, the others wait.
+ */
+export interface ImageProcessor {
+  process(bytes: Uint8Array): Promise<ProcessedImage>;
+}

@@ -6,11 +6,17 @@
  * Kept free of imports from the rest of the code base so that drizzle-kit can load it on its own.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, check, customType, index, integer, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 /** `text COLLATE "C"`: compares and sorts by UTF-8 bytes whatever the database locale. */
 const textC = customType<{ data: string; driverData: string }>({
   dataType: () => 'text COLLATE "C"',
+});
+
+/** `bytea`, a `Uint8Array` in and out (postgres.js and PGlite both answer one). */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  fromDriver: (value) => (value instanceof Uint8Array ? value : new Uint8Array(value as ArrayLike<number>)),
 });
 
 /** Millisecond precision in UTC, a `Date` in and out. */
@@ -53,6 +59,12 @@ export const posts = pgTable(
     publishedAt: instant('published_at'),
     /** When a scheduled draft publishes itself; null when not scheduled. */
     publishAt: instant('publish_at'),
+    /** The cover image: a media id (no foreign key: a forced media delete leaves the post as it was) and its alt text. */
+    coverMediaId: textC('cover_media_id'),
+    coverAlt: text('cover_alt'),
+    seoTitle: text('seo_title'),
+    seoDescription: text('seo_description'),
+    seoCanonicalUrl: text('seo_canonical_url'),
   },
   (t) => [
     primaryKey({ name: 'posts_pkey', columns: [t.id] }),
@@ -61,6 +73,7 @@ export const posts = pgTable(
     check('posts_version_check', sql`${t.version} >= 1`),
     check('posts_word_count_check', sql`${t.wordCount} >= 0`),
     check('posts_publish_at_check', sql`${t.publishAt} IS NULL OR ${t.status} = 'draft'`),
+    check('posts_cover_check', sql`(${t.coverMediaId} IS NULL) = (${t.coverAlt} IS NULL)`),
     // One index per sort key; each serves both directions except publishedAt, whose nulls come
     // last in both directions and so needs one index per direction.
     index('posts_updated_at_id_idx').on(t.updatedAt, t.id),
@@ -74,6 +87,10 @@ export const posts = pgTable(
       .where(sql`${t.status} = 'published'`),
     index('posts_title_id_idx').on(t.title, t.id),
     index('posts_status_idx').on(t.status),
+    // The posts a media is the cover of (a media delete asks for them).
+    index('posts_cover_media_id_idx')
+      .on(t.coverMediaId)
+      .where(sql`${t.coverMediaId} IS NOT NULL`),
     // The scheduler's queue: only scheduled drafts are in it.
     index('posts_publish_at_id_idx')
       .on(t.publishAt, t.id)
@@ -116,6 +133,11 @@ export const revisions = pgTable(
     createdAt: instant('created_at').notNull(),
     actorId: text('actor_id').notNull(),
     actorName: text('actor_name').notNull(),
+    coverMediaId: text('cover_media_id'),
+    coverAlt: text('cover_alt'),
+    seoTitle: text('seo_title'),
+    seoDescription: text('seo_description'),
+    seoCanonicalUrl: text('seo_canonical_url'),
   },
   (t) => [
     primaryKey({ name: 'revisions_pkey', columns: [t.postId, t.version] }),
@@ -266,6 +288,46 @@ export const rateLimitWindows = pgTable(
   (t) => [primaryKey({ name: 'rate_limit_windows_pkey', columns: [t.key] }), index('rate_limit_windows_ends_at_idx').on(t.endsAt)],
 );
 
+/**
+ * The media library's records; their files' bytes are in `blobs` (`media/<id>/<name>`). `files`
+ * holds the original and the variants (`MediaFile[]`, in order). An identical upload is found by
+ * either hash, each unique.
+ */
+export const media = pgTable(
+  'media',
+  {
+    id: textC('id').notNull(),
+    contentType: text('content_type').notNull(),
+    width: integer('width').notNull(),
+    height: integer('height').notNull(),
+    bytes: bigint('bytes', { mode: 'number' }).notNull(),
+    sha256: textC('sha256').notNull(),
+    sourceSha256: textC('source_sha256').notNull(),
+    alt: text('alt').notNull(),
+    caption: text('caption').notNull(),
+    createdAt: instant('created_at').notNull(),
+    files: jsonb('files').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'media_pkey', columns: [t.id] }),
+    unique('media_sha256_key').on(t.sha256),
+    unique('media_source_sha256_key').on(t.sourceSha256),
+    index('media_created_at_id_idx').on(t.createdAt, t.id),
+  ],
+);
+
+/** Bytes by key (the `BlobStore` port in the database, so that every process shares them). */
+export const blobs = pgTable(
+  'blobs',
+  {
+    key: textC('key').notNull(),
+    contentType: text('content_type').notNull(),
+    bytes: bytea('bytes').notNull(),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [primaryKey({ name: 'blobs_pkey', columns: [t.key] })],
+);
+
 /** Every table, in the order `TRUNCATE` lists them. */
 export const ALL_TABLES = [
   'posts',
@@ -278,6 +340,8 @@ export const ALL_TABLES = [
   'login_attempts',
   'login_addresses',
   'rate_limit_windows',
+  'media',
+  'blobs',
 ] as const;
 
 export const schema = {
@@ -289,5 +353,7 @@ export const schema = {
   users,
   refreshTokens,
   loginAttempts,
+  media,
+  blobs,
 };
 export type Schema = typeof schema;

@@ -41,6 +41,8 @@ const examples: DomainError[] = [
     updatedAt: new Date(0),
     publishedAt: null,
     publishAt: null,
+    coverImage: null,
+    seo: { title: null, description: null, canonicalUrl: null },
   }),
   new InvalidCursorError('malformed'),
   new ValidationError([{ pointer: '/title', message: 'Title must not be empty.' }]),

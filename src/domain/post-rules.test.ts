@@ -6,6 +6,9 @@ import {
   activityTypeFor,
   applyStatusChange,
   changesFor,
+  checkedPostContent,
+  isCanonicalUrl,
+  normalizedSeo,
   scheduleAfter,
   scheduleKept,
   transitionFor,
@@ -175,6 +178,8 @@ describe('changesFor', () => {
     updatedAt: t0,
     publishedAt: null,
     publishAt: null,
+    coverImage: null,
+    seo: { title: null, description: null, canonicalUrl: null },
     ...over,
   });
 
@@ -234,6 +239,122 @@ describe('changesFor', () => {
       status: 'archived',
       publishAt: null,
     });
+  });
+});
+
+describe('changesFor: cover image and SEO', () => {
+  const now = new Date('2024-03-01T00:00:00.000Z');
+  const cover = { mediaId: 'aaaaaaaaaaaaaaaaaaaaaaaaaa', alt: 'A harbour' };
+  const post = (over: Partial<Post> = {}): Post => ({
+    id: 'P1',
+    title: 'Title',
+    slug: 'title',
+    excerpt: '',
+    body: '',
+    tags: [],
+    status: 'draft',
+    version: 3,
+    wordCount: 0,
+    createdAt: t0,
+    updatedAt: t0,
+    publishedAt: null,
+    publishAt: null,
+    coverImage: cover,
+    seo: { title: 'Old title', description: 'Old description', canonicalUrl: null },
+    ...over,
+  });
+
+  it('changes the cover when the edit names another media, another alt text, or none; the same cover is no change', () => {
+    expect(changesFor(post(), { coverImage: { ...cover } }, now)).toStrictEqual({});
+    expect(changesFor(post(), { coverImage: { ...cover, alt: '' } }, now)).toStrictEqual({ coverImage: { ...cover, alt: '' } });
+    expect(changesFor(post(), { coverImage: null }, now)).toStrictEqual({ coverImage: null });
+    expect(changesFor(post({ coverImage: null }), { coverImage: null }, now)).toStrictEqual({});
+    expect(changesFor(post({ coverImage: null }), { coverImage: cover }, now)).toStrictEqual({ coverImage: cover });
+  });
+
+  it('merges the SEO fields an edit gives into the ones it keeps, and changes seo (all three) only when one differs', () => {
+    expect(changesFor(post(), { seo: { title: 'New title' } }, now)).toStrictEqual({
+      seo: { title: 'New title', description: 'Old description', canonicalUrl: null },
+    });
+    expect(changesFor(post(), { seo: { description: null, canonicalUrl: 'https://example.com/a' } }, now)).toStrictEqual({
+      seo: { title: 'Old title', description: null, canonicalUrl: 'https://example.com/a' },
+    });
+    expect(changesFor(post(), { seo: { title: 'Old title' } }, now)).toStrictEqual({});
+    expect(changesFor(post(), { seo: {} }, now)).toStrictEqual({});
+  });
+
+  it('reads an empty SEO string as no value (null)', () => {
+    expect(changesFor(post(), { seo: { title: '', description: 'Old description' } }, now)).toStrictEqual({
+      seo: { title: null, description: 'Old description', canonicalUrl: null },
+    });
+    expect(normalizedSeo({ title: '', canonicalUrl: null })).toStrictEqual({ title: null, canonicalUrl: null });
+  });
+
+  it('makes a change of either alone an updated edit, as a content change', () => {
+    const before = post();
+    expect(activityOfChanges(before, changesFor(before, { coverImage: null }, now))).toBe('updated');
+    expect(activityOfChanges(before, changesFor(before, { seo: { title: 'T' } }, now))).toBe('updated');
+  });
+});
+
+describe('checkedPostContent: SEO fields and cover image', () => {
+  const issuesOf = (fields: Parameters<typeof checkedPostContent>[0]): string[] => {
+    try {
+      checkedPostContent(fields);
+      return [];
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      return error.issues.map((issue) => issue.pointer);
+    }
+  };
+
+  it('takes an SEO title of up to 200 characters and a description of up to 500, counting code points', () => {
+    expect(issuesOf({ seo: { title: 'é'.repeat(200), description: '😀'.repeat(500) } })).toEqual([]);
+    expect(issuesOf({ seo: { title: 'a'.repeat(201), description: 'a'.repeat(501) } })).toEqual(['/seo/title', '/seo/description']);
+  });
+
+  it('takes a canonical URL only as an absolute http(s) URL with a host, of up to 2048 characters; empty or null is none', () => {
+    for (const url of ['https://example.com/a?b=c#d', 'http://localhost:8080/', '', null]) {
+      expect(issuesOf({ seo: { canonicalUrl: url } })).toEqual([]);
+    }
+    const long = `https://example.com/${'a'.repeat(2048 - 20)}`;
+    expect(long).toHaveLength(2048);
+    expect(issuesOf({ seo: { canonicalUrl: long } })).toEqual([]);
+    for (const url of [
+      `${long}a`,
+      '/relative/path',
+      'example.com/a',
+      'ftp://example.com/a',
+      'javascript:alert(1)',
+      'https://exa mple.com/',
+      ' https://example.com/',
+      'https://example.com/\n',
+      'http://',
+    ]) {
+      expect(issuesOf({ seo: { canonicalUrl: url } }), url).toEqual(['/seo/canonicalUrl']);
+    }
+    expect(isCanonicalUrl('HTTPS://EXAMPLE.COM/')).toBe(true);
+  });
+
+  it('takes a cover alt text of up to 1000 characters, and refuses unstorable text in every SEO and cover field', () => {
+    expect(issuesOf({ coverImage: { mediaId: 'aaaaaaaaaaaaaaaaaaaaaaaaaa', alt: 'a'.repeat(1000) } })).toEqual([]);
+    expect(issuesOf({ coverImage: { mediaId: 'aaaaaaaaaaaaaaaaaaaaaaaaaa' } })).toEqual([]);
+    expect(issuesOf({ coverImage: null })).toEqual([]);
+    expect(issuesOf({ coverImage: { mediaId: 'aaaaaaaaaaaaaaaaaaaaaaaaaa', alt: 'a'.repeat(1001) } })).toEqual(['/coverImage/alt']);
+    expect(issuesOf({ coverImage: { mediaId: 'a\u0000', alt: '\ud800' }, seo: { title: 'a\u0000', description: '\udc00' } })).toEqual([
+      '/seo/title',
+      '/seo/description',
+      '/coverImage/mediaId',
+      '/coverImage/alt',
+    ]);
+  });
+
+  it('reports the SEO and cover issues with the others, at once', () => {
+    expect(issuesOf({ title: 'a\u0000', tags: ['ok', ''], seo: { canonicalUrl: 'nope' } })).toEqual([
+      '/title',
+      '/tags/1',
+      '/seo/canonicalUrl',
+    ]);
   });
 });
 

@@ -1,6 +1,8 @@
 import { InvalidTransitionError, ValidationError, type ValidationIssue } from './errors.js';
+import { MEDIA_ALT_MAX, type PostSeo } from './media.js';
 import type { BulkAction, Post, PostStatus, UpdateActivityType } from './post.js';
 import type { PostChanges, PostQuery } from './ports/post-repository.js';
+import { sameCoverImage, sameSeo } from './revision-diff.js';
 import { normalizeTag, normalizeTags } from './tags.js';
 import { hasControlCharacter, isStorableText, UNSTORABLE_TEXT_MESSAGE, unstorableTextIssues } from './text.js';
 import { countWords } from './word-count.js';
@@ -83,8 +85,12 @@ export function activityOfChanges(
   });
 }
 
-/** What a write asks to change of a post (absent fields keep their value), its tags normalised (`checkedPostContent`). */
-export type PostEdit = Omit<PostChanges, 'wordCount' | 'publishedAt'>;
+/**
+ * What a write asks to change of a post (absent fields keep their value), its tags normalised
+ * (`checkedPostContent`) and its SEO fields too (`normalizedSeo`): of `seo`, absent fields keep
+ * their value as well.
+ */
+export type PostEdit = Omit<PostChanges, 'wordCount' | 'publishedAt' | 'seo'> & { seo?: Partial<PostSeo> };
 
 /**
  * How an edit's `publishAt` is read: `asked` (a client's edit, see `scheduleAfter`: a schedule
@@ -104,7 +110,8 @@ function sameTags(a: readonly string[], b: readonly string[]): boolean {
 /**
  * What `edit` changes of `before` at `now`, as the changes of an update: only the fields whose
  * value differs from `before`'s (an edit that changes nothing gives `{}`).
- * - title, slug, excerpt and tags as given; a body with its word count (`countWords`);
+ * - title, slug, excerpt, tags and the cover image as given; a body with its word count (`countWords`);
+ * - the SEO fields, all three, when any of them changes (those the edit leaves out keep their value);
  * - a status with the `publishedAt` of `applyStatusChange` (the first publish stamps `now`);
  * - `publishAt` for the status the post has after the edit (only a draft stays scheduled), the
  *   edit's own read as `schedule` says.
@@ -120,6 +127,13 @@ export function changesFor(before: Post, edit: PostEdit, now: Date, schedule: Sc
     changes.wordCount = countWords(edit.body);
   }
   if (edit.tags !== undefined && !sameTags(edit.tags, before.tags)) changes.tags = [...edit.tags];
+  if (edit.coverImage !== undefined && !sameCoverImage(edit.coverImage, before.coverImage)) {
+    changes.coverImage = edit.coverImage === null ? null : { mediaId: edit.coverImage.mediaId, alt: edit.coverImage.alt };
+  }
+  if (edit.seo !== undefined) {
+    const seo = seoAfter(before.seo, edit.seo);
+    if (!sameSeo(seo, before.seo)) changes.seo = seo;
+  }
   const status = edit.status ?? before.status;
   if (status !== before.status) {
     changes.status = status;
@@ -158,10 +172,84 @@ export function transitionFor(action: BulkAction, from: PostStatus): PostStatus 
   }
 }
 
+/** Longest SEO title, SEO description and canonical URL, in characters (code points). */
+export const SEO_TITLE_MAX = 200;
+export const SEO_DESCRIPTION_MAX = 500;
+export const CANONICAL_URL_MAX = 2048;
+
+/** A cover image as a write names it: the alt text may be left to the media's own. */
+export interface CoverImageInput {
+  mediaId: string;
+  alt?: string;
+}
+
+function characters(value: string): number {
+  let n = 0;
+  for (const _ of value) n += 1;
+  return n;
+}
+
+/** An absolute http(s) URL with a host, written without spaces or control characters. */
+export function isCanonicalUrl(value: string): boolean {
+  if (characters(value) > CANONICAL_URL_MAX || /[\s\p{Cc}]/u.test(value)) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}
+
+/** The issues of a write's SEO fields and cover image (pointers `/seo/title`, `/coverImage/alt`…). */
+function seoAndCoverIssues(seo: Partial<PostSeo> | undefined, coverImage: CoverImageInput | null | undefined): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const limited = (pointer: string, value: string | null | undefined, max: number) => {
+    if (value === undefined || value === null) return;
+    if (!isStorableText(value)) issues.push({ pointer, message: UNSTORABLE_TEXT_MESSAGE });
+    else if (characters(value) > max) issues.push({ pointer, message: `must be at most ${max} characters` });
+  };
+  limited('/seo/title', seo?.title, SEO_TITLE_MAX);
+  limited('/seo/description', seo?.description, SEO_DESCRIPTION_MAX);
+  const url = seo?.canonicalUrl;
+  if (url !== undefined && url !== null && url !== '' && !isCanonicalUrl(url)) {
+    issues.push({
+      pointer: '/seo/canonicalUrl',
+      message: `must be an absolute http or https URL of at most ${CANONICAL_URL_MAX} characters, without spaces`,
+    });
+  }
+  if (coverImage !== undefined && coverImage !== null) {
+    if (!isStorableText(coverImage.mediaId)) issues.push({ pointer: '/coverImage/mediaId', message: UNSTORABLE_TEXT_MESSAGE });
+    limited('/coverImage/alt', coverImage.alt, MEDIA_ALT_MAX);
+  }
+  return issues;
+}
+
 /**
- * The text fields of a create or an edit, checked, with their tags normalised: every problem is
+ * The SEO fields of a write as stored: an empty string is no value (null). Absent fields stay
+ * absent (an edit keeps them).
+ */
+export function normalizedSeo(seo: Partial<PostSeo>): Partial<PostSeo> {
+  const normalized: Partial<PostSeo> = {};
+  for (const key of ['title', 'description', 'canonicalUrl'] as const) {
+    const value = seo[key];
+    if (value !== undefined) normalized[key] = value === '' ? null : value;
+  }
+  return normalized;
+}
+
+/** The SEO fields after an edit of some of them (`normalizedSeo`), the others kept from `before`. */
+export function seoAfter(before: PostSeo, edit: Partial<PostSeo>): PostSeo {
+  return { title: before.title, description: before.description, canonicalUrl: before.canonicalUrl, ...normalizedSeo(edit) };
+}
+
+/**
+ * The fields of a create or an edit, checked, with their tags normalised: every problem is
  * reported at once, as a `ValidationError` whose pointers are relative to the input (`/title`,
- * `/tags/3`). Returns the normalised tags (undefined when none were given).
+ * `/tags/3`, `/seo/canonicalUrl`, `/coverImage/alt`). Text must be storable; an SEO title is at
+ * most `SEO_TITLE_MAX` characters, a description `SEO_DESCRIPTION_MAX`, a canonical URL an absolute
+ * http(s) URL (`isCanonicalUrl`; an empty string is none) and a cover's alt text at most
+ * `MEDIA_ALT_MAX`. Returns the normalised tags (undefined when none were given).
  */
 export function checkedPostContent(fields: {
   title?: string;
@@ -169,6 +257,8 @@ export function checkedPostContent(fields: {
   excerpt?: string;
   body?: string;
   tags?: readonly string[];
+  seo?: Partial<PostSeo>;
+  coverImage?: CoverImageInput | null;
 }): string[] | undefined {
   const { title, slug, excerpt, body, tags: rawTags } = fields;
   const issues = unstorableTextIssues({ title, slug, excerpt, body, tags: rawTags });
@@ -182,6 +272,7 @@ export function checkedPostContent(fields: {
       issues.push(...error.issues.filter((i) => !seen.has(i.pointer)));
     }
   }
+  issues.push(...seoAndCoverIssues(fields.seo, fields.coverImage));
   if (issues.length > 0) throw new ValidationError(issues);
   return tags;
 }

@@ -1,3 +1,5 @@
+import type { CoverImage, PostSeo } from './media.js';
+
 /** Lifecycle states of a post. */
 export const POST_STATUSES = ['draft', 'published', 'archived'] as const;
 
@@ -49,6 +51,10 @@ export interface Post {
    * one (see `scheduleAfter`).
    */
   publishAt: Date | null;
+  /** The image shown at the post's top, or null. */
+  coverImage: CoverImage | null;
+  /** What search engines and link previews are told; each field null means the post's own. */
+  seo: PostSeo;
 }
 
 /** A post without its body, as returned by list endpoints. */

@@ -1,7 +1,8 @@
+import type { CoverImage, PostSeo } from './media.js';
 import type { PostStatus } from './post.js';
 
 /** The fields a comparison of two states of a post reports, in the order it reports them. */
-export const COMPARED_FIELDS = ['title', 'slug', 'excerpt', 'status', 'tags', 'body'] as const;
+export const COMPARED_FIELDS = ['title', 'slug', 'excerpt', 'status', 'tags', 'coverImage', 'seo', 'body'] as const;
 export type ComparedField = (typeof COMPARED_FIELDS)[number];
 
 /** A post's content as a revision, or the post itself, records it. */
@@ -13,6 +14,18 @@ export interface PostState {
   body: string;
   tags: readonly string[];
   status: PostStatus;
+  coverImage: CoverImage | null;
+  seo: PostSeo;
+}
+
+/** Whether two covers are the same media with the same alt text (or both none). */
+export function sameCoverImage(a: CoverImage | null, b: CoverImage | null): boolean {
+  return a === null || b === null ? a === b : a.mediaId === b.mediaId && a.alt === b.alt;
+}
+
+/** Whether two SEO field sets are equal, field by field. */
+export function sameSeo(a: PostSeo, b: PostSeo): boolean {
+  return a.title === b.title && a.description === b.description && a.canonicalUrl === b.canonicalUrl;
 }
 
 interface ValueChange<T> {
@@ -30,6 +43,10 @@ export interface StateComparison {
   status: ValueChange<PostStatus>;
   /** Tags as sets: `added` in the order `to` lists them, `removed` in the order `from` does. Order alone is no change. */
   tags: { changed: boolean; added: string[]; removed: string[] };
+  /** The cover as a whole: another media or another alt text is a change. */
+  coverImage: ValueChange<CoverImage | null>;
+  /** The three SEO fields as one: any of them differing is a change. */
+  seo: ValueChange<PostSeo>;
   bodyChanged: boolean;
 }
 
@@ -47,6 +64,8 @@ export function compareStates(from: PostState, to: PostState): StateComparison {
     excerpt: value(from.excerpt, to.excerpt),
     status: value(from.status, to.status),
     tags: { changed: added.length > 0 || removed.length > 0, added, removed },
+    coverImage: { changed: !sameCoverImage(from.coverImage, to.coverImage), from: from.coverImage, to: to.coverImage },
+    seo: { changed: !sameSeo(from.seo, to.seo), from: from.seo, to: to.seo },
     bodyChanged: from.body !== to.body,
   };
   comparison.changed = COMPARED_FIELDS.filter((field) => (field === 'body' ? comparison.bodyChanged : comparison[field].changed));

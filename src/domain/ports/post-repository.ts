@@ -1,3 +1,4 @@
+import type { CoverImage, PostSeo } from '../media.js';
 import type { Post, PostStatus, PostSummary, UpdateActivityType } from '../post.js';
 import type { Actor } from './revision-repository.js';
 
@@ -19,6 +20,10 @@ export interface NewPost {
   updatedAt?: Date;
   publishedAt: Date | null;
   publishAt: Date | null;
+  /** Absent: no cover. */
+  coverImage?: CoverImage | null;
+  /** Absent: `NO_SEO`. */
+  seo?: PostSeo;
 }
 
 /** Who made a change, and its activity event: what a recorded write stores beside the post. */
@@ -50,6 +55,10 @@ export interface PostChanges {
   wordCount?: number;
   publishedAt?: Date | null;
   publishAt?: Date | null;
+  /** null removes the cover. */
+  coverImage?: CoverImage | null;
+  /** The SEO fields, all three (a partial edit is merged by `changesFor` first). */
+  seo?: PostSeo;
 }
 
 export type PostSortKey = 'updatedAt' | 'createdAt' | 'publishedAt' | 'publishAt' | 'title';
@@ -138,6 +147,10 @@ export interface TagCount {
  * - Timestamps are kept at millisecond precision in UTC: a `Date` goes in and the same instant
  *   comes out, on every adapter. The repository never reads a clock; instants come from callers.
  * - Tags come back in the order they were stored.
+ * - The cover image and the SEO fields come back as stored, by every read (`get`, `list`'s
+ *   summaries, `walk`, the recorded writes); a post created without them has no cover
+ *   (`coverImage` null) and `NO_SEO`. An update changes them only when `changes` names them, and
+ *   a recorded write's revision records them.
  * - `get` and `getBySlug` return null, never throw, for a missing post.
  *
  * Writes guarded by a version (optimistic concurrency, decided by the store, never by a read before

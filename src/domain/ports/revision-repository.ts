@@ -1,3 +1,4 @@
+import type { CoverImage, PostSeo } from '../media.js';
 import type { Post, PostStatus } from '../post.js';
 import type { ComparedField } from '../revision-diff.js';
 
@@ -20,6 +21,8 @@ export interface Revision {
   tags: string[];
   status: PostStatus;
   wordCount: number;
+  coverImage: CoverImage | null;
+  seo: PostSeo;
   createdAt: Date;
   actor: Actor;
 }
@@ -42,6 +45,8 @@ export function revisionOf(post: Post, actor: Actor): Revision {
     tags: [...post.tags],
     status: post.status,
     wordCount: post.wordCount,
+    coverImage: post.coverImage === null ? null : { ...post.coverImage },
+    seo: { ...post.seo },
     createdAt: new Date(post.updatedAt.getTime()),
     actor: { id: actor.id, name: actor.name },
   };
@@ -55,14 +60,15 @@ export interface RevisionPage {
 /**
  * The history of each post: one revision per successful write, numbered by the post version it
  * recorded.
- * - `append` stores a revision; a second revision with the same post and version throws
+ * - `append` stores a revision (its cover image and SEO fields too); a second revision with the same post and version throws
  *   `VersionConflictError` (history is never rewritten).
  * - `list` returns a post's revisions newest first (highest version first), `limit` 1 to 100,
  *   keyset-paginated: `nextCursor` null on the last page, a foreign or garbled cursor throws
  *   `InvalidCursorError`. No revisions is `{ items: [], nextCursor: null }`.
  * - each listed summary's `changed` names the fields that differ from the post's revision of the
- *   next lower version stored (`compareStates`: in its field order, tags as sets, the body
- *   compared too), whichever page that revision is on; the oldest revision's is empty.
+ *   next lower version stored (`compareStates`: in its field order, tags as sets, the cover
+ *   image and the SEO fields each as a whole, the body compared too), whichever page that
+ *   revision is on; the oldest revision's is empty.
  * - `get` returns null for an unknown post or version.
  * - `deleteForPost` removes every revision of a post (the post is being deleted).
  */

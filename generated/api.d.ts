@@ -455,6 +455,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the media library
+         * @description Cursor-paginated media, the newest first (ties by id). Walking every page returns each media exactly once, even while images are uploaded between fetches.
+         */
+        get: operations["listMedia"];
+        put?: never;
+        /**
+         * Upload an image
+         * @description Stores an image sent as the raw body with its image Content-Type (`alt` and `caption` in the query), or as the `file` part of a `multipart/form-data` form (`alt` and `caption` as parts). The type is sniffed from the bytes, never taken from the Content-Type or a file name: JPEG, PNG, WebP, AVIF and GIF are accepted; anything else, SVG included (it can carry script), is a 415. A body over `MEDIA_MAX_BYTES` (20 MiB by default) is a 413. An image of more than `MEDIA_MAX_PIXELS` pixels (50,000,000 by default) is a 422 `media-refused` (`too-many-pixels`), read from its header before it is decoded, so that a small file that would decode to gigabytes (a decompression bomb) costs nothing; an image that does not decode is a 422 (`unreadable`).
+         *
+         *     What is served has no metadata a reader should not get: EXIF (GPS coordinates, camera, owner), XMP, IPTC and comments are removed and the EXIF orientation is applied to the pixels; the ICC colour profile is kept. An original with nothing to remove is kept byte for byte (so an export → import → export round trip stays identical); otherwise it is re-encoded once in its own type. Variants are made at each of the widths 320, 640, 1024, 1600 and 2400 that is below the original's width, in WebP and in the original's type (a GIF only in WebP). Images are decoded a few at a time (`MEDIA_CONCURRENCY`); the others wait.
+         *
+         *     The same image is stored once: an upload whose bytes, as sent or once cleaned, match a stored media answers 200 with that media, unchanged (the first upload's alt text and caption are kept; change them with updateMedia), instead of 201.
+         */
+        post: operations["uploadMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/media/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media's id. */
+                id: components["parameters"]["MediaIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a media
+         * @description The media with its public URL, its variants, alt text and caption.
+         */
+        get: operations["getMedia"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a media
+         * @description Deletes the media and every file of it. While a post (of any status) shows it, as its cover or linked from its body, the answer is a 409 naming those posts and nothing is deleted; `force=true` deletes it anyway, removing it as the cover of the posts that had it and leaving their body links to answer 404.
+         */
+        delete: operations["deleteMedia"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a media's alt text or caption
+         * @description Changes the alt text, the caption or both; the image and its URLs never change. A post's cover keeps the alt text it was given.
+         */
+        patch: operations["updateMedia"];
+        trace?: never;
+    };
     "/content/posts": {
         parameters: {
             query?: never;
@@ -593,6 +652,34 @@ export interface paths {
          * @description A sitemaps.org `urlset` with the absolute URL and last change of every published post (at most 50,000, the protocol's limit; the newest first). Query parameters (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the bare URL.
          */
         get: operations["getSitemap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/media/{id}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media's id. */
+                id: components["parameters"]["MediaIdPath"];
+                /**
+                 * @description One file of the media: `original.<ext>` for the original, `<width>.<ext>` for a variant (`640.webp`), as named by the media's `url` and its variants' `url`.
+                 * @example 640.webp
+                 */
+                file: components["parameters"]["MediaFilePath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an image file
+         * @description The original or a variant of a media, as linked from a post or named by the Media's `url` and its variants'. Public: the URL is unguessable and needs no token. Served with the type sniffed at upload, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'`, so a browser never reads it as anything but that image; with a strong ETag (the file's SHA-256) and `Cache-Control: public, max-age=31536000, immutable`, since a file never changes under its URL. If-None-Match with that ETag answers 304.
+         */
+        get: operations["getMediaFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1105,6 +1192,98 @@ export interface components {
         /** @description A 422 problem that lists every failing field, not only the first. */
         ValidationProblem: components["schemas"]["Problem"] & {
             errors: components["schemas"]["FieldError"][];
+        };
+        /** @description An image of the media library: its original, as served (metadata removed, orientation applied), and the variants made from it. Every file is public at an unguessable URL and never changes. */
+        Media: {
+            id: components["schemas"]["MediaId"];
+            /**
+             * Format: uri
+             * @description The original's absolute public URL, `…/api/v1/content/media/{id}/original.{ext}`: no token needed, cached for a year as immutable. Link it from a post's body to show the image.
+             */
+            url: string;
+            contentType: components["schemas"]["MediaContentType"];
+            /** @description The original's width in pixels, after its orientation was applied. */
+            width: number;
+            /** @description The original's height in pixels, after its orientation was applied. */
+            height: number;
+            /** @description The served original's size in bytes. */
+            bytes: number;
+            /** @description SHA-256 of the served original's bytes, in lowercase hex; its strong ETag. */
+            sha256: string;
+            /** @description The text that stands for the image for readers who cannot see it; empty when not given. */
+            alt: string;
+            /** @description A caption to show with the image; empty when not given. */
+            caption: string;
+            createdAt: components["schemas"]["Timestamp"];
+            /** @description The resized copies, by width and then by type; empty when the original is 320 pixels wide or narrower. */
+            variants: components["schemas"]["MediaVariant"][];
+        };
+        /** @description The text that stands for the image for readers who cannot see it (screen readers, a broken image), at most 1,000 characters. */
+        MediaAlt: string;
+        /** @description A caption to show with the image, at most 2,000 characters. */
+        MediaCaption: string;
+        /**
+         * @description An image type the server accepts, as sniffed from the bytes (never from a header or a file name). SVG is not among them: it can carry script.
+         * @enum {string}
+         */
+        MediaContentType: "image/jpeg" | "image/png" | "image/webp" | "image/avif" | "image/gif";
+        /**
+         * @description 26 lowercase base32 characters (`a`–`z`, `2`–`7`) of 128 random bits, assigned by the server: neither sequential nor time-ordered, so a media's URL cannot be guessed from another's.
+         * @example k7xq2m4vtn3bz6rhw5pjd2yc4a
+         */
+        MediaId: string;
+        /**
+         * Format: binary
+         * @description The image's bytes, JPEG, PNG, WebP, AVIF or GIF, up to `MEDIA_MAX_BYTES` (20 MiB by default). Its type is read from the bytes; the request's Content-Type only has to be one of the accepted image types.
+         */
+        MediaImage: string;
+        /** @description A 409 problem: the media is still shown by posts (as their cover image or linked from their body), listed in `posts`; delete it with `force=true` to delete it anyway. */
+        MediaInUseProblem: components["schemas"]["Problem"] & {
+            /** @description The posts that show the media, whatever their status. */
+            posts: {
+                id: components["schemas"]["PostId"];
+                title: string;
+                slug: components["schemas"]["Slug"];
+            }[];
+        };
+        /** @description One page of the media library, the newest first. */
+        MediaPage: {
+            items: components["schemas"]["Media"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: components["schemas"]["Cursor"] | null;
+        };
+        /** @description A 422 problem: the bytes are of an accepted type but cannot be stored as an image; `reason` says why. Nothing was stored. */
+        MediaRefusedProblem: components["schemas"]["Problem"] & {
+            /**
+             * @description `too-many-pixels`: the width times the height, read from the image's header before anything is decoded, is over `MEDIA_MAX_PIXELS` (50,000,000 by default), so a decompression bomb is refused without being decoded; `unreadable`: the header says an accepted type but the image does not decode (truncated, corrupt or a polyglot).
+             * @enum {string}
+             */
+            reason: "too-many-pixels" | "unreadable";
+        };
+        /** @description An upload from an HTML form: the image as the `file` part (its file name and part Content-Type are ignored), with optional `alt` and `caption` parts. */
+        MediaUploadForm: {
+            file: components["schemas"]["MediaImage"];
+            alt?: components["schemas"]["MediaAlt"];
+            caption?: components["schemas"]["MediaCaption"];
+        };
+        /** @description One resized copy of a media's original, made at upload: at each of the widths 320, 640, 1024, 1600 and 2400 that is below the original's width, once in WebP and once in the original's type (a GIF only in WebP). Its height keeps the original's aspect ratio. */
+        MediaVariant: {
+            /** @enum {integer} */
+            width: 320 | 640 | 1024 | 1600 | 2400;
+            height: number;
+            contentType: components["schemas"]["MediaContentType"];
+            /**
+             * Format: uri
+             * @description The variant's absolute public URL, `…/api/v1/content/media/{id}/{width}.{ext}`: no token needed, cached for a year as immutable.
+             */
+            url: string;
+            /** @description The variant's size in bytes. */
+            bytes: number;
+        };
+        /** @description The alt text and caption to change; at least one. The image itself never changes: upload another to replace it. */
+        UpdateMediaRequest: {
+            alt?: components["schemas"]["MediaAlt"];
+            caption?: components["schemas"]["MediaCaption"];
         };
     };
     responses: {
@@ -1642,6 +1821,159 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationProblem"];
             };
         };
+        /** @description A `multipart/form-data` body that does not parse or has no `file` part; or the request is not valid HTTP/1.1 (raw non-ASCII bytes in the request target, a header line the parser cannot read, a broken chunked body), refused before any operation sees it and answered with the connection closed. */
+        MalformedUploadResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The image was stored: its original (metadata removed) and its variants are public at their URLs. */
+        MediaCreatedResponse: {
+            headers: {
+                Location: components["headers"]["MediaLocation"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Media"];
+            };
+        };
+        /** @description The media and all its files are gone; their URLs answer 404 (caches may keep serving copies they already hold). */
+        MediaDeletedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The same image was uploaded before (the same bytes as uploaded, or the same bytes once cleaned): this is that media, unchanged (its alt text and caption are the first upload's), and nothing new was stored. */
+        MediaExistsResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Media"];
+            };
+        };
+        /** @description No such media, or no such file of it (a width it has no variant at, another type); a deleted media's files answer this too. */
+        MediaFileNotFoundResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description If-None-Match named the file's ETag; no body. */
+        MediaFileNotModifiedResponse: {
+            headers: {
+                ETag: components["headers"]["MediaETag"];
+                "Cache-Control": components["headers"]["ImmutableCacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The file's bytes, with the type sniffed at upload as its Content-Type. */
+        MediaFileResponse: {
+            headers: {
+                ETag: components["headers"]["MediaETag"];
+                "Cache-Control": components["headers"]["ImmutableCacheControl"];
+                "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                "Content-Security-Policy": components["headers"]["MediaContentSecurityPolicy"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+                "image/webp": string;
+                "image/avif": string;
+                "image/gif": string;
+            };
+        };
+        /** @description Posts still show the media (as their cover or linked from their body), named in `posts`; nothing was deleted. Send `force=true` to delete it anyway. */
+        MediaInUseResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MediaInUseProblem"];
+            };
+        };
+        /** @description No media has this id. */
+        MediaNotFoundResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description One page of the media library, the newest first. */
+        MediaPageResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MediaPage"];
+            };
+        };
+        /** @description The image is refused (`media-refused`: too many pixels, or it does not decode) or a query parameter or form part breaks the schema (`validation-failed`); nothing was stored. */
+        MediaRefusedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["MediaRefusedProblem"] | components["schemas"]["ValidationProblem"];
+            };
+        };
+        /** @description The media with its variants. */
+        MediaResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Media"];
+            };
+        };
+        /** @description The body is larger than `MEDIA_MAX_BYTES` (20 MiB by default; for a `multipart/form-data` form, its image part); nothing was stored. A body that declares more in its Content-Length is refused before it is read. */
+        MediaTooLargeResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The media after the change. */
+        MediaUpdatedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Media"];
+            };
+        };
+        /** @description The bytes are not a JPEG, PNG, WebP, AVIF or GIF image, whatever the Content-Type or file name said (SVG is refused: it can carry script), or the request's Content-Type is not one this operation takes; nothing was stored. */
+        UnsupportedMediaTypeResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The body breaks the schema (an empty object, an unknown property, a text over its length); `errors` lists every failing field. */
+        UpdateMediaValidationFailedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ValidationProblem"];
+            };
+        };
     };
     parameters: {
         /** @description Only events about this post (its events outlive it). */
@@ -1695,6 +2027,19 @@ export interface components {
         StatusFilter: components["schemas"]["PostStatus"][];
         /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
         TagFilter: components["schemas"]["Tag"];
+        /** @description `true` deletes the media even while posts show it (their covers are removed and their bodies keep a link that answers 404); `false`, the default, answers 409 naming those posts. */
+        ForceDeleteQuery: boolean;
+        /** @description The alt text, for an upload sent as the raw body (a `multipart/form-data` upload sends it as a part instead). */
+        MediaAltQuery: components["schemas"]["MediaAlt"];
+        /** @description The caption, for an upload sent as the raw body (a `multipart/form-data` upload sends it as a part instead). */
+        MediaCaptionQuery: components["schemas"]["MediaCaption"];
+        /**
+         * @description One file of the media: `original.<ext>` for the original, `<width>.<ext>` for a variant (`640.webp`), as named by the media's `url` and its variants' `url`.
+         * @example 640.webp
+         */
+        MediaFilePath: string;
+        /** @description The media's id. */
+        MediaIdPath: components["schemas"]["MediaId"];
     };
     requestBodies: {
         BulkPostsBody: {
@@ -1736,6 +2081,22 @@ export interface components {
         UpdatePostBody: {
             content: {
                 "application/json": components["schemas"]["UpdatePostRequest"];
+            };
+        };
+        UpdateMediaBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMediaRequest"];
+            };
+        };
+        /** @description The image as the raw body with an image Content-Type (`alt` and `caption` in the query), or a `multipart/form-data` form with the image as the `file` part; up to `MEDIA_MAX_BYTES` (20 MiB by default). */
+        UploadMediaBody: {
+            content: {
+                "image/jpeg": components["schemas"]["MediaImage"];
+                "image/png": components["schemas"]["MediaImage"];
+                "image/webp": components["schemas"]["MediaImage"];
+                "image/avif": components["schemas"]["MediaImage"];
+                "image/gif": components["schemas"]["MediaImage"];
+                "multipart/form-data": components["schemas"]["MediaUploadForm"];
             };
         };
     };
@@ -1812,6 +2173,25 @@ export interface components {
          * @example Bearer realm="margin-cms", error="invalid_token"
          */
         WWWAuthenticate: "Bearer realm=\"margin-cms\"" | "Bearer realm=\"margin-cms\", error=\"invalid_token\"";
+        /** @description `nosniff`: browsers use the Content-Type as sent, sniffed by the server from the bytes. */
+        ContentTypeOptions: "nosniff";
+        /** @description `public, max-age=31536000, immutable`: a media file never changes under its URL (another image is another media with another id), so browsers and CDNs keep it for a year without revalidating. */
+        ImmutableCacheControl: "public, max-age=31536000, immutable";
+        /**
+         * @description Starts with `default-src 'none'`: a file opened on its own runs no script and loads nothing, whatever its bytes hold.
+         * @example default-src 'none'; frame-ancestors 'none'
+         */
+        MediaContentSecurityPolicy: string;
+        /**
+         * @description A strong ETag, the file's SHA-256 in lowercase hex, quoted.
+         * @example "5b0e7c6a3d9f21e84c7a1b2f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a39281f"
+         */
+        MediaETag: string;
+        /**
+         * @description The created media's URL in this API.
+         * @example /api/v1/media/k7xq2m4vtn3bz6rhw5pjd2yc4a
+         */
+        MediaLocation: string;
     };
     pathItems: never;
 }
@@ -2349,6 +2729,121 @@ export interface operations {
             503: components["responses"]["RendererBusyResponse"];
         };
     };
+    listMedia: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["CursorQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MediaPageResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    uploadMedia: {
+        parameters: {
+            query?: {
+                /** @description The alt text, for an upload sent as the raw body (a `multipart/form-data` upload sends it as a part instead). */
+                alt?: components["parameters"]["MediaAltQuery"];
+                /** @description The caption, for an upload sent as the raw body (a `multipart/form-data` upload sends it as a part instead). */
+                caption?: components["parameters"]["MediaCaptionQuery"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UploadMediaBody"];
+        responses: {
+            200: components["responses"]["MediaExistsResponse"];
+            201: components["responses"]["MediaCreatedResponse"];
+            400: components["responses"]["MalformedUploadResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            413: components["responses"]["MediaTooLargeResponse"];
+            415: components["responses"]["UnsupportedMediaTypeResponse"];
+            422: components["responses"]["MediaRefusedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media's id. */
+                id: components["parameters"]["MediaIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MediaResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["MediaNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    deleteMedia: {
+        parameters: {
+            query?: {
+                /** @description `true` deletes the media even while posts show it (their covers are removed and their bodies keep a link that answers 404); `false`, the default, answers 409 naming those posts. */
+                force?: components["parameters"]["ForceDeleteQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description The media's id. */
+                id: components["parameters"]["MediaIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["MediaDeletedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["MediaNotFoundResponse"];
+            409: components["responses"]["MediaInUseResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    updateMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The media's id. */
+                id: components["parameters"]["MediaIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateMediaBody"];
+        responses: {
+            200: components["responses"]["MediaUpdatedResponse"];
+            400: components["responses"]["MalformedRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["MediaNotFoundResponse"];
+            413: components["responses"]["PayloadTooLargeResponse"];
+            422: components["responses"]["UpdateMediaValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
     listContentPosts: {
         parameters: {
             query?: {
@@ -2575,6 +3070,39 @@ export interface operations {
             200: components["responses"]["SitemapResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
             400: components["responses"]["InvalidHttpRequestResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getMediaFile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The media's id. */
+                id: components["parameters"]["MediaIdPath"];
+                /**
+                 * @description One file of the media: `original.<ext>` for the original, `<width>.<ext>` for a variant (`640.webp`), as named by the media's `url` and its variants' `url`.
+                 * @example 640.webp
+                 */
+                file: components["parameters"]["MediaFilePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MediaFileResponse"];
+            304: components["responses"]["MediaFileNotModifiedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            404: components["responses"]["MediaFileNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
             500: components["responses"]["InternalErrorResponse"];

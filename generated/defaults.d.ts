@@ -7,6 +7,7 @@
 export interface RequestDefaults {
   bulkPosts: { query: never; body: never };
   createPost: { query: never; body: "body" | "excerpt" | "status" | "tags" };
+  deleteMedia: { query: "force"; body: never };
   deletePost: { query: never; body: never };
   exportPost: { query: never; body: never };
   exportSite: { query: "layout"; body: never };
@@ -15,6 +16,8 @@ export interface RequestDefaults {
   getContentPostBySlug: { query: never; body: never };
   getHealth: { query: never; body: never };
   getMe: { query: never; body: never };
+  getMedia: { query: never; body: never };
+  getMediaFile: { query: never; body: never };
   getPost: { query: never; body: never };
   getReadiness: { query: never; body: never };
   getRevision: { query: never; body: never };
@@ -26,6 +29,7 @@ export interface RequestDefaults {
   listActivity: { query: "limit"; body: never };
   listContentPosts: { query: "limit"; body: never };
   listContentTags: { query: never; body: never };
+  listMedia: { query: "limit"; body: never };
   listPosts: { query: "limit" | "sort"; body: never };
   listRevisions: { query: "limit"; body: never };
   listTags: { query: never; body: never };
@@ -35,5 +39,7 @@ export interface RequestDefaults {
   refreshTokens: { query: never; body: never };
   renderPreview: { query: never; body: never };
   restoreRevision: { query: never; body: never };
+  updateMedia: { query: never; body: never };
   updatePost: { query: never; body: never };
+  uploadMedia: { query: never; body: never };
 }

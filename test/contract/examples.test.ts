@@ -30,6 +30,7 @@ const contentOperationIds = [
   'getAtomFeed',
   'getRssFeed',
   'getSitemap',
+  'getMediaFile',
 ];
 const expectedOperationIds = [
   'getHealth',
@@ -56,6 +57,11 @@ const expectedOperationIds = [
   'listActivity',
   'getStats',
   'renderPreview',
+  'listMedia',
+  'uploadMedia',
+  'getMedia',
+  'updateMedia',
+  'deleteMedia',
   ...contentOperationIds,
 ];
 
@@ -111,9 +117,9 @@ describe("the split spec's index (openapi/openapi.yaml)", () => {
 describe("the bundle's operations (generated/openapi.json)", () => {
   const ops = operations(bundle);
 
-  it('has exactly the 31 operations of v1 (24 admin, 7 content), each operationId once', () => {
+  it('has exactly the 37 operations of v1 (29 admin, 8 content), each operationId once', () => {
     const ids = ops.map((op) => op.operationId);
-    expect(ids).toHaveLength(31);
+    expect(ids).toHaveLength(37);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...expectedOperationIds].sort());
   });

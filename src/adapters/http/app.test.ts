@@ -50,7 +50,7 @@ describe('routing', () => {
   it('routes every operation of the bundle to its own handler', async () => {
     const reached: OperationId[] = [];
     const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
-    expect(contract.routes).toHaveLength(31);
+    expect(contract.routes).toHaveLength(37);
     for (const route of contract.routes) {
       const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
       const body = VALID_BODIES[route.operationId];
@@ -265,9 +265,11 @@ describe('bearer security', () => {
       [
         'bulkPosts',
         'createPost',
+        'deleteMedia',
         'deletePost',
         'exportPost',
         'getMe',
+        'getMedia',
         'logoutAll',
         'getPost',
         'getRevision',
@@ -276,12 +278,15 @@ describe('bearer security', () => {
         'getStats',
         'importSite',
         'listActivity',
+        'listMedia',
         'listPosts',
         'listRevisions',
         'listTags',
         'renderPreview',
         'restoreRevision',
+        'updateMedia',
         'updatePost',
+        'uploadMedia',
       ].sort(),
     );
     for (const route of protectedRoutes) {

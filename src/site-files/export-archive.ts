@@ -7,7 +7,8 @@
 import { Zip, ZipDeflate } from 'fflate';
 import type { Post, PostFilter } from '../domain/index.js';
 import { digestOf, EXPORT_FORMAT, EXPORT_VERSION, MANIFEST_PATH, manifestText, type ExportLayout, type Manifest } from './manifest.js';
-import { postFileOf, postFilePath } from './post-file.js';
+import { ExportImages, type ReadImage } from './images.js';
+import { postFileName, postFileOf, postFilePath } from './post-file.js';
 
 const encoder = new TextEncoder();
 
@@ -15,6 +16,8 @@ export interface ExportOptions {
   layout: ExportLayout;
   filter: PostFilter;
   exportedAt: Date;
+  /** Reads a media of the library and its original: each post's images are written beside it (images.ts). Without it, none are. */
+  readImage?: ReadImage;
 }
 
 /**
@@ -50,6 +53,8 @@ export function exportArchive(batches: AsyncIterator<Post[]>, options: ExportOpt
     zip.add(file);
     file.push(bytes, true);
   };
+  // The images' entries carry the export's time: the same files whenever the same site is exported.
+  const images = options.readImage ? new ExportImages(options.readImage, options.layout, options.exportedAt) : null;
   let ended = false;
   return new ReadableStream<Uint8Array>(
     {
@@ -66,8 +71,16 @@ export function exportArchive(batches: AsyncIterator<Post[]>, options: ExportOpt
           return;
         }
         for (const post of next.value) {
-          const bytes = encoder.encode(postFileOf(post, options.layout));
-          const path = postFilePath(post, options.layout);
+          const written = images === null ? null : await images.of(post, `content/posts/${postFileName(post).slice(0, -'.md'.length)}`);
+          for (const file of written?.files ?? []) {
+            manifest.files.push({ path: file.path, id: post.id, ...digestOf(file.bytes), kind: 'image' });
+            add(file.path, file.bytes, file.mtime);
+          }
+          const exported = written === null ? post : { ...post, body: written.body };
+          const bytes = encoder.encode(postFileOf(exported, options.layout, written?.cover ?? {}));
+          const path = written?.bundle
+            ? postFilePath(post, options.layout).replace(/\.md$/, '/index.md')
+            : postFilePath(post, options.layout);
           manifest.files.push({ path, id: post.id, ...digestOf(bytes) });
           manifest.counts.posts += 1;
           manifest.counts[post.status] += 1;

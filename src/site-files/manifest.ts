@@ -1,6 +1,8 @@
 /**
- * The manifest of a MarginCMS export: the archive's last file, listing every post's file with its
- * size and SHA-256. The server writes it (export-archive.ts) and reads it back on an import
+ * The manifest of a MarginCMS export: the archive's last file, listing every post's file, and every
+ * image written beside the posts (`kind: "image"`, with the id of the first post that shows it), with
+ * its size and SHA-256. Images came after version 1 and left it as it was: a reader of version 1
+ * that knows no `kind` checks an image like any file, and an export without images is unchanged. The server writes it (export-archive.ts) and reads it back on an import
  * (import-files.ts), the CLI checks a downloaded export against it, and scripts write examples
  * with it. It imports nothing of src/, so the CLI may use it without the server's code.
  */
@@ -31,7 +33,10 @@ export interface FileDigest {
 
 interface ManifestFile extends FileDigest {
   path: string;
+  /** The post's id; for an image, the id of the first post that shows it. */
   id: string;
+  /** Present on images only (a post's entry has no `kind`). */
+  kind?: 'image';
 }
 
 export interface Manifest {
@@ -65,9 +70,10 @@ export function manifestKind(head: { format: unknown; version: unknown; hasFiles
   return head.version === EXPORT_VERSION && head.hasFiles ? 'current' : 'unsupported';
 }
 
-/** What the check of a whole export found: the posts' files and the manifest's counts. */
+/** What the check of a whole export found: the posts' files (the images aside), the images, and the manifest's counts. */
 export interface CheckedExport {
   files: (FileDigest & { path: string })[];
+  images: number;
   counts: Record<string, number>;
 }
 
@@ -104,5 +110,6 @@ export function checkExport(entries: Readonly<Record<string, Uint8Array>>): Chec
     if (!sameDigest(file, entry as FileDigest)) throw new Error(`${file.path} does not match the manifest (size or SHA-256)`);
   }
   const counts = typeof manifest.counts === 'object' && manifest.counts !== null ? (manifest.counts as Record<string, number>) : {};
-  return { files, counts };
+  const images = new Set(listed.filter((entry) => entry.kind === 'image').map((entry) => entry.path));
+  return { files: files.filter((file) => !images.has(file.path)), images: images.size, counts };
 }

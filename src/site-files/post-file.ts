@@ -66,9 +66,9 @@ function frontMatterOf(post: Post, layout: PostFileLayout): Record<string, unkno
   }
 }
 
-/** The post as a markdown file of `layout`. */
-export function postFileOf(post: Post, layout: PostFileLayout): string {
-  return `---\n${toYaml(frontMatterOf(post, layout), { lineWidth: 0 })}---\n${post.body}`;
+/** The post as a markdown file of `layout`; `extra` keys (an export's `cover_image` and `cover_alt`) come last. */
+export function postFileOf(post: Post, layout: PostFileLayout, extra: Record<string, unknown> = {}): string {
+  return `---\n${toYaml({ ...frontMatterOf(post, layout), ...extra }, { lineWidth: 0 })}---\n${post.body}`;
 }
 
 /**

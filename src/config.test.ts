@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       requestTimeouts: { headersMs: 20_000, requestMs: 900_000, bodyWindowMs: 20_000, bodyMinBytesPerSecond: 1024 },
       bodyLimitBytes: 1048576,
       imports: { limitBytes: 67108864, maxEntries: 50000, maxInflatedBytes: 268435456 },
+      media: { maxBytes: 20971520, maxPixels: 50_000_000, concurrency: 2 },
       corsOrigins: [],
       trustProxy: false,
       auth: {
@@ -169,6 +170,16 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 0,
     });
     expect(config.publishIntervalSeconds).toBe(0);
+  });
+
+  it('reads the image limits, refusing no concurrency and a byte limit under 1 KiB', () => {
+    expect(loadConfig({ MEDIA_MAX_BYTES: '4096', MEDIA_MAX_PIXELS: '1000000', MEDIA_CONCURRENCY: '4' }).media).toEqual({
+      maxBytes: 4096,
+      maxPixels: 1_000_000,
+      concurrency: 4,
+    });
+    expect(() => loadConfig({ MEDIA_CONCURRENCY: '0' })).toThrow(/MEDIA_CONCURRENCY must be an integer from 1/);
+    expect(() => loadConfig({ MEDIA_MAX_BYTES: '10' })).toThrow(/MEDIA_MAX_BYTES must be an integer from 1024/);
   });
 
   it('refuses a site URL that is not absolute http(s) and a post path without {slug}, naming both', () => {

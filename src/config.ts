@@ -23,6 +23,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** POST /import: the largest archive (413 above), and the most entries and inflated bytes it may hold. */
   imports: ImportLimits;
+  /** Image uploads (POST /media): the largest, the most pixels, and how many are decoded at once. */
+  media: MediaLimits;
   /** Origins allowed by CORS; empty allows none. */
   corsOrigins: string[];
   /** Take the client address from X-Forwarded-For (behind a trusted proxy only). */
@@ -85,6 +87,15 @@ export interface ImportLimits {
   limitBytes: number;
   maxEntries: number;
   maxInflatedBytes: number;
+}
+
+export interface MediaLimits {
+  /** The largest image an upload may be, in bytes (413 above); also POST /media's body limit, with room for a form's parts. */
+  maxBytes: number;
+  /** The most pixels an image's header may declare (width × height); more is refused before it is decoded. */
+  maxPixels: number;
+  /** Images decoded at once in this process; the others wait their turn (first come, first served). */
+  concurrency: number;
 }
 
 export interface HousekeepingConfig {
@@ -155,6 +166,12 @@ export const ENV_VARIABLES = {
     default: '268435456',
     doc: 'Most bytes the files of an imported zip may inflate to together (256 MiB); more is refused.',
   },
+  MEDIA_MAX_BYTES: { default: '20971520', doc: 'Largest image POST /media accepts (20 MiB); larger is a 413.' },
+  MEDIA_MAX_PIXELS: {
+    default: '50000000',
+    doc: 'Most pixels (width × height) an uploaded image may declare (50 MP); more is refused with a 422 before it is decoded.',
+  },
+  MEDIA_CONCURRENCY: { default: '2', doc: 'Images decoded and resized at once per process; further uploads wait their turn.' },
   DATABASE_URL: { default: '', doc: 'postgres://… to use PostgreSQL; empty for embedded PGlite.' },
   DATA_DIR: { default: '.data', doc: 'Where embedded PGlite keeps its files (no DATABASE_URL).' },
   DB_POOL_SIZE: { default: '10', doc: 'PostgreSQL connections in the pool.' },
@@ -239,6 +256,11 @@ export function loadConfig(env: Env): Config {
     maxEntries: integer('IMPORT_MAX_ENTRIES', 1, 1_000_000),
     maxInflatedBytes: integer('IMPORT_MAX_INFLATED_BYTES', 1024, 16 * 1024 * 1024 * 1024),
   };
+  const media = {
+    maxBytes: integer('MEDIA_MAX_BYTES', 1024, 1024 * 1024 * 1024),
+    maxPixels: integer('MEDIA_MAX_PIXELS', 1, 1_000_000_000),
+    concurrency: integer('MEDIA_CONCURRENCY', 1, 64),
+  };
   const accessLog = boolean('ACCESS_LOG');
   const metricsPort = read('METRICS_PORT');
   let metrics: Config['metrics'] = null;
@@ -298,6 +320,7 @@ export function loadConfig(env: Env): Config {
     requestTimeouts,
     bodyLimitBytes,
     imports,
+    media,
     corsOrigins,
     trustProxy,
     auth: {

@@ -47,6 +47,26 @@ export function describeRateLimitCounterContract(make: MakeStore): void {
         expect(await rejectionOf(counter().hit('k', at(0), windowMs))).toBeInstanceOf(RangeError);
     });
 
+    it('hitMany counts n hits in one step: a new window starts with n, an open one grows by n', async () => {
+      expect(await counter().hitMany('k', 5, at(0), MINUTE)).toStrictEqual({ hits: 5, endsAt: at(MINUTE) });
+      await counter().hit('k', at(10), MINUTE);
+      expect(await counter().hitMany('k', 30, at(20), MINUTE)).toStrictEqual({ hits: 36, endsAt: at(MINUTE) });
+      expect(await counter().hitMany('k', 2, at(MINUTE), MINUTE)).toStrictEqual({ hits: 2, endsAt: at(2 * MINUTE) });
+      expect((await counter().hitMany('other', 3, at(MINUTE), MINUTE)).hits).toBe(3);
+    });
+
+    it('concurrent hitMany calls on a key within one window add up', async () => {
+      const answers = await Promise.all(times(10, (i) => counter().hitMany('busy', i + 1, at(i), MINUTE)));
+      expect(Math.max(...answers.map((a) => a.hits))).toBe(55);
+      expect(new Set(answers.map((a) => a.hits)).size).toBe(10);
+    });
+
+    it('hitMany refuses an n that is not a positive integer', async () => {
+      for (const n of [0, -1, 1.5, Number.NaN])
+        expect(await rejectionOf(counter().hitMany('k', n, at(0), MINUTE))).toBeInstanceOf(RangeError);
+      expect(await rejectionOf(counter().hitMany('k', 2, at(0), 0))).toBeInstanceOf(RangeError);
+    });
+
     it('purgeEnded deletes at most limit windows that ended at or before `before`, never a later one', async () => {
       for (const [key, start] of [
         ['a', 0],

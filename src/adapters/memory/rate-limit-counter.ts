@@ -9,16 +9,21 @@ export class MemoryRateLimitCounter implements RateLimitCounter {
     this.#session = session;
   }
 
-  /** One synchronous step under the store's lock: atomic by construction. */
   hit(key: string, at: Date, windowMs: number): Promise<RateWindow> {
+    return this.hitMany(key, 1, at, windowMs);
+  }
+
+  /** One synchronous step under the store's lock: atomic by construction. */
+  hitMany(key: string, n: number, at: Date, windowMs: number): Promise<RateWindow> {
     return this.#session.exec((data): RateWindow => {
       checkedWindow(windowMs);
+      if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`n must be a positive integer, got ${n}`);
       const now = at.getTime();
       const current = data.rateWindows.get(key);
       const next =
         current === undefined || current.endsAt <= now
-          ? { hits: 1, endsAt: now + windowMs }
-          : { hits: current.hits + 1, endsAt: current.endsAt };
+          ? { hits: n, endsAt: now + windowMs }
+          : { hits: current.hits + n, endsAt: current.endsAt };
       data.rateWindows.set(key, next);
       return { hits: next.hits, endsAt: new Date(next.endsAt) };
     });

@@ -8,6 +8,10 @@
  *   One atomic step, across every process sharing the store: N concurrent hits on a key within
  *   one window each count once, and answer N distinct `hits`.
  *   Keys compare exactly; another key's window is untouched.
+ * - `hitMany(key, n, at, windowMs)` counts `n` (a positive integer) requests of `key` at `at` in
+ *   one atomic step, as `n` hits would: a new window starts with `hits` = `n`, an open one grows by
+ *   `n`. Concurrent calls on a key within one window add up. A limiter that counts locally sends
+ *   its sum with it (see `SharedRateLimit`).
  * - `purgeEnded(before, limit)` deletes at most `limit` (a positive integer) windows that ended
  *   at or before `before`, of any key, and returns how many; a window ending later is never
  *   deleted. A key whose window was purged starts a new one at its next hit.
@@ -19,5 +23,6 @@ export interface RateWindow {
 
 export interface RateLimitCounter {
   hit(key: string, at: Date, windowMs: number): Promise<RateWindow>;
+  hitMany(key: string, n: number, at: Date, windowMs: number): Promise<RateWindow>;
   purgeEnded(before: Date, limit: number): Promise<number>;
 }

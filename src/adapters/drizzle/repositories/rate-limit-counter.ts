@@ -7,23 +7,28 @@ import { rateLimitWindows } from '../schema/schema.js';
 export class DrizzleRateLimitCounter implements RateLimitCounter {
   constructor(private readonly session: DbSession) {}
 
+  hit(key: string, at: Date, windowMs: number): Promise<RateWindow> {
+    return this.hitMany(key, 1, at, windowMs);
+  }
+
   /**
    * One statement: an upsert whose conflict branch runs under the row's lock, so concurrent hits
    * on a key, from any process, are applied one after the other and each reads the count the
    * previous one left.
    */
-  async hit(key: string, at: Date, windowMs: number): Promise<RateWindow> {
+  async hitMany(key: string, n: number, at: Date, windowMs: number): Promise<RateWindow> {
     if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new RangeError(`windowMs must be a positive integer, got ${windowMs}`);
+    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`n must be a positive integer, got ${n}`);
     const t = rateLimitWindows;
     const ended = sql`${t.endsAt} <= ${at.toISOString()}::timestamptz`;
     const rows = await this.session.run((db) =>
       db
         .insert(t)
-        .values({ key, hits: 1, endsAt: new Date(at.getTime() + windowMs) })
+        .values({ key, hits: n, endsAt: new Date(at.getTime() + windowMs) })
         .onConflictDoUpdate({
           target: t.key,
           set: {
-            hits: sql`CASE WHEN ${ended} THEN 1 ELSE ${t.hits} + 1 END`,
+            hits: sql`CASE WHEN ${ended} THEN excluded.hits ELSE ${t.hits} + excluded.hits END`,
             endsAt: sql`CASE WHEN ${ended} THEN excluded.ends_at ELSE ${t.endsAt} END`,
           },
         })

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HtmlRenderer, type HtmlRendererOptions } from './html-renderer.js';
+import { HtmlRenderer, htmlEtagsOf, renderMediaOf, type HtmlRendererOptions } from './html-renderer.js';
+import type { Media } from '../../../domain/media.js';
 
 const SITE = 'https://blog.example.com';
 /** 148,000 unclosed `<div>` lines (888 KB): 8 s of sanitize-html on the event loop before the worker. */
@@ -34,7 +35,77 @@ async function worstLag<T>(work: () => Promise<T>): Promise<{ result: T; lagMs: 
   }
 }
 
+const MEDIA_ID = 'd3rmw6a2ztq5hkx4np7ucb2fya';
+const photo: Media = {
+  id: MEDIA_ID,
+  contentType: 'image/png',
+  width: 800,
+  height: 400,
+  bytes: 9000,
+  sha256: 'a'.repeat(64),
+  sourceSha256: 'b'.repeat(64),
+  alt: 'Alt of the library',
+  caption: '',
+  createdAt: new Date('2026-12-01T09:00:00.000Z'),
+  files: [
+    { name: 'original.png', contentType: 'image/png', width: 800, height: 400, bytes: 9000, sha256: 'a'.repeat(64) },
+    { name: '320.png', contentType: 'image/png', width: 320, height: 160, bytes: 2000, sha256: 'c'.repeat(64) },
+    { name: '320.webp', contentType: 'image/webp', width: 320, height: 160, bytes: 900, sha256: 'd'.repeat(64) },
+  ],
+};
+const WITH_PHOTO = `![Photo](/api/v1/content/media/${MEDIA_ID}/original.png)`;
+
+describe('htmlEtagsOf', () => {
+  it('changes with the post version, the site and the media found, in whatever order they are given', () => {
+    const post = { id: 'a', version: 1 };
+    const plain = htmlEtagsOf(post, SITE);
+    const withPhoto = htmlEtagsOf(post, SITE, [{ id: MEDIA_ID }]);
+    expect(withPhoto.rendered).not.toBe(plain.rendered);
+    expect(withPhoto.unrendered).not.toBe(plain.unrendered);
+    expect(htmlEtagsOf(post, SITE, [{ id: 'b' }, { id: 'a' }])).toEqual(htmlEtagsOf(post, SITE, [{ id: 'a' }, { id: 'b' }]));
+    expect(htmlEtagsOf({ id: 'a', version: 2 }, SITE).rendered).not.toBe(plain.rendered);
+    expect(htmlEtagsOf(post, 'https://other.example').rendered).not.toBe(plain.rendered);
+  });
+});
+
+describe('renderMediaOf', () => {
+  it('keeps what the renderer needs of a media: its id and its files, names, types and sizes', () => {
+    expect(renderMediaOf(photo)).toStrictEqual({
+      id: MEDIA_ID,
+      files: [
+        { name: 'original.png', contentType: 'image/png', width: 800, height: 400 },
+        { name: '320.png', contentType: 'image/png', width: 320, height: 160 },
+        { name: '320.webp', contentType: 'image/webp', width: 320, height: 160 },
+      ],
+    });
+  });
+});
+
 describe('HtmlRenderer', () => {
+  it('renders the images of the media it is given with their size and srcset, in its worker', async () => {
+    const html = await renderer().html({ id: 'a', version: 1, body: WITH_PHOTO }, [renderMediaOf(photo)]);
+    expect(html).toBe(
+      `<p><img src="/api/v1/content/media/${MEDIA_ID}/original.png" alt="Photo" width="800" height="400" ` +
+        `srcset="/api/v1/content/media/${MEDIA_ID}/320.webp 320w, /api/v1/content/media/${MEDIA_ID}/original.png 800w" ` +
+        'sizes="(max-width: 800px) 100vw, 800px" loading="lazy" decoding="async" /></p>\n',
+    );
+  });
+
+  it('renders a post version again when a media it showed is gone, as a plain image', async () => {
+    const r = renderer();
+    const post = { id: 'a', version: 1, body: WITH_PHOTO };
+    expect(await r.html(post, [renderMediaOf(photo)])).toContain('srcset=');
+    expect(await r.html(post, [])).toBe(
+      `<p><img src="/api/v1/content/media/${MEDIA_ID}/original.png" alt="Photo" loading="lazy" decoding="async" /></p>\n`,
+    );
+  });
+
+  it('previews a body with the media it is given, as the same post would render', async () => {
+    const r = renderer();
+    const media = [renderMediaOf(photo)];
+    expect(await r.preview(WITH_PHOTO, media)).toEqual({ html: await r.html({ id: 'a', version: 1, body: WITH_PHOTO }, media) });
+  });
+
   it('renders a body to sanitised HTML in its worker, marking links off the site', async () => {
     const html = await renderer().html({
       id: 'a',

@@ -1,22 +1,49 @@
 import { Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
+import type { Media } from '../../../domain/media.js';
 import { strongEtagOf } from './conditional.js';
+import type { RenderMedia } from './markdown-html.js';
 import type { RenderJob, RenderReply } from './markdown-worker.js';
 
 /**
  * The version of what `renderMarkdown` makes of a body: part of the ETag of an `include=html`
  * answer, so bump it whenever the same markdown renders differently (sanitising rules, plugins).
  */
-const RENDERER_VERSION = 2;
+const RENDERER_VERSION = 3;
+
+/**
+ * Which media a render saw: their ids, sorted. A media's files never change after its upload (only
+ * its alt and caption do, which the HTML does not show), so the ids fix what the images render as;
+ * a media deleted since is one id fewer, and renders as a plain image.
+ */
+function mediaKeyOf(media: readonly Pick<RenderMedia, 'id'>[]): string {
+  return media
+    .map((one) => one.id)
+    .sort()
+    .join(',');
+}
 
 /**
  * The ETags of a post's `include=html` answers, rendered and not (see `HtmlRenderer`): hashes of
- * what fixes their bytes, the post's id and version, `RENDERER_VERSION` and the site's address
- * (links to it are not marked off-site), so that neither needs the HTML.
+ * what fixes their bytes, the post's id and version, `RENDERER_VERSION`, the site's address (links
+ * to it are not marked off-site) and the media found for it (its cover and the body's images, see
+ * `mediaKeyOf`), so that neither needs the HTML.
  */
-export function htmlEtagsOf(post: { id: string; version: number }, siteUrl: string): { rendered: string; unrendered: string } {
-  const fixed = `${RENDERER_VERSION}\n${siteUrl}\n${post.id}\n${post.version}`;
+export function htmlEtagsOf(
+  post: { id: string; version: number },
+  siteUrl: string,
+  media: readonly Pick<RenderMedia, 'id'>[] = [],
+): { rendered: string; unrendered: string } {
+  const fixed = `${RENDERER_VERSION}\n${siteUrl}\n${post.id}\n${post.version}\n${mediaKeyOf(media)}`;
   return { rendered: strongEtagOf(`html\n${fixed}`), unrendered: strongEtagOf(`unrendered\n${fixed}`) };
+}
+
+/** What the renderer needs of a media: its id and its files' names, types and sizes (a small message to the worker). */
+export function renderMediaOf(media: Pick<Media, 'id' | 'files'>): RenderMedia {
+  return {
+    id: media.id,
+    files: media.files.map(({ name, contentType, width, height }) => ({ name, contentType, width, height })),
+  };
 }
 
 /** A post as the renderer needs it: `(id, version)` names its body. */
@@ -37,6 +64,12 @@ export interface HtmlRendererOptions {
   maxWaiting?: number;
   /** How long a body that ran out of time is not tried again, in ms (10 minutes). */
   failureTtlMs?: number;
+}
+
+/** What one render is given: a body and the media its images link to. */
+interface RenderInput {
+  markdown: string;
+  media: readonly RenderMedia[];
 }
 
 /** A body's HTML, or null when it cannot be rendered within the budget. */
@@ -92,7 +125,7 @@ export class HtmlRenderer {
   readonly #budgetMs: number;
   readonly #maxWaiting: number;
   readonly #failureTtlMs: number;
-  readonly #cache: LRUCache<string, Rendered, string>;
+  readonly #cache: LRUCache<string, Rendered, RenderInput>;
   readonly #waiting: Job[] = [];
   #running: Running | undefined;
   #worker: StartedWorker | undefined;
@@ -105,7 +138,7 @@ export class HtmlRenderer {
     this.#budgetMs = options.budgetMs ?? 2000;
     this.#maxWaiting = options.maxWaiting ?? 32;
     this.#failureTtlMs = options.failureTtlMs ?? 600_000;
-    this.#cache = new LRUCache<string, Rendered, string>({
+    this.#cache = new LRUCache<string, Rendered, RenderInput>({
       maxSize: options.maxCachedChars ?? 32 * 1024 * 1024,
       sizeCalculation: (rendered, key) => key.length + (rendered.html?.length ?? 0) || 1,
       fetchMethod: async (_key, _stale, { context, options: set }) => {
@@ -118,9 +151,14 @@ export class HtmlRenderer {
     });
   }
 
-  /** The post's body as sanitised HTML, or null when it could not be rendered in time. */
-  async html(post: RenderablePost): Promise<string | null> {
-    const rendered = await this.#cache.fetch(`${post.id}\u0000${post.version}`, { context: post.body });
+  /**
+   * The post's body as sanitised HTML, or null when it could not be rendered in time. `media` are
+   * those its images link to that exist (see `renderMarkdown`); they are part of the cache's key
+   * with the post's id and version (see `mediaKeyOf`), so a media deleted since renders again.
+   */
+  async html(post: RenderablePost, media: readonly RenderMedia[] = []): Promise<string | null> {
+    const key = `${post.id}\u0000${post.version}\u0000${mediaKeyOf(media)}`;
+    const rendered = await this.#cache.fetch(key, { context: { markdown: post.body, media } });
     return rendered?.html ?? null;
   }
 
@@ -128,8 +166,8 @@ export class HtmlRenderer {
    * Any body rendered as a post's would be, in the same worker, queue and budget, but neither
    * cached nor remembered when it fails: the editor's preview, a new body at every pause in typing.
    */
-  preview(markdown: string): Promise<Outcome> {
-    return this.#render(markdown);
+  preview(markdown: string, media: readonly RenderMedia[] = []): Promise<Outcome> {
+    return this.#render({ markdown, media });
   }
 
   /** The budget one body may render within, in ms. */
@@ -146,10 +184,11 @@ export class HtmlRenderer {
     await this.#stopWorker();
   }
 
-  #render(markdown: string): Promise<Outcome> {
+  #render({ markdown, media }: RenderInput): Promise<Outcome> {
     if (this.#closed || this.#waiting.length >= this.#maxWaiting) return Promise.resolve({ failed: 'busy' });
     return new Promise((resolve) => {
-      this.#waiting.push({ message: { id: this.#nextId++, markdown, siteUrl: this.#siteUrl }, done: resolve });
+      const message: RenderJob = { id: this.#nextId++, markdown, siteUrl: this.#siteUrl, media: [...media] };
+      this.#waiting.push({ message, done: resolve });
       this.#pump();
     });
   }

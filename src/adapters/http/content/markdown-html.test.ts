@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown } from './markdown-html.js';
+import { renderMarkdown, type RenderMedia } from './markdown-html.js';
 
 /** Tags that run code, embed another document or restyle the page. */
 const DANGEROUS_TAG = /<\s*\/?\s*(script|iframe|frame|svg|math|object|embed|style|form|input|textarea|link|meta|base)\b/i;
@@ -16,19 +16,27 @@ function attributeNamesOf(tag: string): string[] {
   return [...withoutValues.matchAll(/\s([^\s"'=<>/]+)(?==|\s|\/?>)/g)].map((match) => match[1]!.toLowerCase());
 }
 
-/** The `href` and `src` values of every tag, with the entities a browser decodes decoded. */
+/** Decodes the entities a browser decodes in an attribute value. */
+function decoded(value: string): string {
+  return value
+    .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
+    .replace(/&#(\d+);?/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** The `href` and `src` values of every tag, and each URL of a `srcset`, with the entities a browser decodes decoded. */
 function urlsOf(html: string): string[] {
-  return tagsOf(html).flatMap((tag) =>
-    [...tag.matchAll(/\s(?:href|src)="([^"]*)"/gi)].map((match) =>
-      match[1]!
-        .replace(/&#x([0-9a-f]+);?/gi, (_, hex: string) => String.fromCodePoint(parseInt(hex, 16)))
-        .replace(/&#(\d+);?/g, (_, dec: string) => String.fromCodePoint(Number(dec)))
-        .replace(/&quot;/g, '"')
-        .replace(/&lt;/g, '<')
-        .replace(/&gt;/g, '>')
-        .replace(/&amp;/g, '&'),
+  return tagsOf(html).flatMap((tag) => [
+    ...[...tag.matchAll(/\s(?:href|src)="([^"]*)"/gi)].map((match) => decoded(match[1]!)),
+    ...[...tag.matchAll(/\ssrcset="([^"]*)"/gi)].flatMap((match) =>
+      decoded(match[1]!)
+        .split(',')
+        .map((candidate) => candidate.trim().split(/\s+/)[0]!),
     ),
-  );
+  ]);
 }
 
 /** Fails when the HTML holds anything a browser would execute or a script-bearing URL. */
@@ -117,9 +125,20 @@ describe('renderMarkdown', () => {
     expect(renderMarkdown('<a href="/x" rel="opener">x</a>')).toBe('<p><a href="/x">x</a></p>\n');
   });
 
-  it('renders an image with its alt text and title', () => {
+  it('renders an image with its alt text and title, loading lazily and decoding off the main thread', () => {
     expect(renderMarkdown('![A cat](https://img.example.com/cat.png "Cat")')).toBe(
-      '<p><img src="https://img.example.com/cat.png" alt="A cat" title="Cat" /></p>\n',
+      '<p><img src="https://img.example.com/cat.png" alt="A cat" title="Cat" loading="lazy" decoding="async" /></p>\n',
+    );
+  });
+
+  it("keeps an image's width and height and a valid loading or decoding the author chose, and drops a srcset, sizes or others", () => {
+    expect(
+      renderMarkdown(
+        '<img src="/cat.png" alt="" width="30" height="20" loading="eager" decoding="sync" srcset="/a.png 1x" sizes="10vw" ismap usemap="#m">',
+      ),
+    ).toBe('<img src="/cat.png" alt="" width="30" height="20" loading="eager" decoding="sync" />');
+    expect(renderMarkdown('<img src="/cat.png" loading="now" decoding="later">')).toBe(
+      '<img src="/cat.png" loading="lazy" decoding="async" />',
     );
   });
 
@@ -207,12 +226,110 @@ describe('renderMarkdown', () => {
   });
 });
 
+describe('renderMarkdown with images of the media library', () => {
+  const ID = 'd3rmw6a2ztq5hkx4np7ucb2fya';
+  const API = 'https://api.example.com/api/v1/content/media';
+  /** A 2000 × 1000 JPEG with its variants (by width, then type, as stored). */
+  const photo: RenderMedia = {
+    id: ID,
+    files: [
+      { name: 'original.jpg', contentType: 'image/jpeg', width: 2000, height: 1000 },
+      ...[320, 640, 1024, 1600].flatMap((width) => [
+        { name: `${width}.jpg`, contentType: 'image/jpeg' as const, width, height: width / 2 },
+        { name: `${width}.webp`, contentType: 'image/webp' as const, width, height: width / 2 },
+      ]),
+    ],
+  };
+  const SIZES = 'sizes="(max-width: 800px) 100vw, 800px"';
+  const IMG_ATTRIBUTES = ['src', 'alt', 'title', 'width', 'height', 'srcset', 'sizes', 'loading', 'decoding'];
+  const srcsetBeside = (base: string) =>
+    `srcset="${[320, 640, 1024, 1600].map((w) => `${base}/${w}.webp ${w}w`).join(', ')}, ${base}/original.jpg 2000w"`;
+
+  it('gives an image of a known media the size of the file it names, a srcset of the WebP variants and the original, and sizes', () => {
+    expect(renderMarkdown(`![A photo](${API}/${ID}/original.jpg "Title")`, 'https://blog.example.com', [photo])).toBe(
+      `<p><img src="${API}/${ID}/original.jpg" alt="A photo" title="Title" width="2000" height="1000" ` +
+        `${srcsetBeside(`${API}/${ID}`)} ${SIZES} loading="lazy" decoding="async" /></p>\n`,
+    );
+    expect(renderMarkdown(`<img src="${API}/${ID}/640.jpg" alt="x">`, undefined, [photo])).toContain(' width="640" height="320" ');
+  });
+
+  it('matches our media URLs whatever their origin, and relative ones, and builds the srcset beside the src', () => {
+    for (const base of [
+      'http://localhost:3000/api/v1/content/media',
+      '//cdn.example.com/api/v1/content/media',
+      '/api/v1/content/media',
+      '/prefix/api/v1/content/media',
+    ]) {
+      const html = renderMarkdown(`![p](${base}/${ID}/1024.webp)`, undefined, [photo]);
+      expect(html, base).toContain(` width="1024" height="512" ${srcsetBeside(`${base}/${ID}`)} ${SIZES} `);
+    }
+  });
+
+  it('renders as a plain image one whose media is not known (deleted), whose file the media lacks, or whose URL only looks like ours', () => {
+    const other = 'bbbbbbbbbbbbbbbbbbbbbbbbbb';
+    for (const src of [
+      `${API}/${other}/original.jpg`,
+      `${API}/${ID}/2400.jpg`,
+      `${API}/${ID}/original.jpg?v=2`,
+      `${API}/${ID.toUpperCase()}/original.jpg`,
+      `javascript:alert(1)//api/v1/content/media/${ID}/original.jpg`,
+      `https://img.example.com/media/${ID}/original.jpg`,
+    ]) {
+      const html = renderMarkdown(`<img src="${src}" width="5">`, undefined, [photo]);
+      expect(html, src).not.toMatch(/srcset|sizes|height/);
+      expect(html, src).toMatch(/ loading="lazy" decoding="async" \/>/);
+    }
+  });
+
+  it('replaces the srcset, sizes, width and height an author wrote on an image of ours', () => {
+    const html = renderMarkdown(
+      `<img src="${API}/${ID}/original.jpg" width="1" height="1" srcset="https://evil.example/x.jpg 9000w" sizes="1px">`,
+      undefined,
+      [photo],
+    );
+    expect(html).toBe(
+      `<img src="${API}/${ID}/original.jpg" width="2000" height="1000" ${srcsetBeside(`${API}/${ID}`)} ${SIZES} loading="lazy" decoding="async" />`,
+    );
+  });
+
+  it('lists the original alone in the srcset of a media too narrow for variants, and no WebP of another type twice', () => {
+    const small: RenderMedia = { id: ID, files: [{ name: 'original.webp', contentType: 'image/webp', width: 300, height: 200 }] };
+    expect(renderMarkdown(`![s](/api/v1/content/media/${ID}/original.webp)`, undefined, [small])).toBe(
+      `<p><img src="/api/v1/content/media/${ID}/original.webp" alt="s" width="300" height="200" srcset="/api/v1/content/media/${ID}/original.webp 300w" ${SIZES} loading="lazy" decoding="async" /></p>\n`,
+    );
+  });
+
+  it('never produces executable markup from hostile fragments around an image of ours', () => {
+    const fragment = fc.constantFrom(
+      `<img src="${API}/${ID}/original.jpg" `,
+      `![a](/api/v1/content/media/${ID}/640.webp)`,
+      'onerror=alert(1) ',
+      'srcset="javascript:alert(1) 1w" ',
+      '"',
+      '>',
+      ' ',
+      'x',
+    );
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 12 }), (fragments) => {
+        const html = renderMarkdown(fragments.join(''), undefined, [photo]);
+        expectInert(html);
+        for (const tag of tagsOf(html).filter((one) => one.startsWith('<img'))) {
+          expect(IMG_ATTRIBUTES, tag).toEqual(expect.arrayContaining(attributeNamesOf(tag)));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('the inertness check itself', () => {
   it('rejects markup a browser would execute', () => {
     expect(() => expectInert('<img src="x" onerror="alert(1)" />')).toThrow();
     expect(() => expectInert('<a href="java&#x09;script:alert(1)">x</a>')).toThrow();
     expect(() => expectInert('<SCRIPT>alert(1)</SCRIPT>')).toThrow();
     expect(() => expectInert('<img src="data:image/png;base64,AA" />')).toThrow();
+    expect(() => expectInert('<img src="/x.png" srcset="/x.png 1w, javascript:alert(1) 2w" />')).toThrow();
   });
 
   it('accepts escaped text that only looks like markup', () => {

@@ -1,5 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
+import type { MediaFile } from '../../../domain/media.js';
+import { mediaFileLink } from '../media-urls.js';
 
 const parser = new MarkdownIt({ html: true, linkify: true, typographer: false });
 
@@ -31,11 +33,59 @@ function alignCell(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeH
   return { tagName, attribs: align === undefined ? rest : { ...rest, align } };
 }
 
+/** A file of a media as the renderer needs it. */
+export type RenderFile = Pick<MediaFile, 'name' | 'contentType' | 'width' | 'height'>;
+
+/** A media of the library that a body links to, looked up before rendering (see `mediaIdsIn`). */
+export interface RenderMedia {
+  id: string;
+  /** Its original (`original.<ext>`) and its variants. */
+  files: readonly RenderFile[];
+}
+
+/** The width an image takes in a page: the whole viewport on a narrow screen, else the column's 800 px. */
+export const IMAGE_SIZES = '(max-width: 800px) 100vw, 800px';
+
+const LOADING = new Set(['lazy', 'eager']);
+const DECODING = new Set(['async', 'sync', 'auto']);
+
+/**
+ * An image's attributes: `src`, `alt` and `title` as written; `loading` lazy and `decoding` async
+ * unless the author chose another valid value. An image of one of our media files (`mediaFileLink`)
+ * whose media is known also gets the `width` and `height` of the file it names, and a `srcset` of
+ * the media's original and WebP variants (each `<width>w`, URLs beside its `src`) with `sizes`;
+ * any other keeps the `width` and `height` the author wrote, and never a `srcset` or `sizes`.
+ */
+function imageAttributes(attribs: sanitizeHtml.Attributes, media: ReadonlyMap<string, RenderMedia>): sanitizeHtml.Attributes {
+  const { src, alt, title, width, height, loading, decoding } = attribs;
+  const written = Object.fromEntries(
+    Object.entries({ src, alt, title }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  const hints = {
+    loading: loading !== undefined && LOADING.has(loading) ? loading : 'lazy',
+    decoding: decoding !== undefined && DECODING.has(decoding) ? decoding : 'async',
+  };
+  const link = src === undefined ? null : mediaFileLink(src);
+  const known = link === null ? undefined : media.get(link.mediaId);
+  const file = known?.files.find((candidate) => candidate.name === link!.fileName);
+  if (link === null || known === undefined || file === undefined) {
+    const size = Object.fromEntries(Object.entries({ width, height }).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    return { ...written, ...size, ...hints };
+  }
+  const candidates = known.files
+    .filter((candidate) => candidate.name.startsWith('original.') || candidate.contentType === 'image/webp')
+    .sort((a, b) => a.width - b.width);
+  const srcset = candidates.map((candidate) => `${link.base}${known.id}/${candidate.name} ${candidate.width}w`).join(', ');
+  return { ...written, width: String(file.width), height: String(file.height), srcset, sizes: IMAGE_SIZES, ...hints };
+}
+
 const SANITIZE = {
   allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'ins', 'details', 'summary'],
   allowedAttributes: {
     a: ['href', 'title', 'name', { name: 'rel', multiple: false, values: ['nofollow noopener'] }],
-    img: ['src', 'alt', 'title', 'width', 'height', 'loading'],
+    // Whatever the author wrote, `imageAttributes` decides these; a srcset's URLs are held to
+    // the image schemes as `src` is.
+    img: ['src', 'alt', 'title', 'width', 'height', 'srcset', 'sizes', 'loading', 'decoding'],
     code: ['class'],
     pre: ['class'],
     th: ['align', 'colspan', 'rowspan'],
@@ -46,8 +96,8 @@ const SANITIZE = {
   allowedSchemesByTag: { img: ['http', 'https'] },
 } satisfies sanitizeHtml.IOptions;
 
-/** The sanitiser's options for a site whose pages are under `page`. */
-function sanitizeOptions(page: URL): sanitizeHtml.IOptions {
+/** The sanitiser's options for a site whose pages are under `page`, with the media its images link to. */
+function sanitizeOptions(page: URL, media: ReadonlyMap<string, RenderMedia>): sanitizeHtml.IOptions {
   return {
     ...SANITIZE,
     // Other tags are dropped and their text kept; the default `nonTextTags` (script, style,
@@ -60,6 +110,7 @@ function sanitizeOptions(page: URL): sanitizeHtml.IOptions {
       }),
       th: alignCell,
       td: alignCell,
+      img: (tagName, attribs) => ({ tagName, attribs: imageAttributes(attribs, media) }),
     },
   };
 }
@@ -69,12 +120,14 @@ function sanitizeOptions(page: URL): sanitizeHtml.IOptions {
  * linked) as HTML that is safe to put in a page: only content tags survive, no script, style,
  * event handler or embedded document; links and images keep http(s) URLs (links also mailto:)
  * and relative ones, and links off the site (`siteUrl`, e.g. https://blog.example.com; any
- * absolute http(s) link when not given) carry `rel="nofollow noopener"`.
+ * absolute http(s) link when not given) carry `rel="nofollow noopener"`. Images load lazily; those
+ * of the `media` given (our media files, see `imageAttributes`) carry their size and a `srcset`.
  *
  * Synchronous and unbounded in time (sanitize-html's parser keeps its open elements in an array it
  * unshifts, so n unclosed tags cost O(n²)): readers get it through `HtmlRenderer`, which runs it in
  * a worker thread with a time budget.
  */
-export function renderMarkdown(markdown: string, siteUrl?: string): string {
-  return sanitizeHtml(parser.render(markdown), sanitizeOptions(new URL(siteUrl === undefined ? NO_SITE : `${siteUrl}/`)));
+export function renderMarkdown(markdown: string, siteUrl?: string, media: readonly RenderMedia[] = []): string {
+  const page = new URL(siteUrl === undefined ? NO_SITE : `${siteUrl}/`);
+  return sanitizeHtml(parser.render(markdown), sanitizeOptions(page, new Map(media.map((one) => [one.id, one]))));
 }

@@ -12,6 +12,7 @@ import {
   VersionConflictError,
   type Actor,
   type Clock,
+  type CoverImage,
   type NewPost,
   type Post,
   type PostChanges,
@@ -19,6 +20,7 @@ import {
   type Store,
 } from '../domain/index.js';
 import type { History } from './history.js';
+import { ImageImport, type ArchiveImage, type ImageImportDeps, type PostImages } from './site-import-images.js';
 
 /**
  * A post as a file of an archive describes it, read by a transport adapter: the post's content,
@@ -28,6 +30,8 @@ export type ImportedPost = Pick<Post, 'title' | 'slug' | 'excerpt' | 'body' | 't
   id: string | null;
   createdAt: Date | null;
   updatedAt: Date | null;
+  /** Set once the post's images are stored (`ImageImport`); absent, the import leaves the post's cover as it is. */
+  coverImage?: CoverImage | null;
 };
 
 export type ImportSkipReason =
@@ -42,9 +46,14 @@ export type ImportSkipReason =
   | 'conflict'
   | 'deleted';
 
-/** One file of the archive: a post, or why it is not one (decided while reading it). */
+/**
+ * One file of the archive: a post (with the images of the archive it shows), an image (stored
+ * when a post shows it), or why it is neither (decided while reading it).
+ */
 export type ImportFile =
-  { path: string; post: ImportedPost } | { path: string; skip: { reason: ImportSkipReason; detail: string; slug?: string | null } };
+  | { path: string; post: ImportedPost; images?: PostImages }
+  | { path: string; image: ArchiveImage }
+  | { path: string; skip: { reason: ImportSkipReason; detail: string; slug?: string | null } };
 
 type ImportAction = 'create' | 'update' | 'unchanged' | 'skip';
 
@@ -115,9 +124,16 @@ export class SiteImport {
     this.#newId = deps.newId;
   }
 
-  async run(files: AsyncIterable<ImportFile>, mode: ImportMode, actor: Actor): Promise<ImportReport> {
+  /**
+   * `media`, when given, stores the images the posts show (see `ImageImport`) and links them by
+   * their URLs; without it, image files are skipped as files that are not posts.
+   */
+  async run(files: AsyncIterable<ImportFile>, mode: ImportMode, actor: Actor, media?: ImageImportDeps): Promise<ImportReport> {
     const claimed: Claimed = { ids: new Set(), slugs: new Set() };
     const items: Array<ImportItem | Promise<ImportItem>> = [];
+    const images = media === undefined ? null : new ImageImport(media, mode);
+    // An image's item is known once every post that may show it is planned.
+    const imageItems: { index: number; path: string }[] = [];
     const inFlight = new Set<Promise<void>>();
     let failure: { error: unknown } | null = null;
     for await (const file of files) {
@@ -126,7 +142,13 @@ export class SiteImport {
         items.push(skipped(file.path, file.skip.slug ?? null, file.skip.reason, file.skip.detail));
         continue;
       }
-      const { path, post } = file;
+      if ('image' in file) {
+        if (images === null) items.push(skipped(file.path, null, 'not_a_post', 'Not a markdown file (.md or .markdown).'));
+        else imageItems.push({ index: items.push(skipped(file.path, null, 'not_a_post', '')) - 1, path: file.path });
+        continue;
+      }
+      const { path } = file;
+      const post = images !== null && file.images ? { ...file.post, ...(await images.resolve(file.images)) } : file.post;
       const plan = await this.#claimedPlan(path, post, claimed, () => Promise.all(inFlight));
       if ('path' in plan) {
         items.push(plan);
@@ -151,6 +173,7 @@ export class SiteImport {
     // Writes already started finish (each is whole on its own) before an error is reported.
     await Promise.all(inFlight);
     if (failure !== null) throw (failure as { error: unknown }).error;
+    for (const { index, path } of imageItems) items[index] = images!.itemOf(path);
     const report: ImportReport = {
       mode,
       counts: { files: 0, create: 0, update: 0, unchanged: 0, skip: 0 },
@@ -266,7 +289,8 @@ export class SiteImport {
     }
     const changes = importChanges(before, post, tags, this.#clock.now());
     const changed = COMPARED.filter((field) => changes[field] !== undefined);
-    if (changed.length === 0) return { action: 'unchanged', before };
+    // The cover is compared too, though the report's `changed` does not list it yet (the contract's list has no `coverImage`).
+    if (changed.length === 0 && changes.coverImage === undefined) return { action: 'unchanged', before };
     return { action: 'update', post, tags, before, changed };
   }
 
@@ -294,8 +318,8 @@ export class SiteImport {
  * is read as stated (a draft keeps any publishAt, another status none; see `changesFor`).
  */
 function importChanges(before: Post, post: ImportedPost, tags: string[], now: Date): PostChanges {
-  const { title, slug, excerpt, body, status, publishAt } = post;
-  const edit: PostEdit = { title, slug, excerpt, body, tags, status, publishAt };
+  const { title, slug, excerpt, body, status, publishAt, coverImage } = post;
+  const edit: PostEdit = { title, slug, excerpt, body, tags, status, publishAt, ...(coverImage !== undefined ? { coverImage } : {}) };
   return changesFor(before, edit, now, 'stated');
 }
 
@@ -320,6 +344,7 @@ function newPostOf(post: ImportedPost, tags: string[], newId: () => string, now:
     updatedAt,
     publishedAt: post.publishedAt ?? (post.status === 'published' ? createdAt : null),
     publishAt: scheduleKept(post.status, post.publishAt),
+    ...(post.coverImage ? { coverImage: post.coverImage } : {}),
   };
 }
 

@@ -5,8 +5,10 @@
  * the manifest's size and SHA-256. One file is inflated at a time.
  */
 import type { ImportFile } from '../app/site-import.js';
+import type { ArchiveImage, PostImages } from '../app/site-import-images.js';
 import { importedPostOf, writerOf, type Source, type Writer } from './conventions.js';
 import { splitFrontMatter } from './front-matter.js';
+import { archivePathOf, coverOf, IMAGE_FILE, imageLinksOf, rewriteImageLinks } from './images.js';
 import {
   digestOf,
   EXPORT_FORMAT,
@@ -75,13 +77,74 @@ export async function importFilesOf(archive: CheckedZip, checkFields: PostFields
     source,
     archive.files.map((file) => file.path),
   );
+  const images = imagesOf(archive, listed);
   async function* files(): AsyncGenerator<ImportFile> {
     for (const file of archive.files) {
       if (listed !== null && file.path === MANIFEST_PATH) continue;
-      yield await importFileOf(archive, file, writer, listed, checkFields, maxFileBytes);
+      const image = images.get(file.path);
+      if (image !== undefined) yield { path: file.path, image };
+      else yield await importFileOf(archive, file, writer, listed, checkFields, maxFileBytes, images);
     }
   }
   return { source, files: files() };
+}
+
+/**
+ * The archive's image files, by path, each read when a post shows it (at most once): one over the
+ * per-file limit is not inflated, and in a MarginCMS export one must be what the manifest lists.
+ */
+function imagesOf(archive: CheckedZip, listed: Map<string, FileDigest> | null): Map<string, ArchiveImage> {
+  const images = new Map<string, ArchiveImage>();
+  for (const file of archive.files) {
+    const segments = file.path.split('/');
+    if (!IMAGE_FILE.test(file.path) || segments[0] === '__MACOSX' || segments.at(-1)!.startsWith('._')) continue;
+    images.set(file.path, {
+      path: file.path,
+      async read() {
+        if (file.tooLarge)
+          return { skip: { reason: 'too_large', detail: `The image is ${file.size} bytes, more than the per-file limit.` } };
+        const bytes = await archive.read(file);
+        const expected = listed?.get(file.path);
+        if (listed === null) return { bytes };
+        if (expected === undefined) return { skip: { reason: 'checksum_mismatch', detail: 'The image is not listed in the manifest.' } };
+        if (!sameDigest(digestOf(bytes), expected)) {
+          return { skip: { reason: 'checksum_mismatch', detail: 'The image is not what the manifest lists (size or SHA-256).' } };
+        }
+        return { bytes };
+      },
+    });
+  }
+  return images;
+}
+
+/** The images a post shows that are files of the archive (links to anything else are left as written). */
+function postImagesOf(
+  path: string,
+  data: Record<string, unknown>,
+  body: string,
+  images: Map<string, ArchiveImage>,
+): PostImages | undefined {
+  const has = (candidate: string) => images.has(candidate);
+  const links = imageLinksOf(body).flatMap((link) => {
+    const found = archivePathOf(path, link.target, has);
+    return found === null ? [] : [{ link, image: images.get(found)! }];
+  });
+  const named = coverOf(data);
+  const coverPath = named === null ? null : archivePathOf(path, named.target, has);
+  if (links.length === 0 && coverPath === null) return undefined;
+  const first = new Map<string, { image: ArchiveImage; alt: string }>();
+  for (const { link, image } of links) if (!first.has(image.path)) first.set(image.path, { image, alt: link.alt });
+  const byLink = new Map(links.map(({ link, image }) => [link, image.path]));
+  return {
+    links: [...first.values()],
+    cover: coverPath === null ? null : { image: images.get(coverPath)!, alt: named!.alt },
+    bodyWith: (urls) =>
+      rewriteImageLinks(
+        body,
+        links.map(({ link }) => link),
+        (link) => urls.get(byLink.get(link)!) ?? null,
+      ),
+  };
 }
 
 async function importFileOf(
@@ -91,6 +154,7 @@ async function importFileOf(
   listed: Map<string, FileDigest> | null,
   checkFields: PostFieldsCheck,
   maxFileBytes: number,
+  images: Map<string, ArchiveImage>,
 ): Promise<ImportFile> {
   const { path } = file;
   const segments = path.split('/');
@@ -132,7 +196,8 @@ async function importFileOf(
   const { post } = outcome;
   const invalid = checkFields({ title: post.title, slug: post.slug, excerpt: post.excerpt, body: post.body, tags: post.tags });
   if (invalid !== null) return { path, skip: { reason: 'invalid_post', detail: invalid, slug: post.slug } };
-  return { path, post };
+  const shown = postImagesOf(path, split.data, split.body, images);
+  return shown === undefined ? { path, post } : { path, post, images: shown };
 }
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -780,6 +780,9 @@ export interface components {
             tags: components["schemas"]["Tag"][];
             /** @description Words in the body's readable text. */
             wordCount: number;
+            /** @description The image shown at the post's top, with its variants; null when it has none. */
+            coverImage: components["schemas"]["ContentCoverImage"] | null;
+            seo: components["schemas"]["PostSeo"];
             publishedAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -801,6 +804,9 @@ export interface components {
             tags: components["schemas"]["Tag"][];
             /** @description Words in the body's readable text. */
             wordCount: number;
+            /** @description The image shown at the post's top, with its variants; null when it has none. */
+            coverImage: components["schemas"]["ContentCoverImage"] | null;
+            seo: components["schemas"]["PostSeo"];
             publishedAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -837,6 +843,9 @@ export interface components {
             status?: "draft" | "published";
             /** @description Schedule the new draft to publish itself at this future instant (any RFC 3339 date-time; stored in UTC to the millisecond). Not with `status: published` (422), nor in the past (422). */
             publishAt?: components["schemas"]["RequestTimestamp"];
+            /** @description The image shown at the post's top, or null for none. Absent: none. A `mediaId` that names no media of the library is a 422 at `/body/coverImage/mediaId`. */
+            coverImage?: components["schemas"]["CoverImageInput"] | null;
+            seo?: components["schemas"]["SeoInput"];
         };
         /** @description An opaque cursor returned as `nextCursor` by the previous page. It is bound to the sort and filters it was issued for: reusing it with others is a 422. */
         Cursor: string;
@@ -883,13 +892,16 @@ export interface components {
             publishedAt: components["schemas"]["Timestamp"] | null;
             /** @description When a scheduled draft publishes itself; null when the post is not scheduled. Only a draft can be scheduled: publishing, archiving or unscheduling clears it. */
             publishAt: components["schemas"]["Timestamp"] | null;
+            /** @description The image shown at the post's top; null when it has none. */
+            coverImage: components["schemas"]["CoverImage"] | null;
+            seo: components["schemas"]["PostSeo"];
         };
         /**
          * @description A ULID (26 characters, Crockford base32), assigned by the server.
          * @example 01JDQ8Z4M6X2V7K9T3N5R8W1YB
          */
         PostId: string;
-        /** @description UTF-8 markdown: a YAML front matter block between `---` lines holding title, description (the excerpt), date (publishedAt, else createdAt), tags and slug, then the body unchanged. */
+        /** @description UTF-8 markdown: a YAML front matter block between `---` lines holding title, description (the excerpt), date (publishedAt, else createdAt), tags and slug, and, when the post has them, its cover image and SEO fields (`canonical_url`, …), then the body unchanged. */
         PostMarkdown: string;
         PostPage: {
             items: components["schemas"]["PostSummary"][];
@@ -929,6 +941,9 @@ export interface components {
             publishedAt: components["schemas"]["Timestamp"] | null;
             /** @description When a scheduled draft publishes itself; null when the post is not scheduled. Only a draft can be scheduled: publishing, archiving or unscheduling clears it. */
             publishAt: components["schemas"]["Timestamp"] | null;
+            /** @description The image shown at the post's top; null when it has none. */
+            coverImage: components["schemas"]["CoverImage"] | null;
+            seo: components["schemas"]["PostSeo"];
         };
         Preview: {
             /** @description The body rendered to sanitised HTML: the same bytes as the Content API's `html` of a published post with this body. */
@@ -984,6 +999,9 @@ export interface components {
             body: string;
             tags: components["schemas"]["Tag"][];
             status: components["schemas"]["PostStatus"];
+            /** @description The cover image this version had; null for none. */
+            coverImage: components["schemas"]["CoverImage"] | null;
+            seo: components["schemas"]["PostSeo"];
             wordCount: number;
             createdAt: components["schemas"]["Timestamp"];
             actor: components["schemas"]["Actor"];
@@ -993,12 +1011,14 @@ export interface components {
             postId: components["schemas"]["PostId"];
             from: components["schemas"]["RevisionDiffSide"];
             to: components["schemas"]["RevisionDiffSide"];
-            changed: ("title" | "slug" | "excerpt" | "status" | "tags" | "body")[];
+            changed: ("title" | "slug" | "excerpt" | "status" | "tags" | "coverImage" | "seo" | "body")[];
             title: components["schemas"]["TextFieldChange"];
             slug: components["schemas"]["TextFieldChange"];
             excerpt: components["schemas"]["TextFieldChange"];
             status: components["schemas"]["StatusChange"];
             tags: components["schemas"]["TagsChange"];
+            coverImage: components["schemas"]["CoverImageChange"];
+            seo: components["schemas"]["SeoChange"];
             body: components["schemas"]["BodyDiff"];
         };
         /** @description One side of a comparison. */
@@ -1023,11 +1043,14 @@ export interface components {
             excerpt: string;
             tags: components["schemas"]["Tag"][];
             status: components["schemas"]["PostStatus"];
+            /** @description The cover image this version had; null for none. */
+            coverImage: components["schemas"]["CoverImage"] | null;
+            seo: components["schemas"]["PostSeo"];
             wordCount: number;
             createdAt: components["schemas"]["Timestamp"];
             actor: components["schemas"]["Actor"];
             /** @description The fields this revision records differently from the revision before it (the next lower version), in the order of this enum; tags compare as sets (their order alone is no change). Empty for the first revision (nothing before it) and for a write that changed none of these fields: a change of the schedule alone (`publishAt`, which revisions do not record), whose activity event (`scheduled`, `unscheduled`) names it. */
-            changed: ("title" | "slug" | "excerpt" | "status" | "tags" | "body")[];
+            changed: ("title" | "slug" | "excerpt" | "status" | "tags" | "coverImage" | "seo" | "body")[];
         };
         /** @description A zip archive (deflated entries, UTF-8 names): the posts' markdown files, then `manifest.json`. */
         SiteArchive: string;
@@ -1052,8 +1075,8 @@ export interface components {
             id: components["schemas"]["PostId"] | null;
             /** @description The post's slug, when the file yields one. */
             slug: components["schemas"]["Slug"] | null;
-            /** @description For an `update`, the fields that differ (`title`, `slug`, `excerpt`, `body`, `tags`, `status`, `publishAt`); otherwise empty. */
-            changed: ("title" | "slug" | "excerpt" | "body" | "tags" | "status" | "publishAt")[];
+            /** @description For an `update`, the fields that differ (`title`, `slug`, `excerpt`, `body`, `tags`, `status`, `publishAt`, `coverImage`, `seo`); otherwise empty. */
+            changed: ("title" | "slug" | "excerpt" | "body" | "tags" | "status" | "publishAt" | "coverImage" | "seo")[];
             /** @description Why a file is skipped; null otherwise. */
             reason: components["schemas"]["ImportSkipReason"] | null;
             /** @description For a skipped file, what is wrong with it, for a human (for an invalid post, each `pointer: message`); null otherwise. */
@@ -1182,6 +1205,9 @@ export interface components {
             status?: components["schemas"]["PostStatus"];
             /** @description Schedule (a future instant: any RFC 3339 date-time, stored in UTC to the millisecond) or unschedule (null) a draft. A post that is or becomes published or archived in this request cannot be scheduled (422), nor can a past instant (422). Moving a scheduled draft to `published` or `archived` unschedules it. */
             publishAt?: components["schemas"]["RequestTimestamp"] | null;
+            /** @description The image shown at the post's top, or null for none. Absent: kept. A `mediaId` that names no media of the library is a 422 at `/body/coverImage/mediaId`. */
+            coverImage?: components["schemas"]["CoverImageInput"] | null;
+            seo?: components["schemas"]["SeoInput"];
         };
         User: {
             id: string;
@@ -1268,8 +1294,8 @@ export interface components {
         };
         /** @description One resized copy of a media's original, made at upload: at each of the widths 320, 640, 1024, 1600 and 2400 that is below the original's width, once in WebP and once in the original's type (a GIF only in WebP). Its height keeps the original's aspect ratio. */
         MediaVariant: {
-            /** @enum {integer} */
-            width: 320 | 640 | 1024 | 1600 | 2400;
+            /** @description One of 320, 640, 1024, 1600 and 2400, below the original's width. */
+            width: number;
             height: number;
             contentType: components["schemas"]["MediaContentType"];
             /**
@@ -1284,6 +1310,66 @@ export interface components {
         UpdateMediaRequest: {
             alt?: components["schemas"]["MediaAlt"];
             caption?: components["schemas"]["MediaCaption"];
+        };
+        /** @description A post's cover image as readers get it: the original's public URL, size and type, the post's alt text for it, and its variants for a `srcset`. */
+        ContentCoverImage: {
+            /**
+             * Format: uri
+             * @description The original's absolute public URL (no token needed, cached as immutable).
+             */
+            url: string;
+            alt: components["schemas"]["MediaAlt"];
+            width: number;
+            height: number;
+            contentType: components["schemas"]["MediaContentType"];
+            /** @description The resized copies, by width and then by type; empty when the original is 320 pixels wide or narrower. */
+            variants: components["schemas"]["MediaVariant"][];
+        };
+        /** @description The image shown at a post's top: a media of the library, with the alt text it has in this post (which may differ from the media's own). */
+        CoverImage: {
+            mediaId: components["schemas"]["MediaId"];
+            alt: components["schemas"]["MediaAlt"];
+        };
+        /** @description The cover image on both sides; `changed` when another media or another alt text is shown. */
+        CoverImageChange: {
+            changed: boolean;
+            from: components["schemas"]["CoverImage"] | null;
+            to: components["schemas"]["CoverImage"] | null;
+        };
+        /** @description A cover image as a write names it. `mediaId` must name a media of the library: an unknown one is a 422 at `/body/coverImage/mediaId`. Without `alt`, the cover takes the media's alt text as it is now (a later change of the media's alt does not follow). */
+        CoverImageInput: {
+            mediaId: components["schemas"]["MediaId"];
+            alt?: components["schemas"]["MediaAlt"];
+        };
+        /** @description What search engines and link previews are told of a post. Each field null means "use the post's own" (its title, its excerpt, its URL). */
+        PostSeo: {
+            /** @description The title for search results and link previews, at most 200 characters; null means the post's title. */
+            title: string | null;
+            /** @description The description for search results and link previews, at most 500 characters; null means the post's excerpt. */
+            description: string | null;
+            /**
+             * Format: uri
+             * @description The absolute http(s) URL of the page search engines should index instead (the post's first home, when it was published elsewhere before); null means the post's own URL.
+             */
+            canonicalUrl: string | null;
+        };
+        /** @description The SEO fields on both sides; `changed` when any of the three differs. */
+        SeoChange: {
+            changed: boolean;
+            from: components["schemas"]["PostSeo"];
+            to: components["schemas"]["PostSeo"];
+        };
+        /** @description The SEO fields to set. A member left out keeps its value (none, on a create); null clears it, and so does an empty title or description. */
+        SeoInput: {
+            /** @description The title for search results and link previews, at most 200 characters; null means the post's title. */
+            title?: string | null;
+            /** @description The description for search results and link previews, at most 500 characters; null means the post's excerpt. */
+            description?: string | null;
+            /**
+             * Format: uri
+             * @description The absolute http(s) URL of the page search engines should index instead (the post's first home, when it was published elsewhere before); null means the post's own URL.
+             */
+            canonicalUrl?: string | null;
         };
     };
     responses: {

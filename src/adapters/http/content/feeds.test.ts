@@ -56,6 +56,7 @@ function parseXml(xml: string): any {
     'rss.channel.item',
     'rss.channel.item.category',
     'urlset.url',
+    'urlset.url.image:image',
   ]);
   return new XMLParser({ ignoreAttributes: false, parseTagValue: false, isArray: (_, jPath) => repeatable.has(String(jPath)) }).parse(xml);
 }
@@ -251,6 +252,41 @@ describe('rssFeed', () => {
   });
 });
 
+describe('the cover image as an enclosure', () => {
+  const MEDIA = 'https://api.example.com/api/v1/content/media/d3rmw6a2ztq5hkx4np7ucb2fya';
+  const withCover: FeedPost = { ...tomAndJerry, enclosure: { url: `${MEDIA}/original.jpg`, contentType: 'image/jpeg', bytes: 183_204 } };
+  const withWebp: FeedPost = { ...unicode, enclosure: { url: `${MEDIA}/1600.webp`, contentType: 'image/webp', bytes: 91_000 } };
+
+  it('is an Atom link rel="enclosure" with the type (image/jpeg, not the extension) and length, beside the entry link', () => {
+    const xml = atomFeed(site, [withCover, withWebp, tomAndJerry], { updated });
+    const entries = parseXml(xml).feed.entry;
+    expect(entries[0].link).toEqual([
+      { '@_href': 'https://blog.example.com/blog/tom-jerry' },
+      { '@_rel': 'enclosure', '@_href': `${MEDIA}/original.jpg`, '@_type': 'image/jpeg', '@_length': '183204' },
+    ]);
+    expect(entries[1].link[1]).toEqual({
+      '@_rel': 'enclosure',
+      '@_href': `${MEDIA}/1600.webp`,
+      '@_type': 'image/webp',
+      '@_length': '91000',
+    });
+    expect(entries[2].link).toEqual([{ '@_href': 'https://blog.example.com/blog/tom-jerry' }]);
+    expect(parseFeed(xml).items[0]!.url).toBe('https://blog.example.com/blog/tom-jerry');
+  });
+
+  it('leaves a title that reads like an enclosure link alone', () => {
+    const xml = atomFeed(site, [{ ...withCover, title: '<link rel="enclosure" href="x" type="image/jpg"' }], { updated });
+    expect(parseFeed(xml).items[0]!.title).toBe('<link rel="enclosure" href="x" type="image/jpg"');
+  });
+
+  it('is an RSS enclosure with its url, length and type', () => {
+    const xml = rssFeed(site, [withCover, tomAndJerry], { updated });
+    const items = parseXml(xml).rss.channel.item;
+    expect(items[0].enclosure).toEqual({ '@_url': `${MEDIA}/original.jpg`, '@_length': '183204', '@_type': 'image/jpeg' });
+    expect(items[1].enclosure).toBeUndefined();
+  });
+});
+
 describe('sitemapXml', () => {
   const entries = [
     { slug: 'tom-jerry', lastModified: tomAndJerry.updatedAt },
@@ -275,8 +311,39 @@ describe('sitemapXml', () => {
     expect(parseXml(xml).urlset.url[0].loc).toBe('https://blog.example.com/post?slug=tom-jerry&lang=en');
   });
 
-  it('is a valid empty urlset when there are no entries', () => {
+  it('is a valid empty urlset, declaring the image extension, when there are no entries', () => {
     const xml = sitemapXml(site, []);
-    expect(parseXml(xml).urlset).toEqual({ '@_xmlns': 'http://www.sitemaps.org/schemas/sitemap/0.9' });
+    expect(parseXml(xml).urlset).toEqual({
+      '@_xmlns': 'http://www.sitemaps.org/schemas/sitemap/0.9',
+      '@_xmlns:image': 'http://www.google.com/schemas/sitemap-image/1.1',
+    });
+  });
+
+  it("lists a page's images with the image extension, each once, in the order given", () => {
+    const media = 'https://api.example.com/api/v1/content/media/d3rmw6a2ztq5hkx4np7ucb2fya';
+    const images = [`${media}/original.png`, `${media}/640.webp`, `${media}/original.png`, 'https://api.example.com/a&b'];
+    const xml = sitemapXml(site, [{ ...entries[0]!, images }, entries[1]!]);
+    const { urlset } = parseXml(xml);
+    expect(urlset['@_xmlns:image']).toBe('http://www.google.com/schemas/sitemap-image/1.1');
+    expect(urlset.url[0]['image:image']).toEqual([
+      { 'image:loc': `${media}/original.png` },
+      { 'image:loc': `${media}/640.webp` },
+      { 'image:loc': 'https://api.example.com/a&b' },
+    ]);
+    expect(urlset.url[1]['image:image']).toBeUndefined();
+    // Namespaces resolved: the elements are in Google's image namespace.
+    expect(xml).toMatch(
+      /<urlset xmlns="http:\/\/www.sitemaps.org\/schemas\/sitemap\/0.9" xmlns:image="http:\/\/www.google.com\/schemas\/sitemap-image\/1.1">/,
+    );
+  });
+
+  it('lists at most 1,000 images of a page, as Google reads no more', () => {
+    const images = Array.from(
+      { length: 1005 },
+      (_, i) => `https://api.example.com/api/v1/content/media/d3rmw6a2ztq5hkx4np7ucb2fya/${i}.webp`,
+    );
+    const { urlset } = parseXml(sitemapXml(site, [{ ...entries[0]!, images }]));
+    expect(urlset.url[0]['image:image']).toHaveLength(1000);
+    expect(urlset.url[0]['image:image'][999]['image:loc']).toMatch(/\/999\.webp$/);
   });
 });

@@ -13,6 +13,13 @@ export interface SiteInfo {
   contentApiUrl: string;
 }
 
+/** A file a feed entry encloses: its absolute URL, type and size in bytes. */
+export interface FeedEnclosure {
+  url: string;
+  contentType: string;
+  bytes: number;
+}
+
 /** A published post as the feeds show it. */
 export interface FeedPost {
   id: string;
@@ -23,6 +30,8 @@ export interface FeedPost {
   tags: string[];
   publishedAt: Date;
   updatedAt: Date;
+  /** The post's cover image (see `enclosureFile`), when it has one. */
+  enclosure?: FeedEnclosure | undefined;
 }
 
 /** What a feed covers: every post, or those with `tag`; `updated` is the feed's own date. */
@@ -89,35 +98,69 @@ function buildFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions, form
       category,
       date: post.updatedAt,
       published: post.publishedAt,
+      ...(post.enclosure === undefined
+        ? {}
+        : { enclosure: { url: post.enclosure.url, type: post.enclosure.contentType, length: post.enclosure.bytes } }),
     });
   }
   return feed;
 }
 
 /**
+ * `feed` types an Atom enclosure from its URL's extension, whatever type it is given: `.jpg` would
+ * be `image/jpg`, which is no media type. Our media files' extensions are their subtypes but for
+ * JPEG (`MEDIA_EXTENSIONS`), so that one is put right. Only a tag can match: text and CDATA in the
+ * feed have their `<` escaped.
+ */
+const ATOM_JPEG_ENCLOSURE = /(<link rel="enclosure" href="[^"]*" )type="image\/jpg"/g;
+
+/**
  * The posts as an Atom 1.0 feed: entry id from `entryId`, link `postUrl`, summary the excerpt,
- * categories the tags, published and updated from the post; the feed's id and `rel="self"`
- * link are `<contentApiUrl>/feed.atom` (with `?tag=` for a tag feed), its author the site title.
+ * categories the tags, published and updated from the post, its cover a
+ * `<link rel="enclosure" href type length>`; the feed's id and `rel="self"` link are
+ * `<contentApiUrl>/feed.atom` (with `?tag=` for a tag feed), its author the site title.
  */
 export function atomFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions): string {
-  return buildFeed(site, posts, options, 'atom').atom1();
+  return buildFeed(site, posts, options, 'atom').atom1().replace(ATOM_JPEG_ENCLOSURE, '$1type="image/jpeg"');
 }
 
 /**
  * The posts as an RSS 2.0 feed: the same content as `atomFeed`, the entry id as a
- * `<guid isPermaLink="false">`, dates in RFC 822, the self link `<contentApiUrl>/feed.rss`.
+ * `<guid isPermaLink="false">`, dates in RFC 822, the cover an `<enclosure url length type>`, the
+ * self link `<contentApiUrl>/feed.rss`.
  */
 export function rssFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions): string {
   return buildFeed(site, posts, options, 'rss').rss2();
 }
 
-/** A sitemaps.org 0.9 `<urlset>`: one `<url>` per entry, its `postUrl` and its last modification (RFC 3339, UTC). */
-export function sitemapXml(site: SiteInfo, entries: { slug: string; lastModified: Date }[]): string {
-  const urlset = create({ version: '1.0', encoding: 'UTF-8' }).ele('http://www.sitemaps.org/schemas/sitemap/0.9', 'urlset');
+const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+/** Google's image sitemap extension. */
+const IMAGE_NS = 'http://www.google.com/schemas/sitemap-image/1.1';
+/** The most images one `<url>` may list (Google's image sitemap limit). */
+const SITEMAP_IMAGES_MAX = 1000;
+
+/** A post of the sitemap: its slug, last change, and the absolute URLs of its images (cover first). */
+export interface SitemapEntry {
+  slug: string;
+  lastModified: Date;
+  images?: readonly string[];
+}
+
+/**
+ * A sitemaps.org 0.9 `<urlset>`: one `<url>` per entry, its `postUrl` and its last modification
+ * (RFC 3339, UTC), and with the image extension an `<image:image><image:loc>` per image, each
+ * once, at most `SITEMAP_IMAGES_MAX`.
+ */
+export function sitemapXml(site: SiteInfo, entries: SitemapEntry[]): string {
+  const urlset = create({ version: '1.0', encoding: 'UTF-8' })
+    .ele(SITEMAP_NS, 'urlset')
+    .att('http://www.w3.org/2000/xmlns/', 'xmlns:image', IMAGE_NS);
   for (const entry of entries) {
     const url = urlset.ele('url');
     url.ele('loc').txt(postUrl(site, entry.slug));
     url.ele('lastmod').txt(entry.lastModified.toISOString());
+    for (const image of [...new Set(entry.images)].slice(0, SITEMAP_IMAGES_MAX))
+      url.ele(IMAGE_NS, 'image:image').ele(IMAGE_NS, 'image:loc').txt(image);
   }
   return urlset.end({ prettyPrint: true });
 }

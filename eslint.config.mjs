@@ -140,6 +140,12 @@ export default tseslint.config(
     why: 'The system adapters implement domain ports; they import no other adapter and no config (docs/ARCHITECTURE.md).',
   }),
   layer({
+    files: ['src/adapters/images/**/*.ts'],
+    code: ['src/domain', 'src/adapters/images'],
+    packages: ['node:', 'sharp', 'file-type'],
+    why: 'The image processor implements a domain port; it imports no other adapter and no config (docs/ARCHITECTURE.md).',
+  }),
+  layer({
     files: ['src/adapters/http/**/*.ts'],
     code: ['src/domain', 'src/app', 'src/adapters/http', 'src/site-files', 'generated', KERNEL.log, KERNEL.paths],
     packages: [

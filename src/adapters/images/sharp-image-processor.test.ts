@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { MediaRefusedError, VARIANT_WIDTHS, type MediaRefusal, type MediaType } from '../../domain/index.js';
+import type { ImageProcessor } from '../../domain/ports/image-processor.js';
+import { createSharpImageProcessor } from './sharp-image-processor.js';
+import { GPS_SECONDS_RATIONAL, animatedGif, blackPng, contains, phoneJpeg, plainImage, pngChunk } from './test-images.js';
+
+const LIMITS = { maxBytes: 20 * 1024 * 1024, maxPixels: 50_000_000, concurrency: 2 };
+
+async function refusalOf(promise: Promise<unknown>): Promise<MediaRefusal> {
+  const error = await promise.then(
+    () => expect.fail('the image was taken'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(MediaRefusedError);
+  return (error as MediaRefusedError).reason;
+}
+
+describe('createSharpImageProcessor', () => {
+  const images = createSharpImageProcessor(LIMITS);
+
+  it('refuses more bytes than the limit before looking at them', async () => {
+    const small = createSharpImageProcessor({ ...LIMITS, maxBytes: 100 });
+    expect(await refusalOf(small.process(new Uint8Array(101)))).toBe('too-many-bytes');
+  });
+
+  it.each([
+    ['SVG (it carries script)', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'],
+    ['HTML', '<!doctype html><html><body><img src=x onerror=alert(1)></body></html>'],
+    ['PDF', '%PDF-1.7\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF'],
+    ['text', 'just some text, no image at all'],
+  ])('refuses %s as unsupported-type, whatever it is named or labelled', async (_, text) => {
+    expect(await refusalOf(images.process(new TextEncoder().encode(text)))).toBe('unsupported-type');
+  });
+
+  it('refuses TIFF and HEIC, images sharp reads but the library does not take', async () => {
+    const tiff = new Uint8Array(
+      await sharp({ create: { width: 8, height: 8, channels: 3, background: '#fff' } })
+        .tiff()
+        .toBuffer(),
+    );
+    expect(await refusalOf(images.process(tiff))).toBe('unsupported-type');
+    // An ISOBMFF header naming the HEIC brand: file-type calls it image/heic.
+    const heic = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1'), Buffer.alloc(64)]);
+    expect(await refusalOf(images.process(new Uint8Array(heic)))).toBe('unsupported-type');
+  });
+
+  it('refuses a 10,000 × 10,000 PNG of a few KB from its header, before decoding it', async () => {
+    const bomb = blackPng(10_000, 10_000);
+    expect(bomb.length).toBeLessThan(150_000);
+    // With no pixel limit, the same file decodes: the refusal is the limit's, not a broken file's.
+    expect((await sharp(bomb).metadata()).width).toBe(10_000);
+    expect(await refusalOf(images.process(bomb))).toBe('too-many-pixels');
+  });
+
+  it('counts every frame of an animation against the pixel limit', async () => {
+    const gif = await animatedGif(100, 100, 3); // 30,000 pixels in all, 10,000 a frame
+    const tight = createSharpImageProcessor({ ...LIMITS, maxPixels: 20_000 });
+    expect(await refusalOf(tight.process(gif))).toBe('too-many-pixels');
+    const roomy = createSharpImageProcessor({ ...LIMITS, maxPixels: 30_000 });
+    await expect(roomy.process(gif)).resolves.toBeDefined();
+  });
+
+  it.each<MediaType>(['image/jpeg', 'image/png'])('refuses a truncated %s as unreadable', async (type) => {
+    const whole = await plainImage(type, 400, 300);
+    const truncated = whole.subarray(0, Math.floor(whole.length * 0.6));
+    expect(await refusalOf(images.process(truncated))).toBe('unreadable');
+  });
+
+  it('refuses a truncated image even when it is too small to have variants', async () => {
+    const whole = await plainImage('image/jpeg', 200, 150);
+    expect(await refusalOf(images.process(whole.subarray(0, Math.floor(whole.length * 0.6))))).toBe('unreadable');
+  });
+
+  it('refuses a valid JPEG header followed by garbage as unreadable', async () => {
+    const whole = await plainImage('image/jpeg', 400, 300);
+    const sos = Buffer.from(whole).indexOf(Buffer.from([0xff, 0xda]));
+    const garbage = Buffer.concat([whole.subarray(0, sos + 14), Buffer.alloc(4000, 0xff), Buffer.from([0xff, 0xd9])]);
+    expect(await refusalOf(images.process(new Uint8Array(garbage)))).toBe('unreadable');
+  });
+
+  it.each<MediaType>(['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/gif'])(
+    'keeps a bare %s byte for byte, and taking its own output again gives the same bytes',
+    async (type) => {
+      const bytes = await plainImage(type, 200, 100);
+      const first = await images.process(bytes);
+      expect(first.original).toMatchObject({ contentType: type, width: 200, height: 100 });
+      expect(Buffer.from(first.original.bytes).equals(Buffer.from(bytes))).toBe(true);
+      const again = await images.process(first.original.bytes);
+      expect(Buffer.from(again.original.bytes).equals(Buffer.from(first.original.bytes))).toBe(true);
+    },
+  );
+
+  it('reports the SHA-256 of the bytes as given', async () => {
+    const bytes = await phoneJpeg();
+    const processed = await images.process(bytes);
+    expect(processed.sourceSha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(processed.sourceSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('turns a phone JPEG upright and removes its EXIF (GPS, make, model) but keeps its ICC profile', async () => {
+    const phone = await phoneJpeg(800, 600);
+    const before = await sharp(phone).metadata();
+    expect(before.orientation).toBe(6);
+    expect(contains(phone, 'AcmePhones')).toBe(true);
+    expect(contains(phone, GPS_SECONDS_RATIONAL)).toBe(true);
+
+    const { original } = await images.process(phone);
+    expect(original).toMatchObject({ contentType: 'image/jpeg', width: 600, height: 800 });
+    const after = await sharp(original.bytes).metadata();
+    expect(after).toMatchObject({ format: 'jpeg', width: 600, height: 800 });
+    expect(after.exif).toBeUndefined();
+    expect(after.orientation).toBeUndefined();
+    expect(after.icc).toBeDefined();
+    expect(after.icc!.equals(before.icc!)).toBe(true);
+    expect(contains(original.bytes, 'AcmePhones')).toBe(false);
+    expect(contains(original.bytes, 'Pocket 9')).toBe(false);
+    expect(contains(original.bytes, GPS_SECONDS_RATIONAL)).toBe(false);
+
+    // Re-encoded once: taking the cleaned original again keeps it byte for byte.
+    const again = await images.process(original.bytes);
+    expect(Buffer.from(again.original.bytes).equals(Buffer.from(original.bytes))).toBe(true);
+  });
+
+  it('removes what metadata() does not report: a JPEG comment, PNG text, bytes after the end (a polyglot)', async () => {
+    const jpeg = await plainImage('image/jpeg', 200, 100);
+    const withComment = Buffer.concat([
+      jpeg.subarray(0, 2),
+      Buffer.from([0xff, 0xfe, 0, 10]),
+      Buffer.from('secret!!', 'latin1'),
+      jpeg.subarray(2),
+    ]);
+    const polyglot = Buffer.concat([jpeg, Buffer.from('<html><script>alert(1)</script></html>')]);
+    const png = Buffer.from(await plainImage('image/png', 200, 100));
+    const withText = Buffer.concat([png.subarray(0, 33), pngChunk('tEXt', Buffer.from('Author\0secret!!', 'latin1')), png.subarray(33)]);
+    for (const bytes of [withComment, polyglot, withText]) {
+      const { original } = await images.process(new Uint8Array(bytes));
+      expect(original).toMatchObject({ width: 200, height: 100 });
+      expect(contains(original.bytes, 'secret!!')).toBe(false);
+      expect(contains(original.bytes, '<script>')).toBe(false);
+    }
+  });
+
+  it('makes each variant width below the original, in WebP and the original type, with proportional heights and no metadata', async () => {
+    const processed = await images.process(await phoneJpeg(1200, 2000)); // upright: 2000 × 1200
+    expect(processed.original).toMatchObject({ width: 2000, height: 1200 });
+    const made = processed.variants.map((v) => [v.width, v.height, v.contentType]);
+    expect(made).toEqual([
+      [320, 192, 'image/webp'],
+      [320, 192, 'image/jpeg'],
+      [640, 384, 'image/webp'],
+      [640, 384, 'image/jpeg'],
+      [1024, 614, 'image/webp'],
+      [1024, 614, 'image/jpeg'],
+      [1600, 960, 'image/webp'],
+      [1600, 960, 'image/jpeg'],
+    ]);
+    for (const variant of processed.variants) {
+      const meta = await sharp(variant.bytes).metadata();
+      expect(meta).toMatchObject({
+        width: variant.width,
+        height: variant.height,
+        format: variant.contentType === 'image/webp' ? 'webp' : 'jpeg',
+      });
+      expect(meta.exif).toBeUndefined();
+      expect(meta.icc).toBeUndefined();
+      expect(meta.orientation).toBeUndefined();
+    }
+  });
+
+  it('makes no variant at or above the original width', async () => {
+    expect((await images.process(await plainImage('image/png', 320, 200))).variants).toEqual([]);
+    const processed = await images.process(await plainImage('image/png', 321, 200));
+    expect(processed.variants.map((v) => [v.width, v.contentType])).toEqual([
+      [320, 'image/webp'],
+      [320, 'image/png'],
+    ]);
+    expect(VARIANT_WIDTHS[0]).toBe(320);
+  });
+
+  it('keeps an animated GIF as it is and makes animated WebP variants only', async () => {
+    const gif = await animatedGif(700, 350, 3);
+    const processed = await images.process(gif);
+    expect(processed.original).toMatchObject({ contentType: 'image/gif', width: 700, height: 350 });
+    expect(Buffer.from(processed.original.bytes).equals(Buffer.from(gif))).toBe(true);
+    expect(processed.variants.map((v) => [v.width, v.height, v.contentType])).toEqual([
+      [320, 160, 'image/webp'],
+      [640, 320, 'image/webp'],
+    ]);
+    for (const variant of processed.variants) expect((await sharp(variant.bytes).metadata()).pages).toBe(3);
+  });
+
+  it('refuses a file whose magic says one type and whose body decodes as another', async () => {
+    // A GIF header glued in front of a PNG: file-type says GIF; the bytes are no GIF sharp can read.
+    const png = await plainImage('image/png', 50, 50);
+    const lying = Buffer.concat([Buffer.from('GIF89a', 'latin1'), png]);
+    expect(['unsupported-type', 'unreadable']).toContain(await refusalOf(images.process(new Uint8Array(lying))));
+  });
+
+  it('processes at most `concurrency` images at once; the next one waits for a slot', async () => {
+    const big = await plainImage('image/jpeg', 2000, 1400);
+    const small = await plainImage('image/png', 60, 40);
+    const finished = async (processor: ImageProcessor): Promise<string[]> => {
+      const order: string[] = [];
+      const note = (name: string) => () => void order.push(name);
+      await Promise.all([
+        processor.process(big).then(note('big')),
+        processor.process(big).then(note('big')),
+        processor.process(small).then(note('small')),
+      ]);
+      return order;
+    };
+    // Two slots, both taken by big images: the small one, third in line, waits for one of them.
+    expect((await finished(createSharpImageProcessor({ ...LIMITS, concurrency: 2 })))[0]).toBe('big');
+    // Three slots: it starts at once and is done long before them.
+    expect((await finished(createSharpImageProcessor({ ...LIMITS, concurrency: 3 })))[0]).toBe('small');
+  });
+});

@@ -12,6 +12,7 @@ import { AuthService } from './app/auth-service.js';
 import { Housekeeping } from './app/housekeeping.js';
 import { createPostUseCases } from './app/post-use-cases.js';
 import { Readiness } from './app/readiness.js';
+import { SharedRateLimit } from './app/shared-rate-limit.js';
 import type { Config } from './config.js';
 import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
 import type { Logger } from './log.js';
@@ -73,6 +74,7 @@ export async function compose(options: CompositionOptions) {
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);
   const { content, imports } = config;
+  const contentRateLimit = contentRateLimitOf(options);
   const app = createApp({
     contract: options.contract,
     handlers: createHandlers({
@@ -92,7 +94,9 @@ export async function compose(options: CompositionOptions) {
       },
       imports: { limits: imports, maxFileBytes: config.bodyLimitBytes, contract: options.contract },
     }),
-    contentRateLimit: { perMinute: content.rateLimitPerMinute, counter: store.rateLimits, now: () => clock.now() },
+    ...(contentRateLimit === null
+      ? {}
+      : { contentRateLimit: { perMinute: content.rateLimitPerMinute, limiter: contentRateLimit, now: () => clock.now() } }),
     observers: options.observers ?? [],
     ...(options.docs === false ? {} : { docsBundle: readFileSync(BUNDLE_FILE, 'utf8') }),
     ...(adminDir === false ? {} : { adminDir }),
@@ -114,7 +118,22 @@ export async function compose(options: CompositionOptions) {
   });
   /** The admin app's path, when it is served. */
   const adminPath = adminDir === false ? null : '/admin/';
-  return { app, auth, posts, hasher, ids, housekeeping, readiness, adminPath };
+  // `contentRateLimit` sends its last counts at `close()`, on shutdown.
+  return { app, auth, posts, contentRateLimit, hasher, ids, housekeeping, readiness, adminPath };
+}
+
+/** The Content API's limit per client address and minute (CONTENT_RATE_LIMIT_PER_MINUTE), shared through the store; null when off. */
+function contentRateLimitOf({ store, clock, config, logger }: CompositionOptions): SharedRateLimit | null {
+  const perMinute = config.content.rateLimitPerMinute;
+  if (perMinute <= 0) return null;
+  return new SharedRateLimit({
+    counter: store.rateLimits,
+    limit: perMinute,
+    windowMs: 60_000,
+    now: () => clock.now(),
+    onFlushError: (error) =>
+      logger.warn('the Content API rate limit cannot count in the database; requests pass uncounted until it can', { error }),
+  });
 }
 
 function authServiceOf({ store, clock, jwtSecret, config }: CompositionOptions, hasher: PasswordHasher, ids: IdGenerator): AuthService {

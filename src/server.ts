@@ -33,7 +33,7 @@ async function start(env: Record<string, string | undefined> = process.env, opti
   const prometheus = config.metrics ? await import('./adapters/metrics/prometheus.js') : null;
   const metrics = prometheus ? new prometheus.Metrics({ pool }) : null;
   const readiness = new Readiness({ store, clock: systemClock, schemaProblem, checkSchema });
-  const { app, hasher, ids, housekeeping, posts, adminPath } = await compose({
+  const { app, hasher, ids, housekeeping, posts, adminPath, contentRateLimit } = await compose({
     store,
     contract,
     logger,
@@ -84,6 +84,7 @@ async function start(env: Record<string, string | undefined> = process.env, opti
       stopWatchingSchema();
       metricsServer?.close();
       await stopJobs();
+      await contentRateLimit?.close();
       await store.close();
     },
   });

@@ -511,8 +511,8 @@ describeOnEveryStore('content API', (make) => {
     it('lets readers through when the rate-limit counter fails (the database away, its schema behind), instead of a 500', async () => {
       const broken = async () => {
         const store = await make();
-        const hit = () => Promise.reject(new Error('relation "rate_limit_windows" does not exist'));
-        return { ...store, rateLimits: Object.assign(Object.create(store.rateLimits) as typeof store.rateLimits, { hit }) };
+        const hitMany = () => Promise.reject(new Error('relation "rate_limit_windows" does not exist'));
+        return { ...store, rateLimits: Object.assign(Object.create(store.rateLimits) as typeof store.rateLimits, { hitMany }) };
       };
       const t = await site(broken, { content: { ...SITE, rateLimitPerMinute: 3 } });
       for (let i = 0; i < 5; i += 1) expect((await t.read('/posts')).status).toBe(200);

@@ -1,7 +1,9 @@
 /**
  * The Content API's rate limit with two server processes on one PostgreSQL database: the limit
- * is per client address across both, not per process (each counts in the shared
- * `rate_limit_windows` table).
+ * is per client address across both, not per process (each sends its counts to the shared
+ * `rate_limit_windows` table). At 10 a minute a process sends every request's count and waits
+ * for the store before the next (flushAt is 1), so the two together admit at most one more than
+ * the limit (`SharedRateLimit`: limit − 1 + N × flushAt).
  */
 import { describe, expect, it } from 'vitest';
 import { requirePostgres, testServerUrl } from '../support/databases.js';
@@ -15,7 +17,7 @@ const scratchDatabase = useScratchDatabases(serverUrl);
 const LIMIT = 10;
 
 describe.skipIf(!available)('the Content API rate limit across two server processes', () => {
-  it('allows the stated limit per address in all, whichever process answers, then 429 with Retry-After', async () => {
+  it('allows the stated limit per address in all (one more at most), whichever process answers, then 429 with Retry-After', async () => {
     const db = await scratchDatabase();
     const env = { CONTENT_RATE_LIMIT_PER_MINUTE: String(LIMIT) };
     const servers = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
@@ -27,8 +29,10 @@ describe.skipIf(!available)('the Content API rate limit across two server proces
     for (let i = 0; i < 2 * LIMIT; i += 1) rest.push(await get(i));
     const statuses = [...first, ...rest].map((r) => r.status);
 
-    expect(statuses.filter((s) => s === 200)).toHaveLength(LIMIT);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(2 * LIMIT);
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(admitted).toBeGreaterThanOrEqual(LIMIT);
+    expect(admitted).toBeLessThanOrEqual(LIMIT + 1);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(3 * LIMIT - admitted);
     // Past the limit, both processes refuse, and say when to come back.
     for (const response of rest.slice(-2)) {
       expect(response.status).toBe(429);

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
-import type { RateLimitCounter } from '../../domain/ports/rate-limit-counter.js';
+import type { RateDecision, SharedRateLimit } from '../../app/shared-rate-limit.js';
 import { clientAddressOf, type Answer, type Env } from './context.js';
 import { API_ROOT, type Route } from './contract.js';
 import type { ErrorAnswer } from './error-answer.js';
@@ -14,6 +14,8 @@ export interface GuardOptions {
   bodyLimitBytes: number;
   /** The body limit of the operations that take a zip archive. */
   importLimitBytes: number;
+  /** The body limit of the operations that take an image (the largest image, plus room for a form's other parts). */
+  imageLimitBytes: number;
   /** Origins allowed by CORS on every path but the Content API's; empty allows none. */
   corsOrigins: string[];
   /** The Content API's rate limit per client address; absent: no limit. */
@@ -25,12 +27,13 @@ export interface GuardOptions {
 }
 
 /**
- * Content API requests each client address may send per minute, counted in the store's
- * `RateLimitCounter` (one statement per request), so every process sharing the store shares it.
+ * Content API requests each client address may send per minute, decided by a `SharedRateLimit`
+ * over the store's `RateLimitCounter` with a window of a minute, so every process sharing the
+ * store shares it (within the accuracy `SharedRateLimit` states).
  */
 export interface ContentRateLimit {
   perMinute: number;
-  counter: Pick<RateLimitCounter, 'hit'>;
+  limiter: Pick<SharedRateLimit, 'admit'>;
   now: () => Date;
 }
 
@@ -73,7 +76,7 @@ const hasTrailingSlash = (path: string) => path.length > 1 && path.endsWith('/')
 const isUnder = (path: string, root: string) => path === root || path.startsWith(`${root}/`);
 
 /**
- * 413 payload-too-large past the body limit (the zip operations have one of their own). The body
+ * 413 payload-too-large past the body limit (the zip and image operations have one of their own). The body
  * is not read, so the connection is closed after the answer (said with `Connection: close`)
  * rather than kept alive with unread bytes in it.
  */
@@ -83,15 +86,19 @@ function bodyLimitStep(options: GuardOptions): Step {
   };
   const limitOf = (bytes: number) => ({ bytes, middleware: bodyLimit({ maxSize: bytes, onError: tooLarge(bytes) }) });
   const json = limitOf(options.bodyLimitBytes);
-  const zip = limitOf(options.importLimitBytes);
-  const zipPaths = new Set(options.routes.filter((route) => route.bodyType === 'zip').map((route) => route.honoPath));
+  const ownLimits = { zip: limitOf(options.importLimitBytes), image: limitOf(options.imageLimitBytes) };
+  // Both kinds are static paths (`/import`, `/media`), compared as they are.
+  const limitAt = new Map<string, ReturnType<typeof limitOf>>();
+  for (const route of options.routes) {
+    if (route.bodyType === 'zip' || route.bodyType === 'image') limitAt.set(route.honoPath, ownLimits[route.bodyType]);
+  }
   // Only writes under the API root can answer 413; other requests never read a body. A declared
   // Content-Length is checked before anything is read, as `bodyLimit` does, but without touching
   // the Fetch body stream (which would turn the Node request into a full Fetch Request); a chunked
   // body goes through `bodyLimit`, which counts it as it streams.
   return (c, answer) => {
     if (!BODY_METHODS.has(c.req.method) || !isUnder(c.req.path, API_ROOT)) return answer(c);
-    const limit = zipPaths.has(c.req.path) ? zip : json;
+    const limit = limitAt.get(c.req.path) ?? json;
     const declared = c.req.header('content-length');
     if (declared === undefined || c.req.header('transfer-encoding') !== undefined) {
       let answered: Response | undefined;
@@ -105,8 +112,6 @@ function bodyLimitStep(options: GuardOptions): Step {
   };
 }
 
-const MINUTE_MS = 60_000;
-
 /**
  * 429 rate-limited with Retry-After once a client address has sent its Content API requests of
  * its minute (a fixed window from its first request).
@@ -114,26 +119,26 @@ const MINUTE_MS = 60_000;
 function rateLimitStep(options: GuardOptions): Step {
   const limit = options.contentRateLimit;
   if (limit === undefined || limit.perMinute <= 0) return (c, answer) => answer(c);
-  const { perMinute, counter } = limit;
-  const tooMany = (seconds: number) =>
-    new HttpProblem(
+  const { perMinute, limiter } = limit;
+  const decided = (c: Context<Env>, answer: Answer, decision: RateDecision, now: Date) => {
+    if (decision.admitted) return answer(c);
+    const seconds = Math.max(1, Math.ceil((decision.endsAt.getTime() - now.getTime()) / 1000));
+    throw new HttpProblem(
       429,
       'rate-limited',
       `This address sent more than ${perMinute} requests in a minute; try again in ${seconds} seconds.`,
       {},
       { 'retry-after': String(seconds) },
     );
-  // Not async: a request outside the Content API passes without a promise of its own.
+  };
+  // Not async: a request outside the Content API, or one the limiter decides at once (the usual
+  // case), passes without a promise of its own. The limiter never rejects: a store that cannot
+  // count lets the request through to the operation, which answers as the store's state says.
   return (c, answer) => {
     if (!c.req.path.startsWith(CONTENT_ROOT)) return answer(c);
     const now = limit.now();
-    // A counter that cannot count (the database away, its schema behind) lets the request through:
-    // the operation itself then answers as the store's state says (503), never a 500 from here.
-    const counted = counter.hit(`content:${clientAddressOf(c, options.trustProxy)}`, now, MINUTE_MS).catch(() => null);
-    return counted.then((window) => {
-      if (window === null || window.hits <= perMinute) return answer(c);
-      throw tooMany(Math.max(1, Math.ceil((window.endsAt.getTime() - now.getTime()) / 1000)));
-    });
+    const decision = limiter.admit(`content:${clientAddressOf(c, options.trustProxy)}`, now);
+    return decision instanceof Promise ? decision.then((d) => decided(c, answer, d, now)) : decided(c, answer, decision, now);
   };
 }
 

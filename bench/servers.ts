@@ -120,7 +120,8 @@ export function postgresEnv(databaseUrl: string, jwtSecret: string): Record<stri
     LOG_LEVEL: 'warn',
     ACCESS_TOKEN_TTL_SECONDS: '7200',
     DB_POOL_SIZE: '10',
-    // The load comes from one address; the floor has no limiter either.
-    CONTENT_RATE_LIMIT_PER_MINUTE: '0',
+    // The load comes from one address; the floor has no limiter either. BENCH_CONTENT_RATE_LIMIT
+    // (e.g. 1000000, above what a run sends) turns it on to measure what the counting costs.
+    CONTENT_RATE_LIMIT_PER_MINUTE: process.env.BENCH_CONTENT_RATE_LIMIT ?? '0',
   };
 }

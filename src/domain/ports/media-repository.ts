@@ -1,3 +1,4 @@
+import { cursorScope, type CursorField } from '../cursor.js';
 import type { Media, MediaFile } from '../media.js';
 
 /** A media as first stored (its files' bytes are in the `BlobStore`, under `mediaBlobKey`). */
@@ -16,23 +17,39 @@ export interface MediaUse {
   slug: string;
 }
 
+/** The position of a media list (newest first): `[createdAtIso, id]`. */
+export const MEDIA_POSITION: readonly CursorField[] = ['instant', 'string'];
+
+/** The scope of `MediaRepository.list`: one list, no filters. */
+export function mediaCursorScope(): string {
+  return cursorScope({ list: 'media' });
+}
+
 /**
  * The media library's records (not their bytes: those are in a `BlobStore`). Rules:
- * - `create(media)` stores it and answers `{ media, created: true }`; when a media with the same
- *   `sourceSha256` or `sha256` exists already, it stores nothing and answers that media with
- *   `created: false`. One atomic step across every process sharing the store: N concurrent creates
- *   of identical uploads store one media and all answer it. Another id that is taken throws
- *   `DuplicateIdError`.
- * - `findByHash(sha256)` answers the media whose `sha256` or `sourceSha256` is that hash, or null.
- * - `get(id)` answers the media or null. Ids compare exactly.
- * - `list({ limit, cursor })`: newest first (`createdAt` descending, then `id` descending), cursor
- *   pages as every list port (`limit` 1 to 100, an invalid cursor throws `InvalidCursorError`);
- *   an empty library is an empty page with a null cursor.
- * - `update(id, changes)` changes alt and caption only and answers the media, or null when absent.
+ * - `create(media)` stores it as given and answers `{ media, created: true }`. When a media with
+ *   the same `sourceSha256` or the same `sha256` exists already (each hash compared with the same
+ *   field), it stores nothing and answers that media, as stored, with `created: false` (when one
+ *   media has the same `sourceSha256` and another the same `sha256`, the first). One atomic step
+ *   across every process sharing the store: N concurrent creates of identical uploads store one
+ *   media and all N answer it. An id that another media holds, with neither hash matching, throws
+ *   `DuplicateIdError` and stores nothing.
+ * - `findByHash(sha256)` answers the media whose `sourceSha256` is that hash, else the one whose
+ *   `sha256` is, else null: an upload's bytes are found whether they are what was uploaded or what
+ *   is served.
+ * - `get(id)` answers the media or null. Ids compare exactly (byte for byte, case included).
+ * - `list({ limit, cursor })`: newest first (`createdAt` descending, then `id` descending in byte
+ *   order), cursor pages as every list port (`limit` an integer from 1 to 100, else `RangeError`;
+ *   a cursor that is not one of this list's throws `InvalidCursorError`); an empty library, or the
+ *   last page, answers a null cursor.
+ * - `update(id, changes)` changes alt and caption only (an absent field keeps its value) and
+ *   answers the media as stored, or null when absent.
  * - `delete(id)` removes the record and answers whether it existed.
- * - `uses(id, limit)` answers at most `limit` posts showing the media, by post id ascending: those
- *   whose cover it is, and those whose body holds the path `/media/<id>/` of one of its files.
- * - `files` are answered in the order stored; `createdAt` keeps millisecond precision.
+ * - `uses(id, limit)` answers at most `limit` (a positive integer, else `RangeError`) posts of any
+ *   status showing the media, by post id ascending (byte order), each once: those whose cover it
+ *   is, and those whose body holds the path `/media/<id>/` (exactly, case included) of one of its
+ *   files. A media no post shows, or an unknown id, answers an empty list.
+ * - Every answer is a copy: `files` in the order stored, `createdAt` at millisecond precision.
  */
 export interface MediaRepository {
   create(media: NewMedia): Promise<{ media: Media; created: boolean }>;
@@ -49,15 +66,27 @@ export function mediaBlobKey(mediaId: string, file: Pick<MediaFile, 'name'>): st
   return `media/${mediaId}/${file.name}`;
 }
 
+/** At most this many characters in a blob key. */
+export const BLOB_KEY_MAX = 200;
+
+/** Whether `key` may name a blob: 1 to 200 characters of `[a-z0-9./_-]` (every store can hold it). */
+export function isBlobKey(key: string): boolean {
+  return key.length <= BLOB_KEY_MAX && /^[a-z0-9./_-]+$/.test(key);
+}
+
 /**
- * Bytes by key, shaped as an object store (S3 and its kin) so that one can be an adapter. Rules:
- * - `put(key, bytes, contentType)` stores the bytes under the key, replacing what it held; after
- *   it resolves, every process sharing the store reads them. Keys are `[a-z0-9./_-]`, at most 200
- *   characters.
- * - `get(key)` answers the bytes and their type exactly as put, or null when absent.
- * - `delete(keys)` removes those keys (absent ones are no error) and answers how many existed.
- * - `purgeOrphans(isOrphan…)` is not here: the media housekeeping lists keys by prefix with
- *   `keys(prefix, limit)`, answered in ascending byte order, at most `limit` (a positive integer).
+ * Bytes by key, shaped as an object store (S3 and its kin) so that one can be an adapter. Every
+ * call stands alone (no transaction: a `UnitOfWork` does not hold it). Rules:
+ * - `put(key, bytes, contentType)` stores a copy of the bytes under the key, replacing what it
+ *   held; after it resolves, every process sharing the store reads them. A key that is not
+ *   `isBlobKey` throws `RangeError` and stores nothing.
+ * - `get(key)` answers the bytes (a plain `Uint8Array`, not a subclass such as Node's `Buffer`)
+ *   and their type exactly as put, or null when absent.
+ * - `delete(keys)` removes those keys (absent ones are no error, a key named twice counts once)
+ *   and answers how many existed.
+ * - `keys(prefix, limit)` answers the keys starting with `prefix` (the empty prefix: every key)
+ *   in ascending byte order, at most `limit` (a positive integer, else `RangeError`): what the
+ *   media housekeeping would page through to find bytes no media names.
  */
 export interface BlobStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;

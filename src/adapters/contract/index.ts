@@ -1,8 +1,10 @@
 import { describe } from 'vitest';
 import { describeActivityLogContract } from './activity-log.contract.js';
+import { describeBlobStoreContract } from './blob-store.contract.js';
 import type { MakeStore } from './fixtures.js';
 import { describeIdempotencyStoreContract } from './idempotency-store.contract.js';
 import { describeLoginAttemptRepositoryContract } from './login-attempt-repository.contract.js';
+import { describeMediaRepositoryContract } from './media-repository.contract.js';
 import { describePostRepositoryContract } from './post-repository.contract.js';
 import { describeRateLimitCounterContract } from './rate-limit-counter.contract.js';
 import { describeRefreshTokenRepositoryContract } from './refresh-token-repository.contract.js';
@@ -13,8 +15,10 @@ import { describeUserRepositoryContract } from './user-repository.contract.js';
 export type { MakeStore } from './fixtures.js';
 export {
   describeActivityLogContract,
+  describeBlobStoreContract,
   describeIdempotencyStoreContract,
   describeLoginAttemptRepositoryContract,
+  describeMediaRepositoryContract,
   describePostRepositoryContract,
   describeRateLimitCounterContract,
   describeRefreshTokenRepositoryContract,
@@ -38,5 +42,7 @@ export function describeStoreContract(adapterName: string, make: MakeStore): voi
     describeLoginAttemptRepositoryContract(make);
     describeRateLimitCounterContract(make);
     describeUnitOfWorkContract(make);
+    describeMediaRepositoryContract(make);
+    describeBlobStoreContract(make);
   });
 }

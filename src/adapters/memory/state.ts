@@ -1,5 +1,6 @@
 import { UnavailableError } from '../../domain/errors.js';
 import type { Post } from '../../domain/post.js';
+import type { Media } from '../../domain/media.js';
 import type { ActivityEvent } from '../../domain/ports/activity-log.js';
 import type { StoredResponse } from '../../domain/ports/idempotency-store.js';
 import type { RefreshToken } from '../../domain/ports/refresh-token-repository.js';
@@ -55,6 +56,16 @@ function emptyData(): MemoryData {
   };
 }
 
+/**
+ * The media library and its bytes. Kept apart from `MemoryData`: no transaction writes them, and a
+ * transaction's copy of the data would otherwise copy every blob.
+ */
+export interface MemoryLibrary {
+  media: Map<string, Media>;
+  /** key → bytes (held by the store alone) and their type. */
+  blobs: Map<string, { bytes: Uint8Array; contentType: string }>;
+}
+
 /** Where a repository reads and writes: the committed data, or a transaction's draft. */
 export interface Session {
   /** Runs `fn` on the data this session sees; `fn` is synchronous, so each call is atomic. */
@@ -81,6 +92,7 @@ class Mutex {
  */
 export class MemoryDatabase {
   data: MemoryData = emptyData();
+  readonly library: MemoryLibrary = { media: new Map(), blobs: new Map() };
   readonly mutex = new Mutex();
   /** The job locks held by running `runExclusive` units. */
   readonly jobs = new Set<string>();

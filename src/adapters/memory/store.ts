@@ -1,5 +1,7 @@
 import { UnavailableError } from '../../domain/errors.js';
 import type { Store } from '../../domain/ports/store.js';
+import { MemoryBlobStore } from './blob-store.js';
+import { MemoryMediaRepository } from './media-repository.js';
 import { MemoryDatabase } from './state.js';
 import { MemoryUnitOfWork, transactionalRepositories } from './unit-of-work.js';
 import { MemoryUserRepository } from './user-repository.js';
@@ -13,6 +15,8 @@ export function createMemoryStore(): Store {
     ...transactionalRepositories(db.autoCommit),
     users: new MemoryUserRepository(db.autoCommit),
     unitOfWork: new MemoryUnitOfWork(db),
+    media: new MemoryMediaRepository(db),
+    blobs: new MemoryBlobStore(db),
     async ping() {
       if (closed) throw new UnavailableError(1, 'The memory store is closed.');
     },

@@ -1,3 +1,4 @@
+import type { BlobStore, MediaRepository } from './media-repository.js';
 import type { TransactionalRepositories, UnitOfWork } from './unit-of-work.js';
 import type { UserRepository } from './user-repository.js';
 
@@ -9,6 +10,9 @@ export interface Store extends TransactionalRepositories {
   readonly kind: 'memory' | 'pglite' | 'postgres';
   users: UserRepository;
   unitOfWork: UnitOfWork;
+  /** The media library's records and their files' bytes: auto-commit only, outside `unitOfWork`. */
+  media: MediaRepository;
+  blobs: BlobStore;
   /** Resolves when the store answers a trivial query; throws `UnavailableError` otherwise. */
   ping(): Promise<void>;
   /** Releases connections; the store is unusable afterwards. */

@@ -4,6 +4,8 @@ import type { Store } from '../../domain/ports/store.js';
 import type { ConnectionGate } from './driver/connection-gate.js';
 import { DbSession, withConnection, type Database, type DrizzleKind, type StoreState } from './driver/database.js';
 import { domainErrorFor, UNAVAILABLE_RETRY_AFTER_SECONDS } from './driver/pg-errors.js';
+import { DrizzleBlobStore } from './repositories/blob-store.js';
+import { DrizzleMediaRepository } from './repositories/media-repository.js';
 import { DrizzleUnitOfWork, transactionalRepositories } from './repositories/unit-of-work.js';
 import { DrizzleUserRepository } from './repositories/user-repository.js';
 
@@ -33,6 +35,8 @@ export function createDrizzleStore(db: Database, kind: DrizzleKind, options: Dri
     ...transactionalRepositories(session),
     users: new DrizzleUserRepository(session),
     unitOfWork: new DrizzleUnitOfWork(db, state),
+    media: new DrizzleMediaRepository(session),
+    blobs: new DrizzleBlobStore(session),
     async ping() {
       try {
         await withConnection(state, () => db.execute(sql`select 1`));

@@ -33,6 +33,8 @@ export interface TestAppOptions extends ValidatingFetchOptions {
   authenticate?: (token: string) => Promise<Principal>;
   logger?: Logger;
   bodyLimitBytes?: number;
+  /** The largest image an upload may be (MEDIA_MAX_BYTES); defaults to `bodyLimitBytes`. */
+  imageMaxBytes?: number;
   corsOrigins?: string[];
 }
 
@@ -45,6 +47,7 @@ export async function testApp(options: TestAppOptions) {
     authenticate: options.authenticate ?? acceptTestToken,
     logger: options.logger ?? createLogger('silent'),
     bodyLimitBytes: options.bodyLimitBytes ?? 1024 * 1024,
+    ...(options.imageMaxBytes === undefined ? {} : { imageMaxBytes: options.imageMaxBytes }),
     corsOrigins: options.corsOrigins ?? [],
   });
   const fetch = createValidatingFetch(contract.document, (request) => app.fetch(request), options);

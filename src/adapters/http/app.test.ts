@@ -1,3 +1,4 @@
+import { BinaryBody } from './binary-body.js';
 import { HttpProblem } from './problem.js';
 import { describe, expect, it } from 'vitest';
 import { FixedClock, UnavailableError, type Store } from '../../domain/index.js';
@@ -7,7 +8,7 @@ import { createMemoryStore } from '../memory/store.js';
 import { bearer, json, testApp, testServer, url } from '../../../test/support/http.js';
 import { ContractViolation } from '../../../test/support/contract-fetch.js';
 import { metaHandlers } from './handlers/meta.js';
-import { loadBundle } from './contract.js';
+import { loadBundle, type Route } from './contract.js';
 import type { HandlerRegistry, OperationId } from './registry.js';
 
 const readyStore = { kind: 'memory', ping: async () => {} } as unknown as Store;
@@ -42,9 +43,38 @@ const VALID_BODIES: Partial<Record<OperationId, unknown>> = {
   bulkPosts: { ids: [ULID], action: 'publish' },
   updatePost: { title: 'Hello' },
   renderPreview: { body: '*hi*' },
+  updateMedia: { alt: 'A chart' },
 };
 /** The smallest zip there is (an end-of-central-directory record alone), for the operation that takes one. */
 const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array<number>(18).fill(0)]);
+/** A media id (`[a-z2-7]{26}`) and a PNG signature: the HTTP layer reads an image's bytes, it never decodes them. */
+const MEDIA_ID = 'k7xq2m4vtn3bz6rhw5pjd2yc4a';
+const PNG_BYTES = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A request of the route with valid parameters and body, whatever it takes. */
+function validRequest(route: Route): { path: string; init: RequestInit } {
+  const media = route.path.startsWith('/media') || route.path.startsWith('/content/media');
+  const path = route.path
+    .replace('{id}', media ? MEDIA_ID : ULID)
+    .replace('{version}', '1')
+    .replace('{slug}', 'a-slug')
+    .replace('{file}', 'original.png');
+  const body = VALID_BODIES[route.operationId];
+  const [type, sent] =
+    route.bodyType === 'zip'
+      ? ['application/zip', EMPTY_ZIP]
+      : route.bodyType === 'image'
+        ? ['image/png', PNG_BYTES]
+        : ['application/json', body === undefined ? undefined : JSON.stringify(body)];
+  return {
+    path,
+    init: {
+      method: route.method.toUpperCase(),
+      headers: { ...bearer, 'content-type': type },
+      ...(sent === undefined ? {} : { body: sent }),
+    },
+  };
+}
 
 describe('routing', () => {
   it('routes every operation of the bundle to its own handler', async () => {
@@ -52,14 +82,8 @@ describe('routing', () => {
     const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
     expect(contract.routes).toHaveLength(37);
     for (const route of contract.routes) {
-      const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
-      const body = VALID_BODIES[route.operationId];
-      const zip = route.bodyType === 'zip';
-      const response = await fetch(url(path), {
-        method: route.method.toUpperCase(),
-        headers: { ...bearer, 'content-type': zip ? 'application/zip' : 'application/json' },
-        ...(zip ? { body: EMPTY_ZIP } : body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+      const { path, init } = validRequest(route);
+      const response = await fetch(url(path), init);
       expect(response.status, `${route.operationId} ${route.method} ${path}`).not.toBe(404);
       expect(response.status, route.operationId).not.toBe(405);
     }
@@ -257,6 +281,142 @@ describe('request validation', () => {
   });
 });
 
+describe('image uploads and files', () => {
+  /** The handlers, with uploadMedia keeping the body it was given and getMediaFile answering `file`. */
+  function imageHandlers(seen: unknown[], file = new BinaryBody(PNG_BYTES, 'image/png')): HandlerRegistry {
+    return {
+      ...handlers(),
+      uploadMedia: async (request) => {
+        seen.push(request.body);
+        throw new HttpProblem(501, 'not-implemented', 'recorded');
+      },
+      getMediaFile: async () => ({
+        status: 200,
+        body: file,
+        headers: { ETag: `"${'a'.repeat(64)}"`, 'Cache-Control': 'public, max-age=31536000, immutable' },
+      }),
+    };
+  }
+
+  const upload = (fetch: typeof globalThis.fetch, body: BodyInit, type?: string, query = '') =>
+    fetch(url(`/media${query}`), { method: 'POST', headers: { ...bearer, ...(type === undefined ? {} : { 'content-type': type }) }, body });
+
+  it('hands the raw bytes of a declared image type to uploadMedia, whatever the bytes are', async () => {
+    const seen: unknown[] = [];
+    const { fetch } = await testApp({ handlers: imageHandlers(seen), allowNotImplemented: true });
+    expect((await upload(fetch, new Uint8Array([1, 2, 3]), 'image/webp')).status).toBe(501);
+    expect((await upload(fetch, PNG_BYTES, 'IMAGE/PNG; charset=whatever', '?alt=A%20chart')).status).toBe(501);
+    expect(seen).toEqual([{ file: new Uint8Array([1, 2, 3]) }, { file: PNG_BYTES }]);
+  });
+
+  it("hands a form's file part and its alt and caption parts to uploadMedia", async () => {
+    const seen: unknown[] = [];
+    const { fetch } = await testApp({ handlers: imageHandlers(seen), allowNotImplemented: true });
+    const form = new FormData();
+    form.set('file', new Blob([PNG_BYTES], { type: 'text/html' }), 'evil.html');
+    form.set('alt', 'A chart');
+    form.set('caption', 'Sales by month');
+    expect((await fetch(url('/media'), { method: 'POST', headers: bearer, body: form })).status).toBe(501);
+    expect(seen).toEqual([{ file: PNG_BYTES, alt: 'A chart', caption: 'Sales by month' }]);
+  });
+
+  it('answers 415 for a body of an undeclared type (SVG, octet-stream, JSON, none) before the handler', async () => {
+    const seen: unknown[] = [];
+    const { fetch } = await testApp({ handlers: imageHandlers(seen) });
+    for (const type of ['image/svg+xml', 'application/octet-stream', 'application/json', 'text/html', 'image/x-icon', undefined]) {
+      const response = await upload(fetch, PNG_BYTES, type);
+      expect(response.status, type).toBe(415);
+      expect((await json(response)).type).toBe('https://margincms.dev/problems/unsupported-media-type');
+    }
+    expect(seen).toEqual([]);
+  });
+
+  it('answers 400 for a form that does not parse, without a file part, with two, or with a file as its alt', async () => {
+    const seen: unknown[] = [];
+    const { fetch } = await testApp({ handlers: imageHandlers(seen) });
+    const noFile = new FormData();
+    noFile.set('alt', 'x');
+    const twoFiles = new FormData();
+    twoFiles.append('file', new Blob([PNG_BYTES]));
+    twoFiles.append('file', new Blob([PNG_BYTES]));
+    const fileAsAlt = new FormData();
+    fileAsAlt.set('file', new Blob([PNG_BYTES]));
+    fileAsAlt.set('alt', new Blob(['x']));
+    const textAsFile = new FormData();
+    textAsFile.set('file', 'not a file');
+    for (const form of [noFile, twoFiles, fileAsAlt, textAsFile]) {
+      const response = await fetch(url('/media'), { method: 'POST', headers: bearer, body: form });
+      expect(response.status).toBe(400);
+      expect((await json(response)).type).toBe('https://margincms.dev/problems/malformed-request');
+    }
+    const broken = await upload(fetch, '--x\r\nnot a part', 'multipart/form-data; boundary=y');
+    expect(broken.status).toBe(400);
+    expect(seen).toEqual([]);
+  });
+
+  it("checks a form's alt and caption parts against the contract: 422 at /body/alt over 1000 characters", async () => {
+    const seen: unknown[] = [];
+    const { fetch } = await testApp({ handlers: imageHandlers(seen) });
+    const form = new FormData();
+    form.set('file', new Blob([PNG_BYTES]));
+    form.set('alt', 'a'.repeat(1001));
+    const response = await fetch(url('/media'), { method: 'POST', headers: bearer, body: form });
+    expect(response.status).toBe(422);
+    expect((await json(response)).errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/body/alt']);
+    expect(seen).toEqual([]);
+  });
+
+  it('gives an upload the image limit plus 64 KiB for a form, not the JSON limit: 413 past it, declared or streamed', async () => {
+    const seen: unknown[] = [];
+    const { fetch } = await testApp({
+      handlers: imageHandlers(seen),
+      allowNotImplemented: true,
+      bodyLimitBytes: 1024,
+      imageMaxBytes: 4096,
+    });
+    expect((await upload(fetch, new Uint8Array(4096 + 64 * 1024), 'image/png')).status).toBe(501);
+    const declared = await upload(fetch, new Uint8Array(4096 + 64 * 1024 + 1), 'image/png');
+    expect(declared.status).toBe(413);
+    expect((await json(declared)).type).toBe('https://margincms.dev/problems/payload-too-large');
+    const chunks = [new Uint8Array(40_000), new Uint8Array(40_000)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(next);
+      },
+    });
+    const streamed = await fetch(url('/media'), {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'image/png' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(seen).toHaveLength(1);
+    // The JSON operations keep their own limit.
+    const json413 = await fetch(url('/posts'), {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'x'.repeat(2000) }),
+    });
+    expect(json413.status).toBe(413);
+  });
+
+  it("answers a file with its own type, length and bytes and the Content API's headers, without a token", async () => {
+    const bytes = new Uint8Array([0x52, 0x49, 0x46, 0x46, 1, 2, 3, 4, 5]);
+    const { fetch } = await testApp({ handlers: imageHandlers([], new BinaryBody(bytes, 'image/webp')) });
+    const response = await fetch(url(`/content/media/${MEDIA_ID}/640.webp`));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/webp');
+    expect(response.headers.get('content-length')).toBe('9');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(bytes);
+  });
+});
+
 describe('bearer security', () => {
   it('answers every protected operation of the bundle with 401 and WWW-Authenticate without a token', async () => {
     const { fetch, contract } = await testApp({ handlers: handlers(), allowNotImplemented: true });
@@ -290,7 +450,7 @@ describe('bearer security', () => {
       ].sort(),
     );
     for (const route of protectedRoutes) {
-      const path = route.path.replace('{id}', ULID).replace('{version}', '1').replace('{slug}', 'a-slug');
+      const { path } = validRequest(route);
       const challenges: [Record<string, string>, string][] = [
         [{}, 'Bearer realm="margin-cms"'],
         [{ authorization: 'Basic abc' }, 'Bearer realm="margin-cms"'],

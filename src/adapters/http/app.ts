@@ -21,6 +21,11 @@ export interface AppOptions {
   bodyLimitBytes: number;
   /** The body limit of the operations that take a zip archive (POST /import); defaults to `bodyLimitBytes`. */
   importLimitBytes?: number;
+  /**
+   * The largest image an upload may be (POST /media, MEDIA_MAX_BYTES); its body limit is this plus
+   * `FORM_ALLOWANCE_BYTES`. Defaults to `bodyLimitBytes`.
+   */
+  imageMaxBytes?: number;
   /** Origins allowed by CORS; empty allows none. */
   corsOrigins?: string[];
   /** Take the client address from X-Forwarded-For. */
@@ -60,6 +65,12 @@ export interface RequestEvent {
 export type RequestObserver = (event: RequestEvent) => void;
 
 /**
+ * What a `multipart/form-data` upload may add to its image: the boundaries, each part's headers,
+ * and the alt text and caption parts (at most 3,000 characters, 12 KB in UTF-8).
+ */
+export const FORM_ALLOWANCE_BYTES = 64 * 1024;
+
+/**
  * The HTTP adapter: one Hono route per operation of the bundle, each answered through the guard
  * (CORS, limits), the dispatch (auth, validation, the handler) and, for a thrown error, the error
  * answer; other methods and paths from the path templates.
@@ -81,6 +92,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     routes: contract.routes,
     bodyLimitBytes: options.bodyLimitBytes,
     importLimitBytes: options.importLimitBytes ?? options.bodyLimitBytes,
+    imageLimitBytes: (options.imageMaxBytes ?? options.bodyLimitBytes) + FORM_ALLOWANCE_BYTES,
     corsOrigins: options.corsOrigins ?? [],
     ...(options.contentRateLimit === undefined ? {} : { contentRateLimit: options.contentRateLimit }),
     trustProxy: options.trustProxy ?? false,

@@ -33,8 +33,13 @@ export interface Route {
   /** Health and readiness (tag `meta`): answered even while the server admits no other operation. */
   alwaysAdmitted: boolean;
   hasBody: boolean;
-  /** How the body is read: JSON, or the raw bytes of a zip archive (`application/zip`); null without a body. */
-  bodyType: 'json' | 'zip' | null;
+  /**
+   * How the body is read: JSON; the raw bytes of a zip archive (`application/zip`); an image, as
+   * the raw body with an image type or a `multipart/form-data` form (`image`); null without a body.
+   */
+  bodyType: 'json' | 'zip' | 'image' | null;
+  /** The media types the request body is declared with (lowercase); empty without a body. */
+  bodyMediaTypes: ReadonlySet<string>;
   /** The header parameters the operation declares, lowercased. */
   declaredHeaderNames: string[];
   /** The request headers the app reads for this operation: `authorization` and the declared ones. */
@@ -107,6 +112,7 @@ function bodyTypeOf(operation: Operation): Route['bodyType'] {
   const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content;
   if (content === undefined) return null;
   if ('application/zip' in content) return 'zip';
+  if ('multipart/form-data' in content || Object.keys(content).some((type) => type.startsWith('image/'))) return 'image';
   return 'json';
 }
 
@@ -165,6 +171,11 @@ export async function loadContract(document: Record<string, unknown> = loadBundl
       alwaysAdmitted: (operation.tags ?? []).includes('meta'),
       hasBody: operation.requestBody !== undefined,
       bodyType: bodyTypeOf(operation),
+      bodyMediaTypes: new Set(
+        Object.keys((operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {}).map((type) =>
+          type.toLowerCase(),
+        ),
+      ),
       declaredHeaderNames,
       headerNames: ['authorization', ...declaredHeaderNames],
       arrayQueryNames: new Set(

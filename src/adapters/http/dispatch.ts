@@ -3,8 +3,9 @@ import type { ErrorObject } from 'ajv';
 import { bearerToken } from './bearer.js';
 import { clientAddressOf, pathOf, queryOf, requestIdOf, type Env } from './context.js';
 import type { Contract, Route } from './contract.js';
+import { BinaryBody } from './binary-body.js';
 import { HttpProblem } from './problem.js';
-import type { HandlerRegistry, Principal } from './registry.js';
+import type { HandlerRegistry, ImageUpload, Principal } from './registry.js';
 import { baseHeaders, respond } from './response-headers.js';
 
 export interface DispatchOptions {
@@ -55,13 +56,13 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       if (observed) c.set('principal', principal);
     }
 
-    // A zip is handed to the handler as bytes; the schema of a binary body has nothing to check.
-    const body = route.bodyType === 'zip' ? await readZipBody(request) : route.hasBody ? await readJsonBody(request) : undefined;
+    // A zip or an image is handed to the handler as bytes; the schema of a binary body has nothing to check.
+    const body = await readBody(route, request);
     const result = contract.validateRequest(route, {
       params: c.req.param() as Record<string, string>,
       query: parseQuery(queryOf(request.url)),
       headers,
-      body: route.bodyType === 'zip' ? undefined : body,
+      body: validatedPartOf(route, body),
     });
     if (!result.valid) throw validationProblem(result.errors);
 
@@ -133,6 +134,77 @@ function parseQuery(search: string): Record<string, string | string[]> {
   return query;
 }
 
+/**
+ * What of a body its schema checks: a JSON body whole; of an image upload its text parts (the
+ * form's schema less its binary `file`, which openapi-backend leaves out of the required); of a
+ * zip nothing.
+ */
+function validatedPartOf(route: Route, body: unknown): unknown {
+  if (route.bodyType === 'json') return body;
+  if (route.bodyType !== 'image') return undefined;
+  const { file: _bytes, ...texts } = body as ImageUpload;
+  return texts;
+}
+
+function readBody(route: Route, request: Request): Promise<unknown> {
+  switch (route.bodyType) {
+    case 'zip':
+      return readZipBody(request);
+    case 'image':
+      return readImageBody(route, request);
+    case 'json':
+      return readJsonBody(request);
+    default:
+      return Promise.resolve(undefined);
+  }
+}
+
+/** The media type of a Content-Type header, lowercased, without its parameters ('' when absent). */
+function mediaTypeOf(contentType: string | null): string {
+  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
+/**
+ * An image upload: the raw body sent with one of the declared image types, or the `file` part of
+ * a `multipart/form-data` form (with its `alt` and `caption` parts). The declared type only picks
+ * how the body is read: what the bytes are is the image processor's to find out.
+ */
+async function readImageBody(route: Route, request: Request): Promise<ImageUpload> {
+  const type = mediaTypeOf(request.headers.get('content-type'));
+  if (type === 'multipart/form-data') return readImageForm(request);
+  if (type.startsWith('image/') && route.bodyMediaTypes.has(type)) return { file: new Uint8Array(await request.arrayBuffer()) };
+  const accepted = [...route.bodyMediaTypes].join(', ');
+  throw new HttpProblem(
+    415,
+    'unsupported-media-type',
+    `Send the image as the request body with its type as Content-Type, or as the file part of a form; accepted: ${accepted}.`,
+  );
+}
+
+async function readImageForm(request: Request): Promise<ImageUpload> {
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch (error) {
+    throw new HttpProblem(400, 'malformed-request', `The multipart/form-data body does not parse: ${(error as Error).message}.`);
+  }
+  const malformed = (detail: string) => new HttpProblem(400, 'malformed-request', detail);
+  const files = form.getAll('file');
+  const file = files[0];
+  if (files.length !== 1 || typeof file === 'string' || file === undefined) {
+    throw malformed('The form must have exactly one file part named "file" holding the image.');
+  }
+  const upload: ImageUpload = { file: new Uint8Array(await file.arrayBuffer()) };
+  for (const name of ['alt', 'caption'] as const) {
+    const values = form.getAll(name);
+    if (values.length === 0) continue;
+    const value = values[0];
+    if (values.length > 1 || typeof value !== 'string') throw malformed(`The form's "${name}" must be one text part.`);
+    upload[name] = value;
+  }
+  return upload;
+}
+
 async function readZipBody(request: Request): Promise<Uint8Array> {
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^application\/zip\s*(?:;|$)/i.test(contentType)) {
@@ -197,6 +269,10 @@ function toResponse(route: Route, path: string, reply: Reply): Response {
     }
   }
   if (reply.body === undefined) return respond(null, reply.status, headers);
+  if (reply.body instanceof BinaryBody) {
+    headers['content-type'] = reply.body.contentType;
+    return respond(reply.body.bytes, reply.status, headers);
+  }
   const media = route.mediaTypes.get(reply.status) ?? 'application/json';
   if (reply.body instanceof ReadableStream) {
     // Streamed as it is produced: chunked, no Content-Length.

@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/api.js';
-import type { ActivityEvent, Post, PostSummary, Revision, RevisionSummary } from '../../domain/index.js';
+import type { ActivityEvent, Media, Post, PostSummary, Revision, RevisionSummary } from '../../domain/index.js';
 
 type Schemas = components['schemas'];
 
@@ -73,6 +73,34 @@ export function toApiActivityEvent(event: ActivityEvent): Schemas['ActivityEvent
     postVersion: event.postVersion,
     actor: { id: event.actor.id, name: event.actor.name },
     occurredAt: event.occurredAt.toISOString(),
+  };
+}
+
+/**
+ * A media with the absolute public URL of each file, `<filesUrl>/<id>/<name>` (`filesUrl` is the
+ * Content API's media address, `https://api.example.com/api/v1/content/media`); the variants are
+ * every file but the original, in the order stored (by width, then type).
+ */
+export function toApiMedia(media: Media, filesUrl: string): Schemas['Media'] {
+  const [original, ...variants] = media.files;
+  return {
+    id: media.id,
+    url: `${filesUrl}/${media.id}/${original!.name}`,
+    contentType: media.contentType,
+    width: media.width,
+    height: media.height,
+    bytes: media.bytes,
+    sha256: media.sha256,
+    alt: media.alt,
+    caption: media.caption,
+    createdAt: media.createdAt.toISOString(),
+    variants: variants.map((file) => ({
+      width: file.width as Schemas['MediaVariant']['width'],
+      height: file.height,
+      contentType: file.contentType,
+      url: `${filesUrl}/${media.id}/${file.name}`,
+      bytes: file.bytes,
+    })),
   };
 }
 

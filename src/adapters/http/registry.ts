@@ -1,5 +1,6 @@
 import type { operations } from '../../../generated/api.js';
 import type { RequestDefaults } from '../../../generated/defaults.js';
+import type { BinaryBody } from './binary-body.js';
 
 /** Every operationId in the contract. */
 export type OperationId = keyof operations;
@@ -11,14 +12,26 @@ type WithoutIndex<T> = { [P in keyof T as string extends P ? never : P]: T[P] };
 type PathParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['path']>>;
 type QueryParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['query']>>;
 type HeaderParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['header']>>;
+/**
+ * An image upload as the dispatch reads it: the image's bytes (the raw body, or a form's `file`
+ * part), and the form's `alt` and `caption` parts when it was a form.
+ */
+export interface ImageUpload {
+  file: Uint8Array;
+  alt?: string;
+  caption?: string;
+}
+
 type RequestBody<K extends OperationId> =
   Op<K> extends { requestBody: { content: { 'application/zip': unknown } } }
     ? Uint8Array
-    : Op<K> extends { requestBody: { content: { 'application/json': infer B } } }
-      ? B
-      : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
-        ? B | undefined
-        : undefined;
+    : Op<K> extends { requestBody: { content: { 'multipart/form-data': unknown } } }
+      ? ImageUpload
+      : Op<K> extends { requestBody: { content: { 'application/json': infer B } } }
+        ? B
+        : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
+          ? B | undefined
+          : undefined;
 
 /** `T` with the properties named by `D` present: validation has filled in their defaults. */
 type WithDefaults<T, D extends PropertyKey> = [D] extends [never]
@@ -27,8 +40,11 @@ type WithDefaults<T, D extends PropertyKey> = [D] extends [never]
     ? Omit<T, D & keyof T> & { [P in D & keyof T]-?: Exclude<T[P], undefined> }
     : T;
 
-/** The body a handler answers with: a stream of bytes for a zip download, else the schema's type. */
-type BodyOf<C> = 'application/zip' extends keyof C ? ReadableStream<Uint8Array> : C[keyof C];
+/**
+ * The body a handler answers with: a stream of bytes for a zip download, the bytes and their type
+ * for an image, else the schema's type.
+ */
+type BodyOf<C> = 'application/zip' extends keyof C ? ReadableStream<Uint8Array> : 'image/png' extends keyof C ? BinaryBody : C[keyof C];
 
 type ReplyFor<S, R> = R extends { content: infer C }
   ? { status: S; body: BodyOf<C>; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> }

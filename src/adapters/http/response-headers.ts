@@ -71,7 +71,7 @@ export const RESPONDED = new WeakSet<Response>();
  * body it writes: Hono answers HEAD with the GET's answer without its body, so only a length in
  * the headers reaches a HEAD (RFC 9110 §9.3.2). An answer without a body (304, 204) gets none.
  */
-export function respond(body: string | null, status: number, headers: Record<string, string>): Response {
+export function respond(body: string | Uint8Array | null, status: number, headers: Record<string, string>): Response {
   if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
   const response = new Response(body, { status, headers });
   RESPONDED.add(response);

@@ -55,6 +55,8 @@ function posts(excerpt: string, notes: string, ms: [number, number, number?]): P
     updatedAt: new Date(Date.UTC(2026, 10, 21, 9, 30, 0, ms[0])),
     publishedAt: new Date('2026-11-21T09:30:00.000Z'),
     publishAt: null,
+    coverImage: null,
+    seo: { title: null, description: null, canonicalUrl: null },
   };
   const second: Post = {
     id: '01JDQB7K2M4P6R8TAC0E2G4J6M',
@@ -70,6 +72,8 @@ function posts(excerpt: string, notes: string, ms: [number, number, number?]): P
     updatedAt: new Date(Date.UTC(2026, 10, 28, 8, 0, 0, ms[1])),
     publishedAt: null,
     publishAt: null,
+    coverImage: null,
+    seo: { title: null, description: null, canonicalUrl: null },
   };
   const slug = archivedTitle
     .toLowerCase()
@@ -89,6 +93,8 @@ function posts(excerpt: string, notes: string, ms: [number, number, number?]): P
     updatedAt: new Date(Date.UTC(2026, 10, 30, 17, 45, 0, ms[2] ?? 0)),
     publishedAt: new Date('2026-10-02T12:00:00.000Z'),
     publishAt: null,
+    coverImage: null,
+    seo: { title: null, description: null, canonicalUrl: null },
   };
   return [third, first, second];
 }

@@ -16,6 +16,8 @@ const post: Post = {
   updatedAt: new Date('2026-01-02T00:00:00.000Z'),
   publishedAt: new Date('2026-01-01T12:00:00.000Z'),
   publishAt: null,
+  coverImage: null,
+  seo: { title: null, description: null, canonicalUrl: null },
 };
 
 describe('a post as a markdown file', () => {

@@ -205,6 +205,8 @@ describe('metrics', () => {
       updatedAt: at,
       publishedAt: at,
       publishAt: null,
+      coverImage: null,
+      seo: { title: null, description: null, canonicalUrl: null },
     });
     metrics.observeScheduledPublishing({ published: [post('a'), post('b')], ran: true });
     metrics.observeScheduledPublishing({ published: [], ran: false });

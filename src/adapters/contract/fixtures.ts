@@ -37,7 +37,8 @@ export function minute(minutes: number): Date {
 
 export const ADA: Actor = { id: ulid(9000), name: 'Ada Lovelace' };
 
-export function newPost(n: number, overrides: Partial<NewPost> = {}): NewPost {
+/** A post to create; it has no cover and no SEO fields unless `overrides` give them. */
+export function newPost(n: number, overrides: Partial<NewPost> = {}): NewPost & Pick<Post, 'coverImage' | 'seo'> {
   const status: PostStatus = overrides.status ?? 'draft';
   return {
     id: ulid(n),
@@ -51,6 +52,8 @@ export function newPost(n: number, overrides: Partial<NewPost> = {}): NewPost {
     createdAt: minute(n % 60),
     publishedAt: status === 'published' ? minute(n % 60) : null,
     publishAt: null,
+    coverImage: null,
+    seo: { title: null, description: null, canonicalUrl: null },
     ...overrides,
   };
 }

@@ -18,9 +18,15 @@ function publishedHello(overrides: Partial<Parameters<typeof newPost>[1]> = {}) 
     wordCount: 2,
     createdAt: new Date('2026-03-04T05:06:07.891Z'),
     publishedAt: new Date('2026-03-04T06:00:00.001Z'),
+    coverImage: { mediaId: COVER_ID, alt: 'A harbour at dawn, "boats" & <nets>' },
+    seo: { title: 'Hello, search engines', description: 'What a link preview shows.', canonicalUrl: 'https://example.com/hello?a=1&b=2' },
     ...overrides,
   });
 }
+
+/** A media id (26 lowercase base32 characters); the store does not check that the media exists. */
+const COVER_ID = 'abcdefghijklmnopqrstuvwxyz';
+const OTHER_COVER_ID = 'zyxwvutsrqponmlkjihgfedcba';
 
 /**
  * The ordering fixture: ten posts whose titles disagree between UTF-8 byte order, UTF-16 order
@@ -323,6 +329,74 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(stored.publishedAt?.getTime()).toBe(minute(1).getTime());
         expect(stored.updatedAt.getTime()).toBe(minute(40).getTime());
         expect(await posts().get(ulid(1))).not.toBe(await posts().get(ulid(1)));
+      });
+    });
+
+    describe('cover image and SEO fields', () => {
+      const NONE = { title: null, description: null, canonicalUrl: null };
+
+      it('the cover image and the SEO fields come back as stored, by get, getBySlug, list summaries and walk', async () => {
+        const input = publishedHello();
+        await posts().create(input);
+        const stored = (await posts().get(input.id))!;
+        expect(stored.coverImage).toStrictEqual(input.coverImage);
+        expect(stored.seo).toStrictEqual(input.seo);
+        expect((await posts().getBySlug(input.slug))?.coverImage).toStrictEqual(input.coverImage);
+        const listed = (await posts().list({ sort: SORT, limit: 10 })).items[0]!;
+        expect([listed.coverImage, listed.seo]).toStrictEqual([input.coverImage, input.seo]);
+        const walked = (await posts().walk({}, null, 10))[0]!;
+        expect([walked.coverImage, walked.seo]).toStrictEqual([input.coverImage, input.seo]);
+      });
+
+      it('a post created without them has no cover (null) and NO_SEO, and an empty alt text is kept as empty', async () => {
+        const { coverImage: _cover, seo: _seo, ...bare } = newPost(1);
+        expect(await posts().create(bare)).toMatchObject({ coverImage: null, seo: NONE });
+        expect(await posts().createRecorded({ ...newPost(2), coverImage: null, seo: NONE }, record(2))).toMatchObject({
+          coverImage: null,
+          seo: NONE,
+        });
+        await posts().create(newPost(3, { coverImage: { mediaId: COVER_ID, alt: '' }, seo: { ...NONE, title: 'Only a title' } }));
+        expect(await posts().get(ulid(3))).toMatchObject({
+          coverImage: { mediaId: COVER_ID, alt: '' },
+          seo: { ...NONE, title: 'Only a title' },
+        });
+        expect(await store().revisions.get(ulid(2), 1)).toMatchObject({ coverImage: null, seo: NONE });
+      });
+
+      it('update changes them only when the changes name them: another cover, null removes it, seo replaced whole; a later change keeps them', async () => {
+        const v1 = await posts().create(publishedHello());
+        const other = { mediaId: OTHER_COVER_ID, alt: 'Another' };
+        const v2 = await posts().update(v1.id, 1, { coverImage: other }, minute(41));
+        expect(v2).toStrictEqual({ ...v1, coverImage: other, version: 2, updatedAt: minute(41) });
+        const seo = { title: null, description: 'New description', canonicalUrl: null };
+        const v3 = await posts().update(v1.id, 2, { seo }, minute(42));
+        expect(v3).toStrictEqual({ ...v2, seo, version: 3, updatedAt: minute(42) });
+        const v4 = await posts().update(v1.id, 3, { title: 'Renamed', tags: [] }, minute(43));
+        expect([v4.coverImage, v4.seo]).toStrictEqual([other, seo]);
+        const v5 = await posts().update(v1.id, 4, { coverImage: null, seo: NONE }, minute(44));
+        expect([v5.coverImage, v5.seo]).toStrictEqual([null, NONE]);
+        expect(await posts().get(v1.id)).toStrictEqual(v5);
+      });
+
+      it('the recorded writes carry them: each revision records the cover and SEO fields the write left, and deleteRecorded returns them as they were', async () => {
+        const v1 = await posts().createRecorded(publishedHello(), record(1));
+        expect(await store().revisions.get(v1.id, 1)).toMatchObject({ coverImage: v1.coverImage, seo: v1.seo });
+        const other = { mediaId: OTHER_COVER_ID, alt: 'Another' };
+        const seo = { ...v1.seo, canonicalUrl: null };
+        const v2 = await posts().updateRecorded(v1, { coverImage: other, seo }, { ...record(2, minute(41)), type: 'updated' });
+        expect([v2.coverImage, v2.seo]).toStrictEqual([other, seo]);
+        expect(await store().revisions.get(v1.id, 2)).toStrictEqual(revisionOf(v2, { createdAt: minute(41) }));
+        const v3 = await posts().updateRecorded(v2, { title: 'Kept cover' }, { ...record(3, minute(42)), type: 'updated' });
+        expect(await store().revisions.get(v1.id, 3)).toMatchObject({ coverImage: other, seo });
+        expect((await historyOf(v1.id)).revisions.map((r) => r.changed)).toStrictEqual([['title'], ['coverImage', 'seo'], []]);
+        expect(await posts().deleteRecorded(v1.id, 3, record(4))).toStrictEqual(v3);
+      });
+
+      it('publishDue keeps the cover and SEO fields of the posts it publishes', async () => {
+        const input = publishedHello({ status: 'draft', publishedAt: null, publishAt: minute(30) });
+        await posts().create(input);
+        const [published] = await posts().publishDue(minute(31), 10);
+        expect([published?.coverImage, published?.seo]).toStrictEqual([input.coverImage, input.seo]);
       });
     });
 
@@ -652,6 +726,8 @@ export function describePostRepositoryContract(make: MakeStore): void {
           updatedAt: minute(21),
           publishedAt: minute(20),
           publishAt: null,
+          coverImage: null,
+          seo: { title: null, description: null, canonicalUrl: null },
         });
         expect(await posts().get(ulid(1))).toStrictEqual(v2);
         const v3 = await posts().update(ulid(1), 2, { title: 'Three' }, minute(22));

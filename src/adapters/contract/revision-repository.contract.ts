@@ -92,6 +92,49 @@ export function describeRevisionRepositoryContract(make: MakeStore): void {
       expect(onePerPage).toEqual(expected);
     });
 
+    it('append stores a revision’s cover image and SEO fields, and get and list return them as stored', async () => {
+      const post = await store().posts.create(newPost(1));
+      const cover = { mediaId: 'abcdefghijklmnopqrstuvwxyz', alt: 'A harbour, "at dawn"' };
+      const seo = { title: 'Search title', description: null, canonicalUrl: 'https://example.com/a?b=c' };
+      const revision = revisionOf(post, { coverImage: cover, seo });
+      await revisions().append(revision);
+      expect(await revisions().get(post.id, 1)).toStrictEqual(revision);
+      const [listed] = (await revisions().list(post.id, { limit: 10 })).items;
+      expect([listed?.coverImage, listed?.seo]).toStrictEqual([cover, seo]);
+    });
+
+    it('changed names coverImage when the cover’s media or alt text differs (or it comes or goes), and seo when any SEO field does', async () => {
+      const post = await store().posts.create(newPost(1));
+      const none = { title: null, description: null, canonicalUrl: null };
+      const cover = { mediaId: 'abcdefghijklmnopqrstuvwxyz', alt: 'Alt' };
+      const states: Partial<Revision>[] = [
+        { version: 1, coverImage: cover, seo: { ...none, title: 'T' } },
+        { version: 2, coverImage: cover, seo: { ...none, title: 'T' } },
+        { version: 3, coverImage: { ...cover, alt: '' }, seo: { ...none, title: 'T' } },
+        {
+          version: 4,
+          coverImage: { ...cover, mediaId: 'zyxwvutsrqponmlkjihgfedcba', alt: '' },
+          seo: { ...none, title: 'T', description: 'D' },
+        },
+        { version: 5, coverImage: null, seo: { ...none, title: 'T', description: 'D' } },
+        { version: 6, coverImage: null, seo: { ...none, description: 'D' } },
+        { version: 7, coverImage: null, seo: { ...none, description: 'D', canonicalUrl: 'https://example.com/' } },
+        { version: 8, coverImage: cover, seo: { ...none, description: 'D', canonicalUrl: 'https://example.com/' } },
+        { version: 9, title: 'Renamed', coverImage: cover, seo: none },
+      ];
+      for (const state of states) await revisions().append(revisionOf(post, state));
+      const expected = [['title', 'seo'], ['coverImage'], ['seo'], ['seo'], ['coverImage'], ['coverImage', 'seo'], ['coverImage'], [], []];
+      expect((await revisions().list(post.id, { limit: 100 })).items.map((r) => r.changed)).toEqual(expected);
+      const onePerPage: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await revisions().list(post.id, { limit: 2, cursor });
+        onePerPage.push(...page.items.map((r) => r.changed));
+        cursor = page.nextCursor;
+      } while (cursor !== null && onePerPage.length < 20);
+      expect(onePerPage).toEqual(expected);
+    });
+
     it('list is keyset-paginated: every revision once, limit items per page, nextCursor null on the last page', async () => {
       const post = await postWithHistory(1, [3, 1, 5, 2, 4]);
       await postWithHistory(2, [1, 2, 3, 6]);

@@ -17,6 +17,8 @@ const post: Post = {
   updatedAt: new Date('2026-01-02T00:00:00.000Z'),
   publishedAt: null,
   publishAt: null,
+  coverImage: null,
+  seo: { title: null, description: null, canonicalUrl: null },
 };
 
 describe('the problem table', () => {

@@ -2,6 +2,7 @@ import { checkedPageLimit, compareUtf8, hasCursor, pageOf, postPosition } from '
 import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../domain/cursor.js';
 import { DuplicateIdError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import { countedTotal, countLimitOf } from '../../domain/paging.js';
+import { NO_SEO, type CoverImage, type PostSeo } from '../../domain/media.js';
 import { isVisibleToReaders, POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import { revisionOf, type Revision } from '../../domain/ports/revision-repository.js';
 import type {
@@ -36,7 +37,17 @@ function copyPost(p: Post): Post {
     updatedAt: copyDate(p.updatedAt),
     publishedAt: copyNullableDate(p.publishedAt),
     publishAt: copyNullableDate(p.publishAt),
+    coverImage: copyCover(p.coverImage),
+    seo: copySeo(p.seo),
   };
+}
+
+function copyCover(cover: CoverImage | null): CoverImage | null {
+  return cover === null ? null : { mediaId: cover.mediaId, alt: cover.alt };
+}
+
+function copySeo(seo: PostSeo): PostSeo {
+  return { title: seo.title, description: seo.description, canonicalUrl: seo.canonicalUrl };
 }
 
 function summarize(p: Post): PostSummary {
@@ -119,7 +130,13 @@ function checkInsertable(data: MemoryData, post: NewPost): void {
 /** Stores `post` at version 1 (the checks of `create` first) and returns the stored object. */
 function insert(data: MemoryData, post: NewPost): Post {
   checkInsertable(data, post);
-  const stored = copyPost({ ...post, version: 1, updatedAt: post.updatedAt ?? post.createdAt });
+  const stored = copyPost({
+    ...post,
+    version: 1,
+    updatedAt: post.updatedAt ?? post.createdAt,
+    coverImage: post.coverImage ?? null,
+    seo: post.seo ?? NO_SEO,
+  });
   data.posts.set(stored.id, stored);
   return stored;
 }
@@ -150,6 +167,8 @@ function updated(data: MemoryData, id: string, expectedVersion: number, changes:
     wordCount: changes.wordCount ?? current.wordCount,
     publishedAt: changes.publishedAt !== undefined ? changes.publishedAt : current.publishedAt,
     publishAt: changes.publishAt !== undefined ? changes.publishAt : current.publishAt,
+    coverImage: changes.coverImage !== undefined ? changes.coverImage : current.coverImage,
+    seo: changes.seo ?? current.seo,
     version: current.version + 1,
     updatedAt: at,
   });

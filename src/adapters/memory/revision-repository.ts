@@ -16,6 +16,8 @@ function copyRevision(r: Revision): Revision {
     tags: [...r.tags],
     status: r.status,
     wordCount: r.wordCount,
+    coverImage: r.coverImage === null ? null : { mediaId: r.coverImage.mediaId, alt: r.coverImage.alt },
+    seo: { title: r.seo.title, description: r.seo.description, canonicalUrl: r.seo.canonicalUrl },
     createdAt: copyDate(r.createdAt),
     actor: { id: r.actor.id, name: r.actor.name },
   };

@@ -10,6 +10,7 @@ import {
   pageOf,
   postPosition,
 } from '../../../domain/paging.js';
+import type { CoverImage, PostSeo } from '../../../domain/media.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../../domain/post.js';
 import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
 import type {
@@ -42,6 +43,11 @@ const summaryColumns = {
   updatedAt: posts.updatedAt,
   publishedAt: posts.publishedAt,
   publishAt: posts.publishAt,
+  coverMediaId: posts.coverMediaId,
+  coverAlt: posts.coverAlt,
+  seoTitle: posts.seoTitle,
+  seoDescription: posts.seoDescription,
+  seoCanonicalUrl: posts.seoCanonicalUrl,
 };
 const postColumns = { ...summaryColumns, body: posts.body };
 
@@ -58,6 +64,11 @@ interface SummaryRow {
   updatedAt: Date;
   publishedAt: Date | null;
   publishAt: Date | null;
+  coverMediaId: string | null;
+  coverAlt: string | null;
+  seoTitle: string | null;
+  seoDescription: string | null;
+  seoCanonicalUrl: string | null;
 }
 interface PostRow extends SummaryRow {
   body: string;
@@ -81,6 +92,15 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
+/** The cover of a row: none when its media id is null (a row written before covers existed too). */
+export function coverOf(row: { coverMediaId: string | null; coverAlt: string | null }): CoverImage | null {
+  return row.coverMediaId === null ? null : { mediaId: row.coverMediaId, alt: row.coverAlt ?? '' };
+}
+
+export function seoOf(row: { seoTitle: string | null; seoDescription: string | null; seoCanonicalUrl: string | null }): PostSeo {
+  return { title: row.seoTitle, description: row.seoDescription, canonicalUrl: row.seoCanonicalUrl };
+}
+
 function toSummary(row: SummaryRow): PostSummary {
   return {
     id: row.id,
@@ -95,6 +115,8 @@ function toSummary(row: SummaryRow): PostSummary {
     updatedAt: row.updatedAt,
     publishedAt: row.publishedAt,
     publishAt: row.publishAt,
+    coverImage: coverOf(row),
+    seo: seoOf(row),
   };
 }
 
@@ -113,6 +135,8 @@ function toPost(row: PostRow): Post {
     updatedAt: row.updatedAt,
     publishedAt: row.publishedAt,
     publishAt: row.publishAt,
+    coverImage: coverOf(row),
+    seo: seoOf(row),
   };
 }
 
@@ -143,6 +167,11 @@ function insertNewPost(db: Database) {
       // Cast in SQL: the column's encoder would not pass a null through.
       publishedAt: sql`${slot('publishedAt')}::timestamptz`,
       publishAt: sql`${slot('publishAt')}::timestamptz`,
+      coverMediaId: sql`${slot('coverMediaId')}::text`,
+      coverAlt: sql`${slot('coverAlt')}::text`,
+      seoTitle: sql`${slot('seoTitle')}::text`,
+      seoDescription: sql`${slot('seoDescription')}::text`,
+      seoCanonicalUrl: sql`${slot('seoCanonicalUrl')}::text`,
     })
     .onConflictDoNothing({ target: posts.slug })
     .returning(postColumns);
@@ -164,6 +193,11 @@ function newPostParams(post: NewPost) {
     updatedAt: post.updatedAt ?? post.createdAt,
     publishedAt: post.publishedAt?.toISOString() ?? null,
     publishAt: post.publishAt?.toISOString() ?? null,
+    coverMediaId: post.coverImage?.mediaId ?? null,
+    coverAlt: post.coverImage?.alt ?? null,
+    seoTitle: post.seo?.title ?? null,
+    seoDescription: post.seo?.description ?? null,
+    seoCanonicalUrl: post.seo?.canonicalUrl ?? null,
   };
 }
 
@@ -195,6 +229,12 @@ function revisionOfWritten(db: Database, p: WrittenPost) {
             createdAt: occurredAt('created_at'),
             actorId: actorId(),
             actorName: actorName(),
+            // In the table's column order, as an INSERT … SELECT needs.
+            coverMediaId: p.coverMediaId,
+            coverAlt: p.coverAlt,
+            seoTitle: p.seoTitle,
+            seoDescription: p.seoDescription,
+            seoCanonicalUrl: p.seoCanonicalUrl,
           })
           .from(p),
       )
@@ -299,6 +339,15 @@ function setOf(changes: PostChanges, at: Date): PostSet {
   if (changes.wordCount !== undefined) set.wordCount = changes.wordCount;
   if (changes.publishedAt !== undefined) set.publishedAt = changes.publishedAt;
   if (changes.publishAt !== undefined) set.publishAt = changes.publishAt;
+  if (changes.coverImage !== undefined) {
+    set.coverMediaId = changes.coverImage?.mediaId ?? null;
+    set.coverAlt = changes.coverImage?.alt ?? null;
+  }
+  if (changes.seo !== undefined) {
+    set.seoTitle = changes.seo.title;
+    set.seoDescription = changes.seo.description;
+    set.seoCanonicalUrl = changes.seo.canonicalUrl;
+  }
   set.updatedAt = at;
   return set;
 }

@@ -5,6 +5,7 @@ import type { PostStatus } from '../../../domain/post.js';
 import { COMPARED_FIELDS, type ComparedField } from '../../../domain/revision-diff.js';
 import type { Revision, RevisionPage, RevisionRepository, RevisionSummary } from '../../../domain/ports/revision-repository.js';
 import { type Database, type DbSession } from '../driver/database.js';
+import { coverOf, seoOf } from './post-repository.js';
 import { revisions } from '../schema/schema.js';
 
 const summaryColumns = {
@@ -16,6 +17,11 @@ const summaryColumns = {
   tags: revisions.tags,
   status: revisions.status,
   wordCount: revisions.wordCount,
+  coverMediaId: revisions.coverMediaId,
+  coverAlt: revisions.coverAlt,
+  seoTitle: revisions.seoTitle,
+  seoDescription: revisions.seoDescription,
+  seoCanonicalUrl: revisions.seoCanonicalUrl,
   createdAt: revisions.createdAt,
   actorId: revisions.actorId,
   actorName: revisions.actorName,
@@ -31,6 +37,11 @@ interface SummaryRow {
   tags: string[];
   status: string;
   wordCount: number;
+  coverMediaId: string | null;
+  coverAlt: string | null;
+  seoTitle: string | null;
+  seoDescription: string | null;
+  seoCanonicalUrl: string | null;
   createdAt: Date;
   actorId: string;
   actorName: string;
@@ -46,6 +57,8 @@ function toFields(row: SummaryRow): Omit<RevisionSummary, 'changed'> {
     tags: [...row.tags],
     status: row.status as PostStatus,
     wordCount: row.wordCount,
+    coverImage: coverOf(row),
+    seo: seoOf(row),
     createdAt: row.createdAt,
     actor: { id: row.actorId, name: row.actorName },
   };
@@ -61,6 +74,9 @@ function listQuery(db: Database, where: SQL, limit: number) {
   const previous = (column: AnyColumn): SQL => sql`lag(${column}) over (order by ${recent.version})`;
   // No row before (the oldest revision): null, hence no change.
   const differs = (column: AnyColumn): SQL<boolean> => sql<boolean>`coalesce(${column} <> ${previous(column)}, false)`;
+  // Nullable columns compare null-safely (no cover is null in both); the oldest row has no previous one to differ from.
+  const distinct = (columns: AnyColumn[]): SQL<boolean> =>
+    sql<boolean>`(${previous(recent.version)} IS NOT NULL AND (${sql.join(columns, sql`, `)}) IS DISTINCT FROM (${sql.join(columns.map(previous), sql`, `)}))`;
   const tagsDiffer = sql<boolean>`coalesce(not (${recent.tags} @> ${previous(recent.tags)} and ${recent.tags} <@ ${previous(recent.tags)}), false)`;
   return db
     .select({
@@ -72,6 +88,11 @@ function listQuery(db: Database, where: SQL, limit: number) {
       tags: recent.tags,
       status: recent.status,
       wordCount: recent.wordCount,
+      coverMediaId: recent.coverMediaId,
+      coverAlt: recent.coverAlt,
+      seoTitle: recent.seoTitle,
+      seoDescription: recent.seoDescription,
+      seoCanonicalUrl: recent.seoCanonicalUrl,
       createdAt: recent.createdAt,
       actorId: recent.actorId,
       actorName: recent.actorName,
@@ -81,6 +102,8 @@ function listQuery(db: Database, where: SQL, limit: number) {
         excerpt: differs(recent.excerpt),
         status: differs(recent.status),
         tags: tagsDiffer,
+        coverImage: distinct([recent.coverMediaId, recent.coverAlt]),
+        seo: distinct([recent.seoTitle, recent.seoDescription, recent.seoCanonicalUrl]),
         body: differs(recent.body),
       },
     })
@@ -123,6 +146,11 @@ export class DrizzleRevisionRepository implements RevisionRepository {
             tags: [...revision.tags],
             status: revision.status,
             wordCount: revision.wordCount,
+            coverMediaId: revision.coverImage?.mediaId ?? null,
+            coverAlt: revision.coverImage?.alt ?? null,
+            seoTitle: revision.seo.title,
+            seoDescription: revision.seo.description,
+            seoCanonicalUrl: revision.seo.canonicalUrl,
             createdAt: revision.createdAt,
             actorId: revision.actor.id,
             actorName: revision.actor.name,

@@ -1,6 +1,10 @@
+import { createHash } from 'node:crypto';
+import { uploadMedia, type MediaDeps } from '../../../app/media.js';
 import type { PostUseCases } from '../../../app/post-use-cases.js';
-import type { Clock } from '../../../domain/index.js';
+import type { ImageImportDeps } from '../../../app/site-import-images.js';
+import { mediaBlobKey, originalName, ValidationError, type Clock, type Media } from '../../../domain/index.js';
 import { exportArchive } from '../../../site-files/export-archive.js';
+import type { ReadImage } from '../../../site-files/images.js';
 import { IMPORT_OWN_LIMITS, importFilesOf, type PostFieldsCheck } from '../../../site-files/import-files.js';
 import { ArchiveRefused, checkZip, type ArchiveLimits } from '../../../site-files/zip.js';
 import type { Contract } from '../contract.js';
@@ -26,12 +30,55 @@ function postFieldsCheck(contract: Pick<Contract, 'schemaValidator'>): PostField
       : (validate.errors ?? []).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}`).join('; ');
 }
 
+/** The media library, for the images an export writes and an import stores; `filesUrl` is where its files are public. */
+export interface SiteMedia {
+  deps: MediaDeps;
+  filesUrl: string;
+}
+
+/** A media and its original's bytes, or null when either is gone. */
+function imageReader({ media, blobs }: Pick<MediaDeps, 'media' | 'blobs'>): ReadImage {
+  return async (id) => {
+    const found = await media.get(id);
+    if (found === null) return null;
+    const original = await blobs.get(mediaBlobKey(id, { name: originalName(found.contentType) }));
+    return original === null ? null : { media: found, bytes: original.bytes };
+  };
+}
+
+const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** The media library as an import uses it: uploads as `POST /media` makes them, a dry run's check, the originals' URLs. */
+function imageImportDeps({ deps, filesUrl }: SiteMedia): ImageImportDeps {
+  return {
+    async upload(bytes, { alt, caption }) {
+      try {
+        return await uploadMedia(deps, bytes, { alt, caption });
+      } catch (error) {
+        // An alt text the library refuses (too long, unstorable) is no reason to leave the image out.
+        if (error instanceof ValidationError) return uploadMedia(deps, bytes);
+        throw error;
+      }
+    },
+    async check(bytes) {
+      const known = await deps.media.findByHash(sha256Of(bytes));
+      if (known !== null) return known;
+      const processed = await deps.images.process(bytes);
+      return deps.media.findByHash(sha256Of(processed.original.bytes));
+    },
+    url: (media: Media) => `${filesUrl}/${media.id}/${originalName(media.contentType)}`,
+  };
+}
+
 export function siteHandlers(
   posts: PostUseCases,
   clock: Clock,
   imports: SiteImportDeps,
+  media?: SiteMedia,
 ): Pick<HandlerRegistry, 'exportSite' | 'importSite'> {
   let checkFields: PostFieldsCheck | undefined;
+  const readImage = media === undefined ? undefined : imageReader(media.deps);
+  const images = media === undefined ? undefined : imageImportDeps(media);
   return {
     async exportSite({ query }) {
       // A bad tag is a 422 here, before the first byte of the archive.
@@ -42,7 +89,7 @@ export function siteHandlers(
       const exportedAt = clock.now();
       return {
         status: 200,
-        body: exportArchive(batches, { layout: query.layout, filter, exportedAt }),
+        body: exportArchive(batches, { layout: query.layout, filter, exportedAt, ...(readImage ? { readImage } : {}) }),
         headers: { 'Content-Disposition': `attachment; filename="margin-export-${exportedAt.toISOString().slice(0, 10)}.zip"` },
       };
     },
@@ -54,7 +101,7 @@ export function siteHandlers(
         try {
           checkFields ??= postFieldsCheck(imports.contract);
           const { source, files } = await importFilesOf(archive, checkFields, imports.maxFileBytes);
-          const report = await posts.imports.run(files, query.mode, actorOf({ principal }));
+          const report = await posts.imports.run(files, query.mode, actorOf({ principal }), images);
           return { status: 200, body: { mode: report.mode, source, counts: report.counts, items: report.items } };
         } finally {
           archive.close();

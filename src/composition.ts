@@ -7,14 +7,17 @@ import { createRefreshTokenSecrets } from './adapters/crypto/refresh-token-secre
 import { createApp, type RequestObserver } from './adapters/http/app.js';
 import { API_ROOT, type Contract } from './adapters/http/contract.js';
 import { createHandlers } from './adapters/http/handlers/index.js';
+import { createSharpImageProcessor } from './adapters/images/sharp-image-processor.js';
+import { randomIds } from './adapters/system/random-ids.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
 import { AuthService } from './app/auth-service.js';
 import { Housekeeping } from './app/housekeeping.js';
+import type { MediaDeps } from './app/media.js';
 import { createPostUseCases } from './app/post-use-cases.js';
 import { Readiness } from './app/readiness.js';
 import { SharedRateLimit } from './app/shared-rate-limit.js';
 import type { Config } from './config.js';
-import type { Clock, IdGenerator, PasswordHasher, Store } from './domain/index.js';
+import type { Clock, IdGenerator, ImageProcessor, PasswordHasher, Store } from './domain/index.js';
 import type { Logger } from './log.js';
 import { ADMIN_DIR, BUNDLE_FILE } from './paths.js';
 
@@ -24,7 +27,7 @@ import { ADMIN_DIR, BUNDLE_FILE } from './paths.js';
  */
 export interface ComposedConfig extends Pick<
   Config,
-  'bodyLimitBytes' | 'corsOrigins' | 'trustProxy' | 'idempotency' | 'content' | 'imports'
+  'bodyLimitBytes' | 'corsOrigins' | 'trustProxy' | 'idempotency' | 'content' | 'imports' | 'media'
 > {
   auth: Pick<
     Config['auth'],
@@ -43,6 +46,8 @@ export interface CompositionOptions {
   config: ComposedConfig;
   ids?: IdGenerator;
   hasher?: PasswordHasher;
+  /** Reads uploaded images; by default sharp with the configured limits (MEDIA_MAX_BYTES, …). */
+  images?: ImageProcessor;
   /** Told of every answered request (the access log, metrics). */
   observers?: RequestObserver[];
   /** Defaults to one that pings the store (schema assumed current). */
@@ -71,6 +76,14 @@ export async function compose(options: CompositionOptions) {
     ids,
     idempotency: { leaseMs: config.idempotency.leaseSeconds * 1000, ttlMs: config.idempotency.ttlSeconds * 1000 },
   });
+  // Media ids are unguessable (the URL of a public file is its only secret), unlike the ULIDs of posts.
+  const media: MediaDeps = {
+    media: store.media,
+    blobs: store.blobs,
+    images: options.images ?? createSharpImageProcessor(config.media),
+    ids: randomIds(),
+    clock,
+  };
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);
   const { content, imports } = config;
@@ -81,6 +94,7 @@ export async function compose(options: CompositionOptions) {
       store,
       auth,
       posts,
+      media,
       readiness,
       clock,
       content: {
@@ -106,6 +120,7 @@ export async function compose(options: CompositionOptions) {
     logger: options.logger,
     bodyLimitBytes: config.bodyLimitBytes,
     importLimitBytes: imports.limitBytes,
+    imageMaxBytes: config.media.maxBytes,
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
   });
@@ -119,7 +134,7 @@ export async function compose(options: CompositionOptions) {
   /** The admin app's path, when it is served. */
   const adminPath = adminDir === false ? null : '/admin/';
   // `contentRateLimit` sends its last counts at `close()`, on shutdown.
-  return { app, auth, posts, contentRateLimit, hasher, ids, housekeeping, readiness, adminPath };
+  return { app, auth, posts, contentRateLimit, media, hasher, ids, housekeeping, readiness, adminPath };
 }
 
 /** The Content API's limit per client address and minute (CONTENT_RATE_LIMIT_PER_MINUTE), shared through the store; null when off. */

@@ -5,7 +5,10 @@
  * one the operation declares (or 404/405 problem outside it) and the body validates against the
  * spec (both checked by the contract fetch); a problem's `status` equals the HTTP status; and, for
  * a write refused with a 4xx, that nothing changed (the posts and the activity log read the same).
- * An operation that takes a zip (importSite) gets damaged archives instead of damaged JSON.
+ * An operation that takes a zip (importSite) gets damaged archives instead of damaged JSON, and
+ * the one that takes an image (uploadMedia) gets garbage, truncated and bit-flipped images,
+ * polyglots, images too large in pixels, SVG, broken forms and wrong content types; the media
+ * library is part of what a refused write must leave alone.
  *
  * Two requests every operation gets as they are, not generated: its request target with raw
  * non-ASCII bytes, sent over a socket, must get the 400 `malformed-request` it declares (Node's
@@ -19,6 +22,7 @@ import { connect, type AddressInfo } from 'node:net';
 import type { ServerType } from '@hono/node-server';
 import fc from 'fast-check';
 import { strToU8, zipSync } from 'fflate';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveApp } from '../../src/adapters/http/node-server.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
@@ -42,9 +46,11 @@ interface Operation {
   method: string;
   path: string;
   parameters: Parameter[];
-  /** The JSON schema of the body; undefined for an operation without one or with a zip. */
+  /** The JSON schema of the body; undefined for an operation without one, with a zip or an image. */
   body: Json | undefined;
   takesZip: boolean;
+  /** Whether the body is an image (its bytes with an image type, or a multipart form). */
+  takesImage: boolean;
   protected: boolean;
 }
 
@@ -103,6 +109,7 @@ function operationsOf(doc: Json): Operation[] {
         parameters,
         body,
         takesZip: content['application/zip'] !== undefined,
+        takesImage: content['multipart/form-data'] !== undefined || Object.keys(content).some((type) => type.startsWith('image/')),
         protected: security.some((requirement) => Object.keys(requirement).length > 0),
       });
     }
@@ -318,6 +325,91 @@ function zipDamage(): fc.Arbitrary<Damage['body']> {
   return fc.oneof(noise, cut, flipped, unsafeName, badFrontMatter, contentType, empty);
 }
 
+/** A small valid image (noise, so that a cut or a flipped bit lands in real image data). */
+const VALID_PNG = new Uint8Array(
+  await sharp({ create: { width: 48, height: 32, channels: 3, background: 'black', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+    .png()
+    .toBuffer(),
+);
+const PNG_SIGNATURE = VALID_PNG.slice(0, 8);
+
+/** A PNG header declaring `side` × `side` pixels and a few bytes of data: a bomb's header. */
+function hugePngHeader(side: number): Uint8Array {
+  const bytes = VALID_PNG.slice(0, 33);
+  new DataView(bytes.buffer).setUint32(16, side);
+  new DataView(bytes.buffer).setUint32(20, side);
+  return bytes;
+}
+
+const concat = (...parts: (Uint8Array | string)[]) =>
+  new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === 'string' ? strToU8(p) : p))));
+
+/** Images as a hostile client sends them: noise, cut or bit-flipped, polyglots, SVG, bombs, broken forms, wrong types. */
+function imageDamage(): fc.Arbitrary<Damage['body']> {
+  const imageType = fc.constantFrom('image/png', 'image/jpeg', 'image/webp', 'image/avif', 'image/gif');
+  const asImage = (bytes: Uint8Array, type = 'image/png') => ({ text: bytes, contentType: type });
+  const noise = fc.tuple(fc.uint8Array({ minLength: 0, maxLength: 2000 }), imageType).map(([bytes, type]) => asImage(bytes, type));
+  const cut = fc.integer({ min: 0, max: VALID_PNG.length - 1 }).map((end) => asImage(VALID_PNG.slice(0, end)));
+  const flipped = fc
+    .array(fc.tuple(fc.nat({ max: VALID_PNG.length - 1 }), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 8 })
+    .map((flips) => {
+      const bytes = VALID_PNG.slice();
+      for (const [at, mask] of flips) bytes[at]! ^= mask;
+      return asImage(bytes);
+    });
+  const polyglot = fc
+    .constantFrom(
+      concat(VALID_PNG, '<html><script>alert(1)</script></html>'),
+      concat(VALID_PNG, zipSync({ 'a.md': strToU8('---\ntitle: x\n---\n') })),
+      concat('GIF89a/*', new Uint8Array(8), '*/=alert(1)//'),
+      concat(PNG_SIGNATURE, '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'),
+      concat('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+      concat('%PDF-1.4\n', VALID_PNG),
+      concat(new Uint8Array([0xff, 0xd8, 0xff, 0xe0]), '<script>alert(1)</script>'),
+    )
+    .chain((bytes) => imageType.map((type) => asImage(bytes, type)));
+  const bomb = fc.constantFrom(10_000, 65_535, 2 ** 31 - 1, 0).map((side) => asImage(hugePngHeader(side)));
+  const svg = fc.constant({ text: strToU8('<svg xmlns="http://www.w3.org/2000/svg"/>'), contentType: 'image/svg+xml' });
+  const contentType = fc
+    .constantFrom(
+      'application/json',
+      'text/plain',
+      'application/octet-stream',
+      'image/svg+xml',
+      'image/x-icon',
+      'image/png; boundary=x',
+      'multipart/form-data',
+      'multipart/form-data; boundary=x',
+      'multipart/mixed; boundary=x',
+      'application/x-www-form-urlencoded',
+      '',
+    )
+    .map((type) => ({ text: VALID_PNG, contentType: type === '' ? null : type }));
+  const form = (parts: string[], boundary = 'fuzz') => ({
+    text: concat(...parts.map((part) => `--${boundary}\r\n${part}\r\n`), `--${boundary}--\r\n`),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  });
+  const brokenForm = fc.oneof(
+    fc.constant(form(['Content-Disposition: form-data; name="alt"\r\n\r\nno file'])),
+    fc.constant(form(['Content-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nnot an image'])),
+    fc.constant(form(['Content-Disposition: form-data; name="file"\r\n\r\ntext, not a file'])),
+    fc.constant({
+      text: strToU8('--fuzz\r\nContent-Disposition: form-data; name="file"'),
+      contentType: 'multipart/form-data; boundary=fuzz',
+    }),
+    fc.string({ maxLength: 200 }).map((text) => ({ text: strToU8(text), contentType: 'multipart/form-data; boundary=fuzz' })),
+    fc
+      .string({ minLength: 1001, maxLength: 1200 })
+      .map((alt) =>
+        form([
+          `Content-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nx`,
+          `Content-Disposition: form-data; name="alt"\r\n\r\n${alt}`,
+        ]),
+      ),
+  );
+  return fc.oneof(noise, cut, flipped, polyglot, bomb, svg, contentType, brokenForm);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sending and checking.
 
@@ -325,6 +417,8 @@ interface Baseline {
   path: Record<string, string>;
   headers: Record<string, string>;
   body: Json | Uint8Array | undefined;
+  /** The Content-Type a binary body is sent with. */
+  bodyType?: string;
 }
 
 async function createPost(title = 'Fuzz target'): Promise<string> {
@@ -339,9 +433,24 @@ async function createPost(title = 'Fuzz target'): Promise<string> {
   return ((await response.json()) as { id: string }).id;
 }
 
-/** A valid request of the operation, on a post of its own (writes may delete or change it). */
+/** A media to fuzz the media operations on (an identical upload answers the same one, until it is deleted). */
+async function createMedia(): Promise<string> {
+  const response = await server.app.fetch(
+    new Request(url('/media'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'image/png' },
+      body: VALID_PNG,
+    }),
+  );
+  if (response.status !== 201 && response.status !== 200) throw new Error(`could not upload the fuzz target: ${response.status}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+const isMediaPath = (path: string) => path.startsWith('/media/') || path.startsWith('/content/media/');
+
+/** A valid request of the operation, on a post (or a media) of its own (writes may delete or change it). */
 async function baseline(op: Operation): Promise<Baseline> {
-  const id = await createPost();
+  const id = isMediaPath(op.path) ? await createMedia() : await createPost();
   const headers: Record<string, string> = {};
   if (op.protected) headers.authorization = `Bearer ${token}`;
   if (op.parameters.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match')) headers['if-match'] = '*';
@@ -353,16 +462,23 @@ async function baseline(op: Operation): Promise<Baseline> {
     bulkPosts: { ids: [id], action: 'publish' },
     updatePost: { title: 'Edited by the fuzzer' },
     renderPreview: { body: '# Hello *preview*' },
+    updateMedia: { alt: 'Edited by the fuzzer' },
   };
-  const body = op.takesZip ? VALID_ZIP : op.body ? bodies[op.operationId] : undefined;
-  return { path: { id, version: '1' }, headers, body };
+  if (op.takesZip) return { path: { id, version: '1' }, headers, body: VALID_ZIP, bodyType: 'application/zip' };
+  if (op.takesImage) return { path: { id }, headers, body: VALID_PNG, bodyType: 'image/png' };
+  const body = op.body ? bodies[op.operationId] : undefined;
+  return { path: { id, version: '1', file: 'original.png' }, headers, body };
 }
 
-/** What a write must leave alone when it is refused: the posts and the activity log. */
+/** What a write must leave alone when it is refused: the posts, the activity log and the media library. */
 async function snapshot(): Promise<string> {
   const read = async (path: string) =>
     (await server.app.fetch(new Request(url(path), { headers: { authorization: `Bearer ${token}` } }))).text();
-  return JSON.stringify([await read('/posts?limit=100&sort=-updatedAt'), await read('/activity?limit=100')]);
+  return JSON.stringify([
+    await read('/posts?limit=100&sort=-updatedAt'),
+    await read('/activity?limit=100'),
+    await read('/media?limit=100'),
+  ]);
 }
 
 async function sendDamaged(op: Operation, base: Baseline, damage: Damage): Promise<Response> {
@@ -374,7 +490,7 @@ async function sendDamaged(op: Operation, base: Baseline, damage: Damage): Promi
     if (damage.body.contentType !== null) headers['content-type'] = damage.body.contentType;
   } else if (base.body instanceof Uint8Array) {
     body = base.body;
-    headers['content-type'] = 'application/zip';
+    headers['content-type'] = base.bodyType!;
   } else if (base.body !== undefined) {
     body = JSON.stringify(base.body);
     headers['content-type'] = 'application/json';
@@ -452,9 +568,10 @@ afterAll(async () => {
 });
 
 describe('fuzzing every operation of the contract', () => {
-  it('covers all 31 operations of the bundle the server runs, the one that takes a zip included', () => {
-    expect(operations).toHaveLength(31);
+  it('covers all 37 operations of the bundle the server runs, the one that takes a zip and the one that takes an image included', () => {
+    expect(operations).toHaveLength(37);
     expect(operations.filter((op) => op.takesZip).map((op) => op.operationId)).toEqual(['importSite']);
+    expect(operations.filter((op) => op.takesImage).map((op) => op.operationId)).toEqual(['uploadMedia']);
     expect(server.contract.document).toEqual(document);
   });
 
@@ -492,7 +609,7 @@ describe('fuzzing every operation of the contract', () => {
         const body = base.body instanceof Uint8Array ? base.body : base.body === undefined ? undefined : JSON.stringify(base.body);
         const headers = {
           ...base.headers,
-          ...(body === undefined ? {} : { 'content-type': base.body instanceof Uint8Array ? 'application/zip' : 'application/json' }),
+          ...(body === undefined ? {} : { 'content-type': base.body instanceof Uint8Array ? base.bodyType! : 'application/json' }),
         };
         const response = await server.fetch(`http://localhost${path}`, {
           method: op.method,
@@ -545,6 +662,15 @@ describe('fuzzing every operation of the contract', () => {
           await property(
             find(),
             zipDamage().map((body) => ({ body })),
+          );
+        });
+      }
+
+      if (op.takesImage) {
+        it('survives garbage, truncated and bit-flipped images, polyglots, bombs, SVG, broken forms and wrong content types', async () => {
+          await property(
+            find(),
+            imageDamage().map((body) => ({ body })),
           );
         });
       }

@@ -1,11 +1,13 @@
 import type { Clock, Store } from '../../../domain/index.js';
 import type { AuthService } from '../../../app/auth-service.js';
+import type { MediaDeps } from '../../../app/media.js';
 import type { PostUseCases } from '../../../app/post-use-cases.js';
 import { HtmlRenderer } from '../content/html-renderer.js';
 import type { HandlerRegistry } from '../registry.js';
 import { activityHandlers } from './activity.js';
 import { authHandlers } from './auth.js';
 import { contentHandlers, type ContentSite } from './content.js';
+import { mediaHandlers } from './media.js';
 import { metaHandlers, type ReadinessCheck } from './meta.js';
 import { postHandlers } from './posts.js';
 import { previewHandlers } from './preview.js';
@@ -18,6 +20,8 @@ export interface HandlerDeps {
   store: Store;
   auth: AuthService;
   posts: PostUseCases;
+  /** The media library's use cases' ports (files public under `content.site.contentApiUrl` + `/media`). */
+  media: MediaDeps;
   readiness?: ReadinessCheck;
   content: ContentSite;
   clock: Clock;
@@ -51,5 +55,6 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...statsHandlers(deps.posts.queries),
     ...previewHandlers(previewRenderer),
     ...contentHandlers(deps.posts.content, { ...deps.content, renderer }),
+    ...mediaHandlers(deps.media, `${deps.content.site.contentApiUrl}/media`),
   };
 }

@@ -7,6 +7,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/api.js';
 import { bearerMiddleware } from './bearer-middleware.js';
+import { mediaCalls, type MediaCalls } from './media.js';
 import { TokenSession, type SessionTokens, type TokenPair } from './session.js';
 import type { ApiResult } from './types.js';
 
@@ -22,6 +23,7 @@ export {
   type ContentPostSummary,
 } from './content.js';
 export type { components, operations, paths } from '../../generated/api.js';
+export type { DeleteMediaOptions, Media, MediaCalls, MediaListQuery, MediaPage, UpdateMediaRequest, UploadMediaOptions } from './media.js';
 
 export type Post = components['schemas']['Post'];
 export type UpdatePostRequest = components['schemas']['UpdatePostRequest'];
@@ -70,7 +72,8 @@ export interface CreatePostOptions {
   idempotencyKey?: string;
 }
 
-export interface MarginClient {
+/** The client of the admin API; the media library's calls are described in media.ts. */
+export interface MarginClient extends MediaCalls {
   /** The openapi-fetch client with the bearer and refresh middleware. */
   readonly api: Client<paths>;
   /** The current tokens, or null when signed out. */
@@ -134,6 +137,7 @@ export function createMarginClient(options: MarginClientOptions): MarginClient {
 
   return {
     api,
+    ...mediaCalls(api),
     get tokens() {
       return session.tokens;
     },

@@ -277,6 +277,8 @@ export function describeMediaRepositoryContract(make: MakeStore): void {
         await posts.create(newPost(4, { body: `/MEDIA/${id}/original.jpg` }));
         await posts.create(newPost(5, { body: `relative: /media/${id}/320.webp` }));
         expect((await media().uses(id, 10)).map((u) => u.postId)).toEqual([ulid(5)]);
+        // An id is whatever it is, capitals included: the post that links it in its case uses it.
+        expect((await media().uses(id.toUpperCase(), 10)).map((u) => u.postId)).toEqual([ulid(2)]);
       });
 
       it('treats the id literally: LIKE metacharacters in an id match nothing else', async () => {

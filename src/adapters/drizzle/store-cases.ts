@@ -111,6 +111,18 @@ export function describeDrizzleStoreCases(name: string, make: MakeStore, query: 
       ]);
     });
 
+    // The bytes travel as base64 text (see blob-store.ts): what is stored must be the bytes, not that text.
+    it('stores a blob as bytea holding the bytes themselves, and the files of a media as a jsonb array', async () => {
+      await open();
+      await store.blobs.put('media/x/original.png', Uint8Array.from([0, 255, 10, 92, 120]), 'image/png');
+      expect(await query(`select octet_length(bytes) as n, encode(bytes, 'hex') as hex from blobs`)).toEqual([{ n: 5, hex: '00ff0a5c78' }]);
+      const file = { name: 'original.png', contentType: 'image/png' as const, width: 1, height: 1, bytes: 5, sha256: 'f'.repeat(64) };
+      await store.media.create({ ...file, id: 'x', sourceSha256: 'e'.repeat(64), alt: '', caption: '', createdAt: at(0), files: [file] });
+      expect(await query(`select jsonb_typeof(files) as kind, files->0->>'name' as name from media`)).toEqual([
+        { kind: 'array', name: 'original.png' },
+      ]);
+    });
+
     it('after close, calls throw UnavailableError', async () => {
       await open();
       await store.close();

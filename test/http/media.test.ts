@@ -1,7 +1,9 @@
+import { connect, type AddressInfo } from 'node:net';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
+import { serveApp } from '../../src/adapters/http/node-server.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import { FixedClock } from '../../src/domain/index.js';
 import { json, url } from '../support/http.js';
@@ -380,5 +382,48 @@ describe('media files and the Content API rate limit [memory]', () => {
     const limited = await t.file(media.url);
     await expectProblem(limited, 429, 'rate-limited');
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
+
+/** Writes `head` (a request without its body) on a connection of its own and reads until the server closes it. */
+function exchange(port: number, head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('end', () => resolve(text));
+    socket.write(head);
+  });
+}
+
+describe('media over a socket [memory]', () => {
+  it('answers a declared Content-Length over MEDIA_MAX_BYTES + 64 KiB with 413 before any of the body is sent, and serves a file byte for byte with its length', async () => {
+    const t = await mediaSetup(async () => createMemoryStore());
+    const listener = serveApp(t.app.fetch, { hostname: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => listener.once('listening', resolve));
+    const { port } = listener.address() as AddressInfo;
+    try {
+      const head = [
+        'POST /api/v1/media HTTP/1.1',
+        'Host: x',
+        `Authorization: ${t.auth.authorization}`,
+        'Content-Type: image/png',
+        `Content-Length: ${20 * 1024 * 1024 + 64 * 1024 + 1}`,
+      ].join('\r\n');
+      const answer = await exchange(port, `${head}\r\n\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(answer).toContain('https://margincms.dev/problems/payload-too-large');
+
+      const bytes = await png(300, 200);
+      const media = await t.uploaded(bytes);
+      const served = await fetch(`http://127.0.0.1:${port}/api/v1/content/media/${media.id}/original.png`);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-length')).toBe(String(bytes.byteLength));
+      expect(new Uint8Array(await served.arrayBuffer())).toEqual(bytes);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 });

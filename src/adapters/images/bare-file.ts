@@ -126,6 +126,7 @@ function bareWebp(bytes: Uint8Array): boolean {
  */
 function bareIsoBmff(bytes: Uint8Array): boolean {
   const data = view(bytes);
+  if (bytes.length < 8) return false;
   let at = 0;
   while (at < bytes.length) {
     let size = data.getUint32(at);

@@ -27,8 +27,8 @@ const FAIL_ON = 'warning';
 
 /**
  * A JPEG original re-encoded (rotated, metadata removed) keeps quality 90, with libjpeg-turbo's
- * encoder: mozjpeg's trellis search took 13 times as long for files a few percent smaller
- * (bench/NOTES.md), and an upload waits for it.
+ * encoder: mozjpeg's took 5-9 times as long for files 14-20 % smaller (bench/NOTES.md), the
+ * upload waits for it, and readers mostly download the variants, not the original.
  */
 const ORIGINAL_JPEG: JpegOptions = { quality: 90 };
 const VARIANT_JPEG: JpegOptions = { quality: 82, progressive: true };

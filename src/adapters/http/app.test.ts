@@ -298,7 +298,7 @@ describe('image uploads and files', () => {
     };
   }
 
-  const upload = (fetch: typeof globalThis.fetch, body: BodyInit, type?: string, query = '') =>
+  const upload = (fetch: typeof globalThis.fetch, body: Uint8Array | string, type?: string, query = '') =>
     fetch(url(`/media${query}`), { method: 'POST', headers: { ...bearer, ...(type === undefined ? {} : { 'content-type': type }) }, body });
 
   it('hands the raw bytes of a declared image type to uploadMedia, whatever the bytes are', async () => {

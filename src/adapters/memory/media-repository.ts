@@ -22,11 +22,6 @@ function newestFirst(a: { at: number; id: string }, b: { at: number; id: string 
   return b.at - a.at || compareUtf8(b.id, a.id);
 }
 
-/** The media id of a post's cover, read defensively: a post stored before covers existed has none. */
-function coverMediaId(post: Post): string | undefined {
-  return (post as { coverImage?: { mediaId?: unknown } | null }).coverImage?.mediaId as string | undefined;
-}
-
 /** The media holding either hash: the one with the same `sourceSha256` first (the port's rule). */
 function identical(all: Iterable<Media>, hashes: { sha256: string; sourceSha256: string }): Media | undefined {
   let bySha: Media | undefined;
@@ -114,7 +109,7 @@ export class MemoryMediaRepository implements MediaRepository {
       const most = checkedBatchLimit(limit);
       const path = `/media/${id}/`;
       return [...posts.values()]
-        .filter((post) => coverMediaId(post) === id || post.body.includes(path))
+        .filter((post) => post.coverImage?.mediaId === id || post.body.includes(path))
         .sort((a, b) => compareUtf8(a.id, b.id))
         .slice(0, most)
         .map((post) => ({ postId: post.id, title: post.title, slug: post.slug }));

@@ -55,18 +55,18 @@ const skip = (reason: Item['reason']) => expect.objectContaining({ action: 'skip
 
 describeOnEveryStore('importSite', (make) => {
   describe('sites written by static-site generators', () => {
-    it('imports a Hugo site: YAML and TOML front matter, a page bundle named by its folder, drafts; sections, pages and images skipped', async () => {
+    it('imports a Hugo site: YAML and TOML front matter, a page bundle named by its folder with its cover image, drafts; sections and pages skipped', async () => {
       const t = await setup(make);
       const report = await reportOf(await importZip(t, zipOfFixture('hugo')));
       expect(report).toMatchObject({
         mode: 'apply',
         source: 'markdown',
-        counts: { files: 7, create: 3, update: 0, unchanged: 0, skip: 4 },
+        counts: { files: 7, create: 4, update: 0, unchanged: 0, skip: 3 },
       });
       const items = byPath(report);
       expect(items['hugo.toml']).toEqual(skip('not_a_post'));
       expect(items['content/_index.md']).toEqual(skip('not_a_post'));
-      expect(items['content/posts/bundle-post/cover.jpg']).toEqual(skip('not_a_post'));
+      expect(items['content/posts/bundle-post/cover.jpg']).toMatchObject({ action: 'create', id: null, reason: null });
 
       const posts = await postsBySlug(t);
       expect(Object.keys(posts).sort()).toEqual(['bundle-post', 'first-post', 'toml-front-matter']);
@@ -95,6 +95,10 @@ describeOnEveryStore('importSite', (make) => {
         status: 'published',
         publishedAt: '2024-04-05T00:00:00.000Z',
       });
+      // The bundle's cover.jpg, stored in the media library: the body links it by its URL, and it is the cover.
+      const bundle = (await t.store.posts.get(posts['bundle-post']!.id))!;
+      const [, mediaId] = /^!\[Cover\]\(http:\/\/\S+\/api\/v1\/content\/media\/([a-z2-7]{26})\/original\.jpg\)\n/.exec(bundle.body) ?? [];
+      expect(bundle.coverImage).toEqual({ mediaId, alt: 'An orange rectangle' });
       expect(items['content/posts/bundle-post/index.md']).toMatchObject({
         action: 'create',
         id: posts['bundle-post']!.id,
@@ -237,7 +241,8 @@ describeOnEveryStore('importSite', (make) => {
       ]);
       const events = await t.activity();
       expect(events.filter((e) => e.postId === post.id).map((e) => e.type)).toEqual(['published', 'created']);
-      const created = report.items.filter((item) => item.action === 'create');
+      // The posts created (the bundle's image, stored in the media library, has no post id).
+      const created = report.items.filter((item) => item.action === 'create' && item.path.endsWith('.md'));
       for (const item of created) {
         const history = await t.activity(item.id!);
         expect(history.map((e) => [e.type, e.actor.id])).toEqual([['created', t.admin.id]]);

@@ -49,7 +49,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...authHandlers(deps.auth),
     ...postHandlers(deps.posts),
     ...revisionHandlers(deps.posts),
-    ...siteHandlers(deps.posts, deps.clock, deps.imports),
+    ...siteHandlers(deps.posts, deps.clock, deps.imports, { deps: deps.media, filesUrl: `${deps.content.site.contentApiUrl}/media` }),
     ...tagHandlers(deps.posts.queries),
     ...activityHandlers(deps.posts.queries),
     ...statsHandlers(deps.posts.queries),

@@ -146,11 +146,12 @@ describe('images an imported post shows', () => {
     );
   });
 
-  it('reads the cover from cover_image, image, or cover as a path or a mapping of image and alt', () => {
+  it('reads the cover from cover_image, image, or cover as a path or a mapping of image (or path) and alt', () => {
     expect(coverOf({ cover_image: 'a.png', cover_alt: 'A' })).toEqual({ target: 'a.png', alt: 'A' });
     expect(coverOf({ image: '/img/b.jpg' })).toEqual({ target: '/img/b.jpg', alt: '' });
     expect(coverOf({ cover: 'c.webp' })).toEqual({ target: 'c.webp', alt: '' });
     expect(coverOf({ cover: { image: 'd.png', alt: 'D', relative: true } })).toEqual({ target: 'd.png', alt: 'D' });
+    expect(coverOf({ image: { path: '/assets/e.jpg', alt: 'E' } })).toEqual({ target: '/assets/e.jpg', alt: 'E' });
     expect(coverOf({ cover: { hidden: true }, title: 'x' })).toBeNull();
   });
 

@@ -168,14 +168,24 @@ export function rewriteImageLinks(body: string, links: readonly ImageLink[], url
   return out + body.slice(at);
 }
 
-/** The cover a front matter names: `cover_image`, `image`, or `cover` (a path, or a mapping of `image` and `alt`), with `cover_alt`. */
+/**
+ * The cover a front matter names: `cover_image`, `image` or `cover`, each a path or a mapping of
+ * `image` (Hugo themes' `cover`) or `path` (jekyll-seo-tag's `image`) and `alt`; the alt text is
+ * the mapping's, else `cover_alt`.
+ */
 export function coverOf(data: Record<string, unknown>): { target: string; alt: string } | null {
   const text = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
-  const cover = data.cover;
-  const nested = cover !== null && typeof cover === 'object' && !Array.isArray(cover) ? (cover as Record<string, unknown>) : null;
-  const target = text(data.cover_image) ?? text(data.image) ?? text(cover) ?? text(nested?.image);
-  if (target === null) return null;
-  return { target, alt: text(data.cover_alt) ?? text(nested?.alt) ?? text(data.image_alt) ?? '' };
+  const mappingOf = (value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date)
+      ? (value as Record<string, unknown>)
+      : null;
+  for (const key of ['cover_image', 'image', 'cover']) {
+    const value = data[key];
+    const nested = mappingOf(value);
+    const target = text(value) ?? text(nested?.image) ?? text(nested?.path);
+    if (target !== null) return { target, alt: text(nested?.alt) ?? text(data.cover_alt) ?? '' };
+  }
+  return null;
 }
 
 /** Where a site keeps files served from its root: Hugo's `static/`, Astro's `public/`, and the top (Jekyll's `assets/`). */

@@ -62,4 +62,34 @@ describe('BulkPosts', () => {
     expect((error as ValidationError).source).toBe('input');
     expect((error as ValidationError).issues.map((i) => i.pointer)).toEqual(['/tag']);
   });
+
+  it('keeps the cover image and SEO fields of the posts it publishes, tags and archives, and of their revisions', async () => {
+    const { store, posts } = setup();
+    const sha256 = 'c'.repeat(64);
+    const file = { name: 'original.png', contentType: 'image/png' as const, width: 4, height: 3, bytes: 9, sha256 };
+    const mediaId = 'coverscoverscoverscoverscov'.slice(0, 26);
+    await store.media.create({
+      ...file,
+      id: mediaId,
+      sourceSha256: sha256,
+      alt: 'Covers',
+      caption: '',
+      createdAt: new Date(0),
+      files: [file],
+    });
+    const seo = { title: 'Search', description: 'Preview', canonicalUrl: 'https://example.com/first' };
+    const outcome = await posts.writes.create(
+      { title: 'Dressed', excerpt: '', body: '', tags: [], status: 'draft', coverImage: { mediaId }, seo },
+      actor,
+    );
+    if (outcome.replayed) throw new Error('a create without a key never replays');
+    const post = outcome.result;
+    for (const [action, tag] of [['publish'], ['addTag', 'news'], ['archive']] as const) {
+      await posts.bulk.run([post.id], action, tag, actor);
+    }
+    const after = (await store.posts.get(post.id))!;
+    expect([after.version, after.status, after.tags]).toStrictEqual([4, 'archived', ['news']]);
+    expect([after.coverImage, after.seo]).toStrictEqual([{ mediaId, alt: 'Covers' }, seo]);
+    expect(await store.revisions.get(post.id, 4)).toMatchObject({ coverImage: { mediaId, alt: 'Covers' }, seo });
+  });
 });

@@ -73,6 +73,8 @@ export class PostQueries {
       body: from.body,
       tags: from.tags,
       status: from.status,
+      coverImage: from.coverImage,
+      seo: from.seo,
       current,
     });
     return { from: state(other, against === 'current'), to: state(revision, false) };

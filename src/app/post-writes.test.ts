@@ -8,6 +8,7 @@ import {
   ValidationError,
   VersionConflictError,
   type ChangeRecord,
+  type Media,
   type Post,
   type PostChanges,
   type PostRepository,
@@ -15,6 +16,7 @@ import {
   type UpdateRecord,
 } from '../domain/index.js';
 import { createPostUseCases } from './post-use-cases.js';
+import type { NewPostInput } from './post-writes.js';
 
 const actor = { id: 'U1', name: 'Ada' };
 const input = { title: 'Hello', excerpt: '', body: 'One two three.', tags: ['News'], status: 'draft' as const };
@@ -27,8 +29,8 @@ function useCases(store: Store) {
   return createPostUseCases({ store, clock, ids, idempotency: { leaseMs: 30_000, ttlMs: 86_400_000 } });
 }
 
-async function created(posts: ReturnType<typeof useCases>): Promise<Post> {
-  const outcome = await posts.writes.create(input, actor);
+async function created(posts: ReturnType<typeof useCases>, fields: Partial<NewPostInput> = {}): Promise<Post> {
+  const outcome = await posts.writes.create({ ...input, ...fields }, actor);
   if (outcome.replayed) throw new Error('a create without a key never replays');
   return outcome.result;
 }
@@ -142,6 +144,104 @@ describe('post writes', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.source).toBe('input');
     expect(error.issues.map((i) => i.pointer)).toEqual(['/title', '/body', '/tags/1']);
+  });
+});
+
+/** A media of the library with this alt text (its hashes unique to its id). */
+async function storedMedia(store: Store, id: string, alt: string): Promise<Media> {
+  const sha256 = Buffer.from(id).toString('hex').padEnd(64, '0').slice(0, 64);
+  const file = { name: 'original.png', contentType: 'image/png' as const, width: 40, height: 30, bytes: 99, sha256 };
+  const media: Media = { ...file, id, sourceSha256: sha256, alt, caption: '', createdAt: clock.now(), files: [file] };
+  return (await store.media.create(media)).media;
+}
+
+const HARBOUR = 'harbourharbourharbourharbo';
+const FIELD = 'fieldfieldfieldfieldfieldf';
+const NONE = { title: null, description: null, canonicalUrl: null };
+
+describe('post writes: cover image and SEO fields', () => {
+  it('creates a post with a cover whose alt text defaults to the media’s, and SEO fields whose empty strings are none', async () => {
+    const store = createMemoryStore();
+    await storedMedia(store, HARBOUR, 'A harbour at dawn');
+    const posts = useCases(store);
+    const post = await created(posts, {
+      coverImage: { mediaId: HARBOUR },
+      seo: { title: 'For search', description: '', canonicalUrl: 'https://example.com/a' },
+    });
+    expect(post.coverImage).toStrictEqual({ mediaId: HARBOUR, alt: 'A harbour at dawn' });
+    expect(post.seo).toStrictEqual({ title: 'For search', description: null, canonicalUrl: 'https://example.com/a' });
+    expect(await store.posts.get(post.id)).toStrictEqual(post);
+    expect(await store.revisions.get(post.id, 1)).toMatchObject({ coverImage: post.coverImage, seo: post.seo });
+    expect((await created(posts, { coverImage: { mediaId: HARBOUR, alt: '' } })).coverImage).toStrictEqual({ mediaId: HARBOUR, alt: '' });
+    const bare = await created(posts);
+    expect([bare.coverImage, bare.seo]).toStrictEqual([null, NONE]);
+  });
+
+  it('refuses a cover naming no media with a ValidationError at /coverImage/mediaId, on a create and on an edit, and writes nothing', async () => {
+    const store = createMemoryStore();
+    const posts = useCases(store);
+    const refused = (await posts.writes
+      .create({ ...input, coverImage: { mediaId: HARBOUR } }, actor)
+      .catch((e: unknown) => e)) as ValidationError;
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused.issues).toStrictEqual([{ pointer: '/coverImage/mediaId', message: 'names no media' }]);
+    expect((await store.posts.list({ sort: { key: 'createdAt', direction: 'asc' }, limit: 10 })).total).toBe(0);
+    const post = await created(posts);
+    const edit = posts.writes.update(post.id, [1], { title: 'New', coverImage: { mediaId: FIELD, alt: 'x' } }, actor);
+    expect(((await edit.catch((e: unknown) => e)) as ValidationError).issues.map((i) => i.pointer)).toStrictEqual(['/coverImage/mediaId']);
+    expect(await store.posts.get(post.id)).toStrictEqual(post);
+  });
+
+  it('reports bad SEO fields and a too-long alt text with the other fields of a write, at once', async () => {
+    const posts = useCases(createMemoryStore());
+    const bad = posts.writes.create(
+      {
+        ...input,
+        title: 'a\u0000',
+        seo: { title: 't'.repeat(201), canonicalUrl: 'ftp://example.com/' },
+        coverImage: { mediaId: HARBOUR, alt: 'a'.repeat(1001) },
+      },
+      actor,
+    );
+    const error = (await bad.catch((e: unknown) => e)) as ValidationError;
+    expect(error.issues.map((i) => i.pointer)).toEqual(['/title', '/seo/title', '/seo/canonicalUrl', '/coverImage/alt']);
+  });
+
+  it('an edit of the cover or of some SEO fields alone is an updated write with a revision; the fields it leaves out keep their value', async () => {
+    const store = createMemoryStore();
+    await storedMedia(store, HARBOUR, 'A harbour');
+    await storedMedia(store, FIELD, 'A field');
+    const posts = useCases(store);
+    const v1 = await created(posts, { coverImage: { mediaId: HARBOUR }, seo: { title: 'T', description: 'D' } });
+    const v2 = await posts.writes.update(v1.id, [1], { coverImage: { mediaId: FIELD } }, actor);
+    expect(v2).toMatchObject({
+      version: 2,
+      coverImage: { mediaId: FIELD, alt: 'A field' },
+      seo: { title: 'T', description: 'D', canonicalUrl: null },
+    });
+    const v3 = await posts.writes.update(v1.id, [2], { seo: { description: null, canonicalUrl: 'https://example.com/first' } }, actor);
+    expect(v3).toMatchObject({
+      version: 3,
+      coverImage: v2.coverImage,
+      seo: { title: 'T', description: null, canonicalUrl: 'https://example.com/first' },
+    });
+    const v4 = await posts.writes.update(v1.id, [3], { coverImage: null, seo: { title: '' } }, actor);
+    expect([v4.version, v4.coverImage, v4.seo]).toStrictEqual([4, null, { ...NONE, canonicalUrl: 'https://example.com/first' }]);
+    const page = await posts.queries.listRevisions(v1.id, { limit: 10 });
+    expect(page.items.map((r) => r.changed)).toStrictEqual([['coverImage', 'seo'], ['seo'], ['coverImage'], []]);
+    const events = await posts.queries.listActivity({ postId: v1.id, limit: 10 });
+    expect(events.items.map((e) => e.type)).toStrictEqual(['updated', 'updated', 'updated', 'created']);
+  });
+
+  it('restoring a revision restores its cover and SEO fields', async () => {
+    const store = createMemoryStore();
+    await storedMedia(store, HARBOUR, 'A harbour');
+    const posts = useCases(store);
+    const v1 = await created(posts, { coverImage: { mediaId: HARBOUR }, seo: { title: 'First' } });
+    await posts.writes.update(v1.id, [1], { coverImage: null, seo: { title: null, canonicalUrl: 'https://example.com/' } }, actor);
+    const restored = await posts.writes.restore(v1.id, 1, [2], actor);
+    expect([restored.version, restored.coverImage, restored.seo]).toStrictEqual([3, v1.coverImage, v1.seo]);
+    expect((await posts.queries.listRevisions(v1.id, { limit: 1 })).items[0]?.changed).toStrictEqual(['coverImage', 'seo']);
   });
 });
 

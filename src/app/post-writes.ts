@@ -4,12 +4,18 @@ import {
   checkedPostContent,
   countWords,
   scheduleAfter,
+  seoAfter,
+  NO_SEO,
   NotFoundError,
+  ValidationError,
   type Actor,
   type Clock,
+  type CoverImage,
+  type CoverImageInput,
   type IdGenerator,
   type Post,
   type PostEdit,
+  type PostSeo,
   type Store,
   type TransactionalRepositories,
 } from '../domain/index.js';
@@ -27,7 +33,14 @@ export interface NewPostInput {
   status: 'draft' | 'published';
   /** Schedules the new draft to publish itself then (see `scheduleAfter`). */
   publishAt?: Date;
+  /** A media of the library; its alt text defaults to the media's own. Absent or null: no cover. */
+  coverImage?: CoverImageInput | null;
+  /** Absent fields, empty strings and nulls are none. */
+  seo?: Partial<PostSeo>;
 }
+
+/** An edit as a client asks for it: a cover names its media, and may leave its alt text to the media's. */
+export type PostEditInput = Omit<PostEdit, 'coverImage'> & { coverImage?: CoverImageInput | null };
 
 export interface PostWritesDeps {
   store: Store;
@@ -59,6 +72,8 @@ export class PostWrites {
 
   async create(input: NewPostInput, actor: Actor, idempotency?: Idempotency<Post>): Promise<Idempotent<Post>> {
     const tags = checkedPostContent(input) ?? [];
+    const coverImage = input.coverImage == null ? null : await this.#cover(input.coverImage);
+    const seo = seoAfter(NO_SEO, input.seo ?? {});
     const write = async (repos: TransactionalRepositories): Promise<Post> => {
       const now = this.#clock.now();
       const publishAt = scheduleAfter(input.status, null, input.publishAt, now);
@@ -73,6 +88,8 @@ export class PostWrites {
         createdAt: now,
         publishedAt: input.status === 'published' ? now : null,
         publishAt,
+        coverImage,
+        seo,
       };
       return createWithFreeSlug(repos, input.slug, input.title, (slug) =>
         repos.posts.createRecorded({ ...draft, slug }, this.#history.creation(actor, now)),
@@ -84,9 +101,12 @@ export class PostWrites {
     return this.#idempotent.inOneTransaction(actor, idempotency, write);
   }
 
-  async update(id: string, expected: ExpectedVersion, edit: PostEdit, actor: Actor): Promise<Post> {
-    const tags = checkedPostContent(edit);
-    const checked = tags === undefined ? edit : { ...edit, tags };
+  async update(id: string, expected: ExpectedVersion, input: PostEditInput, actor: Actor): Promise<Post> {
+    const tags = checkedPostContent(input);
+    const { coverImage: coverInput, ...rest } = input;
+    const edit: PostEdit = tags === undefined ? rest : { ...rest, tags };
+    const checked: PostEdit =
+      coverInput === undefined ? edit : { ...edit, coverImage: coverInput === null ? null : await this.#cover(coverInput) };
     return writeIfMatches(this.#store, id, expected, async (repos) => {
       const before = await postIfMatches(repos, id, expected);
       const now = this.#clock.now();
@@ -110,9 +130,21 @@ export class PostWrites {
       if (!revision) throw new NotFoundError('revision', `${id}/${version}`);
       requireExpectedVersion(before, expected);
       const now = this.#clock.now();
-      const { title, excerpt, body, tags } = revision;
-      const changes = changesFor(before, { title, excerpt, body, tags }, now);
+      const { title, excerpt, body, tags, coverImage, seo } = revision;
+      const changes = changesFor(before, { title, excerpt, body, tags, coverImage, seo }, now);
       return repos.posts.updateRecorded(before, changes, this.#history.update(actor, 'restored', now));
     });
+  }
+
+  /**
+   * The cover a write names, its alt text defaulting to the media's. The media is looked up before
+   * the write, outside its transaction (the library auto-commits): one deleted meanwhile leaves a
+   * cover naming no media, as a forced delete does.
+   * @throws ValidationError at `/coverImage/mediaId` when no media has that id
+   */
+  async #cover(input: CoverImageInput): Promise<CoverImage> {
+    const media = await this.#store.media.get(input.mediaId);
+    if (media === null) throw new ValidationError([{ pointer: '/coverImage/mediaId', message: 'names no media' }]);
+    return { mediaId: input.mediaId, alt: input.alt ?? media.alt };
   }
 }

@@ -7,6 +7,8 @@ import {
   isValidSlug,
   NotFoundError,
   scheduleKept,
+  seoAfter,
+  NO_SEO,
   SlugTakenError,
   ValidationError,
   VersionConflictError,
@@ -17,6 +19,7 @@ import {
   type Post,
   type PostChanges,
   type PostEdit,
+  type PostSeo,
   type Store,
 } from '../domain/index.js';
 import type { History } from './history.js';
@@ -32,6 +35,8 @@ export type ImportedPost = Pick<Post, 'title' | 'slug' | 'excerpt' | 'body' | 't
   updatedAt: Date | null;
   /** Set once the post's images are stored (`ImageImport`); absent, the import leaves the post's cover as it is. */
   coverImage?: CoverImage | null;
+  /** The SEO fields the file states (every one of them, null for a key it lacks); absent, the import leaves the post's as they are. */
+  seo?: PostSeo;
 };
 
 export type ImportSkipReason =
@@ -58,7 +63,7 @@ export type ImportFile =
 type ImportAction = 'create' | 'update' | 'unchanged' | 'skip';
 
 /** The fields an import compares and may change, in the report's order. */
-const COMPARED = ['title', 'slug', 'excerpt', 'body', 'tags', 'status', 'publishAt'] as const;
+const COMPARED = ['title', 'slug', 'excerpt', 'body', 'tags', 'status', 'publishAt', 'coverImage', 'seo'] as const;
 type ComparedField = (typeof COMPARED)[number];
 
 export interface ImportItem {
@@ -289,8 +294,7 @@ export class SiteImport {
     }
     const changes = importChanges(before, post, tags, this.#clock.now());
     const changed = COMPARED.filter((field) => changes[field] !== undefined);
-    // The cover is compared too, though the report's `changed` does not list it yet (the contract's list has no `coverImage`).
-    if (changed.length === 0 && changes.coverImage === undefined) return { action: 'unchanged', before };
+    if (changed.length === 0) return { action: 'unchanged', before };
     return { action: 'update', post, tags, before, changed };
   }
 
@@ -318,8 +322,18 @@ export class SiteImport {
  * is read as stated (a draft keeps any publishAt, another status none; see `changesFor`).
  */
 function importChanges(before: Post, post: ImportedPost, tags: string[], now: Date): PostChanges {
-  const { title, slug, excerpt, body, status, publishAt, coverImage } = post;
-  const edit: PostEdit = { title, slug, excerpt, body, tags, status, publishAt, ...(coverImage !== undefined ? { coverImage } : {}) };
+  const { title, slug, excerpt, body, status, publishAt, coverImage, seo } = post;
+  const edit: PostEdit = {
+    title,
+    slug,
+    excerpt,
+    body,
+    tags,
+    status,
+    publishAt,
+    ...(coverImage !== undefined ? { coverImage } : {}),
+    ...(seo !== undefined ? { seo } : {}),
+  };
   return changesFor(before, edit, now, 'stated');
 }
 
@@ -345,6 +359,7 @@ function newPostOf(post: ImportedPost, tags: string[], newId: () => string, now:
     publishedAt: post.publishedAt ?? (post.status === 'published' ? createdAt : null),
     publishAt: scheduleKept(post.status, post.publishAt),
     ...(post.coverImage ? { coverImage: post.coverImage } : {}),
+    ...(post.seo ? { seo: seoAfter(NO_SEO, post.seo) } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FixedClock } from '../../src/domain/index.js';
+import { storedMedia } from '../support/media-records.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import { expectInvalid, expectProblem, expectUnauthorized, peek, setup, UNKNOWN_ID, type ApiPost } from './helpers.js';
 
@@ -181,6 +182,78 @@ describeOnEveryStore('posts: create, get, list', (make) => {
       const title = 'She said "hi" — ünïcödé 🎉\ttab';
       const post = await t.create({ title, excerpt: 'line\r\nbreak', body: '# Ünïcödé\n\n🎉' });
       expect(await t.getPost(post.id)).toMatchObject({ title, excerpt: 'line\r\nbreak', body: '# Ünïcödé\n\n🎉' });
+    });
+  });
+
+  describe('cover image and SEO fields', () => {
+    const HARBOUR = 'harbourharbourharbourharbo';
+    const NONE = { title: null, description: null, canonicalUrl: null };
+
+    it('createPost takes a cover (its alt text the media’s unless given) and SEO fields, answered by getPost and listPosts', async () => {
+      const t = await setup(make);
+      await storedMedia(t.store, HARBOUR, 'A harbour at dawn');
+      const seo = { title: 'Harbours at dawn', description: '', canonicalUrl: 'https://blog.example.com/harbours' };
+      const post = await t.create({ title: 'Harbours', coverImage: { mediaId: HARBOUR }, seo });
+      expect(post.coverImage).toEqual({ mediaId: HARBOUR, alt: 'A harbour at dawn' });
+      expect(post.seo).toEqual({ ...seo, description: null });
+      expect(await t.getPost(post.id)).toEqual(post);
+      const listed = (await t.allPosts()).items.find((p) => p.id === post.id);
+      expect([listed?.coverImage, listed?.seo]).toEqual([post.coverImage, post.seo]);
+      const own = await t.create({ title: 'Own alt', coverImage: { mediaId: HARBOUR, alt: 'Boats' }, seo: { title: 'Only a title' } });
+      expect([own.coverImage, own.seo]).toEqual([
+        { mediaId: HARBOUR, alt: 'Boats' },
+        { ...NONE, title: 'Only a title' },
+      ]);
+      const bare = await t.create({ title: 'Bare', coverImage: null });
+      expect([bare.coverImage, bare.seo]).toEqual([null, NONE]);
+    });
+
+    it('updatePost changes the cover and the SEO fields it names, keeps the others, and null removes the cover', async () => {
+      const t = await setup(make);
+      await storedMedia(t.store, HARBOUR, 'A harbour at dawn');
+      const post = await t.create({ title: 'Harbours', seo: { title: 'T', description: 'D' } });
+      const covered = await t.patch(post.id, 1, {
+        coverImage: { mediaId: HARBOUR, alt: '' },
+        seo: { canonicalUrl: 'http://example.com/a' },
+      });
+      expect([covered.version, covered.coverImage, covered.seo]).toEqual([
+        2,
+        { mediaId: HARBOUR, alt: '' },
+        { title: 'T', description: 'D', canonicalUrl: 'http://example.com/a' },
+      ]);
+      const renamed = await t.patch(post.id, 2, { title: 'Renamed' });
+      expect([renamed.coverImage, renamed.seo]).toEqual([covered.coverImage, covered.seo]);
+      const cleared = await t.patch(post.id, 3, { coverImage: null, seo: { title: '', description: null } });
+      expect([cleared.coverImage, cleared.seo]).toEqual([null, { ...NONE, canonicalUrl: 'http://example.com/a' }]);
+      expect((await t.revisions(post.id)).map((r) => r.changed)).toEqual([['coverImage', 'seo'], ['title'], ['coverImage', 'seo'], []]);
+    });
+
+    it('answers 422 at /body/coverImage/mediaId for a media that does not exist, on a create and an update, storing nothing', async () => {
+      const t = await setup(make);
+      const refused = await t.send('POST', '/posts', { body: { title: 'Nope', coverImage: { mediaId: HARBOUR } } });
+      const problem = await expectInvalid(refused, '/body/coverImage/mediaId');
+      expect(problem.errors).toEqual([{ pointer: '/body/coverImage/mediaId', message: 'names no media' }]);
+      expect((await t.allPosts()).items).toEqual([]);
+      const post = await t.create({ title: 'Plain' });
+      const edit = await t.send('PATCH', `/posts/${post.id}`, {
+        body: { coverImage: { mediaId: HARBOUR } },
+        headers: { 'if-match': '"1"' },
+      });
+      await expectInvalid(edit, '/body/coverImage/mediaId');
+      expect(await t.getPost(post.id)).toEqual(post);
+    });
+
+    it('answers 422 for SEO fields too long or a canonical URL that is not an absolute http(s) URL, and an alt text over 1000 characters', async () => {
+      const t = await setup(make);
+      await storedMedia(t.store, HARBOUR, 'A harbour');
+      const send = (body: Record<string, unknown>) => t.send('POST', '/posts', { body: { title: 'Bad', ...body } });
+      await expectInvalid(await send({ seo: { title: 'a'.repeat(201) } }), '/body/seo/title');
+      await expectInvalid(await send({ seo: { description: 'a'.repeat(501) } }), '/body/seo/description');
+      for (const canonicalUrl of ['/relative', 'ftp://example.com/', 'javascript:alert(1)', `https://example.com/${'a'.repeat(2030)}`]) {
+        await expectInvalid(await send({ seo: { canonicalUrl } }), '/body/seo/canonicalUrl');
+      }
+      await expectInvalid(await send({ coverImage: { mediaId: HARBOUR, alt: 'a'.repeat(1001) } }), '/body/coverImage/alt');
+      expect((await t.allPosts()).items).toEqual([]);
     });
   });
 

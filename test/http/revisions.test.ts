@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { exampleValue, formatErrors, loadBundle, schemaValidator } from '../contract/bundle.js';
+import { storedMedia } from '../support/media-records.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import type { components } from '../../generated/api.js';
 import { expectInvalid, expectProblem, expectUnauthorized, setup, UNKNOWN_ID, type ApiPost } from './helpers.js';
 
 type ApiDiff = components['schemas']['RevisionDiff'];
 const validator = schemaValidator(loadBundle());
+
+/** The cover of the RevisionDiffAgainstCurrent example. */
+const DIAGRAM = {
+  id: 'd3rmw6a2ztq5hkx4np7ucb2fya',
+  alt: 'Diagram: a keyset cursor pointing at the last row of one page and the first of the next',
+};
 
 describeOnEveryStore('revisions', (make) => {
   describe('listRevisions', () => {
@@ -90,6 +97,8 @@ describeOnEveryStore('revisions', (make) => {
         body: 'one two three',
         tags: ['x'],
         status: 'draft',
+        coverImage: null,
+        seo: { title: null, description: null, canonicalUrl: null },
         wordCount: 3,
         createdAt: post.createdAt,
         actor: { id: t.admin.id, name: 'Ada Lovelace' },
@@ -113,6 +122,7 @@ describeOnEveryStore('revisions', (make) => {
   describe('getRevisionDiff', () => {
     /** The post of the RevisionDiffAgainstCurrent example, written as an editor would: draft, rewrite, publish. */
     async function exampleHistory(t: Awaited<ReturnType<typeof setup>>) {
+      await storedMedia(t.store, DIAGRAM.id, DIAGRAM.alt);
       const post = await t.create({
         title: 'Cursor pagination',
         slug: 'cursor-pagination-without-tears',
@@ -133,6 +143,7 @@ describeOnEveryStore('revisions', (make) => {
           '',
         ].join('\n'),
         tags: ['api', 'postgres'],
+        coverImage: { mediaId: DIAGRAM.id, alt: DIAGRAM.alt },
       });
       await t.patch(post.id, 2, { status: 'published' });
       return post;
@@ -156,9 +167,11 @@ describeOnEveryStore('revisions', (make) => {
       expect(forward).toMatchObject({
         from: { version: 1, current: false },
         to: { version: 2, current: false },
-        changed: ['title', 'excerpt', 'tags', 'body'],
+        changed: ['title', 'excerpt', 'tags', 'coverImage', 'body'],
         tags: { changed: true, added: ['postgres'], removed: [] },
         status: { changed: false, from: 'draft', to: 'draft' },
+        coverImage: { changed: true, from: null, to: { mediaId: DIAGRAM.id, alt: DIAGRAM.alt } },
+        seo: { changed: false },
         body: { changed: true, additions: 5, deletions: 1, truncated: false },
       });
       expect(forward.body.unified).toMatch(/^--- body v1\n\+\+\+ body v2\n@@ -1,3 \+1,7 @@\n/);
@@ -235,6 +248,27 @@ describeOnEveryStore('revisions', (make) => {
         postVersion: 3,
         actor: { id: t.admin.id },
       });
+    });
+
+    it('brings back the cover image and SEO fields of the revision; the revisions list and show them', async () => {
+      const t = await setup(make);
+      await storedMedia(t.store, DIAGRAM.id, DIAGRAM.alt);
+      const seo = { title: 'Cursors, explained', description: 'Why offsets skip rows.', canonicalUrl: 'https://example.com/cursors' };
+      const post = await t.create({ title: 'Covered', coverImage: { mediaId: DIAGRAM.id }, seo });
+      expect([post.coverImage, post.seo]).toEqual([{ mediaId: DIAGRAM.id, alt: DIAGRAM.alt }, seo]);
+      const bare = await t.patch(post.id, 1, { coverImage: null, seo: { title: null, canonicalUrl: null } });
+      expect([bare.coverImage, bare.seo]).toEqual([null, { title: null, description: 'Why offsets skip rows.', canonicalUrl: null }]);
+      const restored = await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'If-Match': '"2"' } });
+      expect(restored.status).toBe(200);
+      expect(await restored.json()).toMatchObject({ version: 3, coverImage: post.coverImage, seo });
+      const revisions = await t.revisions(post.id);
+      expect(revisions.map((r) => [r.version, r.changed, r.coverImage])).toEqual([
+        [3, ['coverImage', 'seo'], post.coverImage],
+        [2, ['coverImage', 'seo'], null],
+        [1, [], post.coverImage],
+      ]);
+      const { data } = await t.api.GET('/posts/{id}/revisions/{version}', { params: { path: { id: post.id, version: 2 } } });
+      expect(data).toMatchObject({ coverImage: null, seo: bare.seo });
     });
 
     it('answers 404 for an unknown revision or post, whatever If-Match says, and leaves the post as it was', async () => {

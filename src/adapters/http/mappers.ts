@@ -1,7 +1,15 @@
 import type { components } from '../../../generated/api.js';
-import type { ActivityEvent, Media, Post, PostSummary, Revision, RevisionSummary } from '../../domain/index.js';
+import type { ActivityEvent, CoverImage, Media, Post, PostSeo, PostSummary, Revision, RevisionSummary } from '../../domain/index.js';
 
 type Schemas = components['schemas'];
+
+export function toApiCoverImage(cover: CoverImage | null): Schemas['CoverImage'] | null {
+  return cover === null ? null : { mediaId: cover.mediaId, alt: cover.alt };
+}
+
+export function toApiSeo(seo: PostSeo): Schemas['PostSeo'] {
+  return { title: seo.title, description: seo.description, canonicalUrl: seo.canonicalUrl };
+}
 
 /** Domain objects to the contract's JSON shapes (dates as RFC 3339 UTC with milliseconds). */
 export function toApiPostSummary(post: PostSummary): Schemas['PostSummary'] {
@@ -18,6 +26,8 @@ export function toApiPostSummary(post: PostSummary): Schemas['PostSummary'] {
     updatedAt: post.updatedAt.toISOString(),
     publishedAt: post.publishedAt ? post.publishedAt.toISOString() : null,
     publishAt: post.publishAt ? post.publishAt.toISOString() : null,
+    coverImage: toApiCoverImage(post.coverImage),
+    seo: toApiSeo(post.seo),
   };
 }
 
@@ -37,6 +47,8 @@ export function toApiPost(post: Post): Schemas['Post'] {
     updatedAt: post.updatedAt.toISOString(),
     publishedAt: post.publishedAt ? post.publishedAt.toISOString() : null,
     publishAt: post.publishAt ? post.publishAt.toISOString() : null,
+    coverImage: toApiCoverImage(post.coverImage),
+    seo: toApiSeo(post.seo),
   };
 }
 
@@ -49,6 +61,8 @@ function toApiRevisionFields(revision: Omit<Revision, 'body'>): Omit<Schemas['Re
     excerpt: revision.excerpt,
     tags: [...revision.tags],
     status: revision.status,
+    coverImage: toApiCoverImage(revision.coverImage),
+    seo: toApiSeo(revision.seo),
     wordCount: revision.wordCount,
     createdAt: revision.createdAt.toISOString(),
     actor: { id: revision.actor.id, name: revision.actor.name },

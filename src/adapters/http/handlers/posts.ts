@@ -60,6 +60,8 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
         tags: body.tags,
         status: body.status,
         ...(body.publishAt === undefined ? {} : { publishAt: requestInstant('/publishAt', body.publishAt) }),
+        ...(body.coverImage === undefined ? {} : { coverImage: body.coverImage }),
+        ...(body.seo === undefined ? {} : { seo: body.seo }),
       };
       const idempotency =
         key === undefined ? undefined : { key, fingerprint: requestFingerprint('POST', request.path, body), render: createdAnswer };

@@ -2,7 +2,7 @@ import type { ComparedState } from '../../../app/post-queries.js';
 import type { PostUseCases } from '../../../app/post-use-cases.js';
 import { compareStates } from '../../../domain/index.js';
 import { diffBodies } from '../body-diff.js';
-import { etagOf, toApiPost, toApiRevision, toApiRevisionSummary } from '../mappers.js';
+import { etagOf, toApiCoverImage, toApiPost, toApiRevision, toApiRevisionSummary, toApiSeo } from '../mappers.js';
 import { requireIfMatch } from '../if-match.js';
 import { actorOf } from '../principal.js';
 import type { HandlerRegistry } from '../registry.js';
@@ -34,6 +34,8 @@ export function revisionHandlers(
           excerpt: fields.excerpt,
           status: fields.status,
           tags: fields.tags,
+          coverImage: { ...fields.coverImage, from: toApiCoverImage(fields.coverImage.from), to: toApiCoverImage(fields.coverImage.to) },
+          seo: { ...fields.seo, from: toApiSeo(fields.seo.from), to: toApiSeo(fields.seo.to) },
           body: diffBodies({ body: from.body, label: labelOf(from) }, { body: to.body, label: labelOf(to) }),
         },
       };

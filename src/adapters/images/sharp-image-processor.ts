@@ -130,7 +130,9 @@ async function makeVariants(open: () => Sharp, type: MediaType, meta: Metadata, 
   } else {
     const { data, info } = await open().resize({ width: largest }).raw().toBuffer({ resolveWithObject: true });
     const raw = { width: info.width, height: info.height, channels: info.channels, premultiplied: info.premultiplied };
-    from = (width) => (width === largest ? sharp(data, { raw }) : sharp(data, { raw }).resize({ width }));
+    // Every sharp() here has a pixel limit; for these pixels, made here, it is their own count.
+    const pixels = (): Sharp => sharp(data, { raw, limitInputPixels: info.width * info.height });
+    from = (width) => (width === largest ? pixels() : pixels().resize({ width }));
   }
   const variants: ImageFile[] = [];
   for (const width of widths) {

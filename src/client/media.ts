@@ -44,7 +44,8 @@ const OCTET_STREAM = 'application/octet-stream';
 /** The Content-Type an upload of `image` declares. */
 function typeOf(image: Blob | Uint8Array, options: UploadMediaOptions): string {
   if (options.contentType) return options.contentType;
-  const type = image instanceof Blob ? image.type : '';
+  // Not `instanceof Blob`: a Blob of another realm (a test's DOM, a worker) is one too.
+  const type = 'type' in image && typeof image.type === 'string' ? image.type : '';
   return type.startsWith('image/') ? type : OCTET_STREAM;
 }
 

@@ -47,3 +47,11 @@ export const activityKeys = {
   all: ['activity'] as const,
   list: (type: ActivityType | '') => [...activityKeys.all, type] as const,
 };
+
+/** The query keys of the media library: its pages (`lists()`) and each media (`detail(id)`). */
+export const mediaKeys = {
+  all: ['media'] as const,
+  lists: () => [...mediaKeys.all, 'list'] as const,
+  details: () => [...mediaKeys.all, 'detail'] as const,
+  detail: (id: string) => [...mediaKeys.details(), id] as const,
+};

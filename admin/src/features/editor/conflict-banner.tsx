@@ -10,11 +10,19 @@ const LABELS: Record<FieldName, string> = {
   tags: 'Tags',
   status: 'Status',
   publishAt: 'Publish at',
+  coverImage: 'Cover image',
+  seo: 'Search and sharing',
   body: 'Body',
 };
 
 const shown = (fields: Fields, name: Exclude<FieldName, 'body'>): string => {
   if (name === 'publishAt') return fields.publishAt === null ? '(not scheduled)' : localTime(fields.publishAt);
+  if (name === 'coverImage')
+    return fields.coverImage === null ? '(none)' : `image ${fields.coverImage.mediaId}, alt “${fields.coverImage.alt}”`;
+  if (name === 'seo') {
+    const { title, description, canonicalUrl } = fields.seo;
+    return `title “${title}”, description “${description}”, canonical URL “${canonicalUrl}”`;
+  }
   const value = name === 'tags' ? fields.tags.join(', ') : fields[name];
   return value === '' ? '(empty)' : value;
 };

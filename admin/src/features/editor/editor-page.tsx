@@ -4,11 +4,13 @@ import { Link, useBlocker, useNavigate, useParams } from 'react-router';
 import type { components, NewPost, Post } from '../../../../src/client/index.js';
 import { Field, type FieldProps } from '../../components/field';
 import { ProblemAlert } from '../../components/problem-alert';
+import { altFromName, imageMarkdown, useUploadImage } from '../../lib/media';
 import { useDocumentTitle } from '../../lib/page';
 import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
 import { postKeys } from '../../lib/query-keys';
 import { useSession } from '../../lib/session';
 import { ConflictBanner } from './conflict-banner';
+import { CoverPicker } from './cover-picker';
 import './editor.css';
 import { LeaveGuard } from './leave-guard';
 import { dropLocalCopy, keepLocalCopy, readLocalCopy, type LocalCopy } from './local-copy';
@@ -18,6 +20,7 @@ import {
   fieldOfPointer,
   fieldsOf,
   patchOf,
+  seoInputOf,
   suggestSlug,
   wordCount,
   type FieldName,
@@ -27,6 +30,7 @@ import { MarkdownEditor } from './markdown-editor';
 import { PreviewPane } from './preview-pane';
 import { usePost, useTagNames } from './queries';
 import { SaveProblem } from './save-problem';
+import { SeoSection } from './seo-section';
 import { defaultPublishAt, localTime, PublishAtInput, publishAtLabel } from './schedule';
 import { TagInput } from './tag-input';
 
@@ -97,6 +101,10 @@ function PostForm({ saved }: { saved: Post | null }) {
   /** Failed saves so far: each problem shown anew (its Retry-After counted from its answer). */
   const [failures, setFailures] = useState(0);
   const createKey = useRef<{ body: string; key: string } | null>(null);
+  const uploadImage = useUploadImage();
+  /** The body's image uploads: what is under way or done, and the last refusal. */
+  const [imageStatus, setImageStatus] = useState('');
+  const [imageProblem, setImageProblem] = useState<ApiProblem | null>(null);
   /** Set just before the form itself navigates away (to the post it created), which the guard lets through. */
   const leaving = useRef(false);
 
@@ -183,6 +191,8 @@ function PostForm({ saved }: { saved: Post | null }) {
           status: sent.status === 'published' ? 'published' : 'draft',
           ...(sent.slug ? { slug: sent.slug } : {}),
           ...(sent.status === 'draft' && sent.publishAt !== null ? { publishAt: sent.publishAt } : {}),
+          ...(sent.coverImage ? { coverImage: sent.coverImage } : {}),
+          ...(differingFields(EMPTY_FIELDS, sent).includes('seo') ? { seo: seoInputOf(sent.seo) } : {}),
         };
         // The same body retried (after a lost answer) keeps its Idempotency-Key; a changed one gets a new key.
         const json = JSON.stringify(body);
@@ -227,6 +237,21 @@ function PostForm({ saved }: { saved: Post | null }) {
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
   }, [dirty]);
+
+  /** An image dropped or pasted into the body: uploaded, then shown with its alt text (or its file name). */
+  async function bodyImage(file: File): Promise<string | null> {
+    setImageProblem(null);
+    setImageStatus(`Uploading ${file.name}…`);
+    try {
+      const media = await uploadImage(file);
+      setImageStatus(`Inserted ${file.name}.`);
+      return imageMarkdown(media, media.alt || altFromName(file.name));
+    } catch (error) {
+      setImageStatus('');
+      setImageProblem(error instanceof ApiProblem ? error : unreachable());
+      return null;
+    }
+  }
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -443,12 +468,23 @@ function PostForm({ saved }: { saved: Post | null }) {
                 onChange={(body) => set('body', body)}
                 describedBy={p.describedBy}
                 invalid={p.invalid}
+                onImage={bodyImage}
               />
             ),
             `${words} ${words === 1 ? 'word' : 'words'}`,
           )}
           {showPreview && <PreviewPane id="post-preview" body={draft.body} />}
         </div>
+        <p aria-live="polite" className="hint">
+          {imageStatus || 'Drop or paste an image into the body to upload it and show it there.'}
+        </p>
+        {imageProblem && <ProblemAlert error={imageProblem} />}
+        <CoverPicker cover={draft.coverImage} onChange={(cover) => set('coverImage', cover)} error={fieldError('coverImage')} />
+        <SeoSection
+          seo={draft.seo}
+          onChange={(seo) => set('seo', seo)}
+          errorAt={(pointer) => problem?.problem.errors?.find((error) => error.pointer === pointer)?.message}
+        />
         <div className="actions">
           <button type="submit" disabled={pending} aria-keyshortcuts={isMac ? 'Meta+S' : 'Control+S'}>
             {pending ? 'Saving…' : 'Save'}

@@ -20,6 +20,8 @@ export function post(overrides: Record<string, unknown> = {}) {
     updatedAt: '2026-01-02T10:00:00.000Z',
     publishedAt: null,
     publishAt: null,
+    coverImage: null,
+    seo: { title: null, description: null, canonicalUrl: null },
     ...overrides,
   };
 }

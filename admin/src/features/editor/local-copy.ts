@@ -1,4 +1,4 @@
-import type { Fields } from './fields';
+import { EMPTY_SEO, type Fields } from './fields';
 
 /**
  * The author's unsaved work on one post, kept in this browser's localStorage while the form has
@@ -23,9 +23,14 @@ export function readLocalCopy(postId: string | null): LocalCopy | null {
     const copy = JSON.parse(stored) as Partial<LocalCopy>;
     const fields = copy.fields;
     if (!fields || typeof fields.title !== 'string' || typeof fields.body !== 'string' || !Array.isArray(fields.tags)) return null;
-    // A copy kept before the editor knew publish times has none.
+    // A copy kept before the editor knew publish times, covers or SEO fields has none.
     return {
-      fields: { ...fields, publishAt: fields.publishAt ?? null },
+      fields: {
+        ...fields,
+        publishAt: fields.publishAt ?? null,
+        coverImage: fields.coverImage ?? null,
+        seo: { ...EMPTY_SEO, ...fields.seo },
+      },
       baseVersion: copy.baseVersion ?? null,
       keptAt: String(copy.keptAt),
     };

@@ -3,6 +3,7 @@ import { markdownKeymap, markdownLanguage } from '@codemirror/lang-markdown';
 import { Annotation, Compartment, EditorState } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { useEffect, useEffectEvent, useRef } from 'react';
+import { imageDrop, type ImageUpload } from './image-drop';
 
 /**
  * The nonce the server gave this page for its `<style>` elements (`<meta property="csp-nonce">`,
@@ -54,6 +55,8 @@ export interface MarkdownEditorProps {
   onChange: (value: string) => void;
   describedBy: string | undefined;
   invalid: boolean;
+  /** Uploads an image dropped or pasted into the body and answers its markdown (null: it failed). */
+  onImage: ImageUpload;
 }
 
 /**
@@ -61,12 +64,14 @@ export interface MarkdownEditorProps {
  * and markdown's (Enter continues a list), lines wrapped. Tab is not bound, so it leaves the
  * editor as from any field. The editable element is a textbox labelled by the field's label.
  * The document follows `value` when it changes from outside (a restored copy, their version).
+ * An image dropped or pasted in is uploaded and its markdown inserted there (image-drop.ts).
  */
-export function MarkdownEditor({ id, value, onChange, describedBy, invalid }: MarkdownEditorProps) {
+export function MarkdownEditor({ id, value, onChange, describedBy, invalid, onImage }: MarkdownEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const attributes = useRef(new Compartment());
   const changed = useEffectEvent((doc: string) => onChange(doc));
+  const image = useEffectEvent((file: File) => onImage(file));
 
   useEffect(() => {
     const made = new EditorView({
@@ -84,6 +89,7 @@ export function MarkdownEditor({ id, value, onChange, describedBy, invalid }: Ma
           theme,
           attributes.current.of(contentAttributes({ id, describedBy, invalid })),
           placeholder('Write in markdown…'),
+          imageDrop((file) => image(file)),
           EditorView.updateListener.of((update) => {
             if (update.docChanged && !update.transactions.some((tr) => tr.annotation(followed))) changed(update.state.doc.toString());
           }),

@@ -27,6 +27,8 @@ function post(overrides: Record<string, unknown> = {}) {
     updatedAt: '2026-01-04T10:00:00.000Z',
     publishedAt: null,
     publishAt: null,
+    coverImage: null,
+    seo: { title: null, description: null, canonicalUrl: null },
     ...overrides,
   };
 }

@@ -49,6 +49,24 @@ function BodyChange({ body, from, to }: { body: RevisionDiff['body']; from: stri
   );
 }
 
+/** Field names that do not read well capitalised. */
+const FIELD_LABELS: Partial<Record<RevisionDiff['changed'][number], string>> = {
+  coverImage: 'Cover image',
+  seo: 'Search and sharing (SEO)',
+};
+
+type CoverImage = RevisionDiff['coverImage']['from'];
+type PostSeo = RevisionDiff['seo']['from'];
+
+/** A cover as one line: none (empty), or its image and its alt text. */
+const coverText = (cover: CoverImage): string => (cover === null ? '' : `image ${cover.mediaId}, alt “${cover.alt}”`);
+
+/** The SEO fields as one line; a field left to the post's own is "(the post's)". */
+const seoText = (seo: PostSeo): string => {
+  const own = (value: string | null) => (value === null ? '(the post’s)' : `“${value}”`);
+  return `title ${own(seo.title)}, description ${own(seo.description)}, canonical URL ${own(seo.canonicalUrl)}`;
+};
+
 /** The fields that differ between the two sides of `diff`, each as its two values, tags as sets, the body as lines. */
 export function RevisionDiffView({ diff }: { diff: RevisionDiff }) {
   const from = sideName(diff.from);
@@ -88,13 +106,15 @@ export function RevisionDiffView({ diff }: { diff: RevisionDiff }) {
         )}
       </>
     ),
+    coverImage: () => pair(coverText(diff.coverImage.from), coverText(diff.coverImage.to)),
+    seo: () => pair(seoText(diff.seo.from), seoText(diff.seo.to)),
     body: () => <BodyChange body={diff.body} from={from} to={to} />,
   };
   return (
     <dl className="diff-fields">
       {diff.changed.map((name) => (
         <div key={name} className="diff-field">
-          <dt>{capital(name)}</dt>
+          <dt>{FIELD_LABELS[name] ?? capital(name)}</dt>
           <dd>{change[name]()}</dd>
         </div>
       ))}

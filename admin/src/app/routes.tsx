@@ -10,12 +10,13 @@ import { Shell } from './shell';
 /**
  * Every page but sign-in and the posts list loads on demand, out of the first load (#30: ≤ 200 KB
  * gzipped): the editor (with CodeMirror and the conflict banner's diff), a post's history, the
- * dashboard and the site's export and import.
+ * dashboard, the site's export and import, and the media library.
  */
 const EditorPage = lazy(() => import('../features/editor/editor-page'));
 const HistoryPage = lazy(() => import('../features/history/history-page'));
 const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'));
 const SitePage = lazy(() => import('../features/site/site-page'));
+const MediaPage = lazy(() => import('../features/media/media-page'));
 
 /** A page loaded on demand, saying what it loads meanwhile. */
 function onDemand(Page: ComponentType, what: string) {
@@ -46,6 +47,7 @@ export function AppRoutes() {
         <Route path="/posts/new" element={editor} />
         <Route path="/posts/:id" element={editor} />
         <Route path="/posts/:id/history" element={onDemand(HistoryPage, 'the history')} />
+        <Route path="/media" element={onDemand(MediaPage, 'the media library')} />
         <Route path="/site" element={onDemand(SitePage, 'the site page')} />
         <Route path="/dashboard" element={onDemand(DashboardPage, 'the dashboard')} />
       </Route>

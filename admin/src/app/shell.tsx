@@ -16,6 +16,9 @@ export function Shell() {
               <NavLink to="/posts">Posts</NavLink>
             </li>
             <li>
+              <NavLink to="/media">Media</NavLink>
+            </li>
+            <li>
               <NavLink to="/dashboard">Dashboard</NavLink>
             </li>
             <li>

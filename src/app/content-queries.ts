@@ -3,8 +3,10 @@ import {
   isVisibleToReaders,
   NotFoundError,
   type Clock,
+  type Media,
   type Post,
   type PostPage,
+  type PostSummary,
   type Store,
   type TagCount,
 } from '../domain/index.js';
@@ -14,6 +16,15 @@ const FEED_SIZE = 20;
 /** The most URLs one sitemap may list (sitemaps.org). */
 const SITEMAP_MAX = 50_000;
 const SITEMAP_PAGE = 100;
+/**
+ * How many media records are read at once, one `get` each: a page's covers (at most 100) in five
+ * rounds, a body's images in a few. The port has no batch read; the sitemap, which may need
+ * thousands, is where one would pay off.
+ */
+const MEDIA_READS_AT_ONCE = 20;
+
+/** A visible post of the sitemap, with what was read of its body (the body itself is not kept). */
+export type SitemapPost<T> = PostSummary & { fromBody: T };
 
 export interface ContentListQuery {
   tag?: string;
@@ -69,23 +80,38 @@ export class ContentQueries {
     return page.items;
   }
 
-  /** Every visible post (at most `SITEMAP_MAX`), newest published first. */
-  async all() {
-    const items: PostPage['items'] = [];
-    let cursor: string | null = null;
-    do {
-      const page: PostPage = await this.#store.posts.list({
-        status: ['published'],
-        visibleAt: this.#clock.now(),
-        sort: { key: 'publishedAt', direction: 'desc' },
-        limit: Math.min(SITEMAP_PAGE, SITEMAP_MAX - items.length),
-        cursor,
-        countUpTo: 1,
-      });
-      items.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor !== null && items.length < SITEMAP_MAX);
-    return items;
+  /**
+   * Every visible post (at most `SITEMAP_MAX`), newest published first (by `publishedAt`, ties by
+   * id), each with `read(body)`: the posts are walked whole, `SITEMAP_PAGE` at a time, and only
+   * what `read` takes of a body is kept (the media its images link to).
+   */
+  async allWith<T>(read: (body: string) => T): Promise<SitemapPost<T>[]> {
+    const now = this.#clock.now();
+    const items: SitemapPost<T>[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const batch = await this.#store.posts.walk({ status: ['published'] }, after, SITEMAP_PAGE);
+      if (batch.length === 0) break;
+      for (const { body, ...summary } of batch) if (isVisibleToReaders(summary, now)) items.push({ ...summary, fromBody: read(body) });
+      after = batch.at(-1)!.id;
+    }
+    const publishedMs = (post: PostSummary) => post.publishedAt!.getTime();
+    items.sort((a, b) => publishedMs(b) - publishedMs(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    return items.slice(0, SITEMAP_MAX);
+  }
+
+  /**
+   * The media of these ids that exist, by id: each id read once, `MEDIA_READS_AT_ONCE` at a time;
+   * an unknown id (a media deleted since it was linked) is absent.
+   */
+  async media(ids: Iterable<string>): Promise<Map<string, Media>> {
+    const unique = [...new Set(ids)];
+    const found = new Map<string, Media>();
+    for (let start = 0; start < unique.length; start += MEDIA_READS_AT_ONCE) {
+      const batch = await Promise.all(unique.slice(start, start + MEDIA_READS_AT_ONCE).map((id) => this.#store.media.get(id)));
+      for (const media of batch) if (media !== null) found.set(media.id, media);
+    }
+    return found;
   }
 
   /**

@@ -50,6 +50,8 @@ describeOnEveryStore('content API', (make) => {
         body: 'Some *text*',
         tags: ['news'],
         wordCount: post.wordCount,
+        coverImage: null,
+        seo: { title: null, description: null, canonicalUrl: null },
         publishedAt: post.publishedAt,
         updatedAt: post.updatedAt,
       });
@@ -100,9 +102,11 @@ describeOnEveryStore('content API', (make) => {
       expect((await jsonOf<ContentPage>(await t.read('/posts?tag=odd'))).items.map((p) => p.id)).toEqual([ids[4], ids[2], ids[0]]);
       expect((await jsonOf<ContentPage>(await t.read('/posts?q=NEEDLE1'))).items.map((p) => p.id)).toEqual([ids[0]]);
       expect(Object.keys(first.items[0]!).sort()).toEqual([
+        'coverImage',
         'excerpt',
         'id',
         'publishedAt',
+        'seo',
         'slug',
         'tags',
         'title',

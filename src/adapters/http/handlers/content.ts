@@ -1,8 +1,10 @@
-import type { ContentQueries } from '../../../app/content-queries.js';
-import type { Post, PostSummary } from '../../../domain/index.js';
+import type { ContentQueries, SitemapPost } from '../../../app/content-queries.js';
+import type { Media, Post, PostSummary } from '../../../domain/index.js';
 import { cacheControlOf, httpDateOf, isNotModified, strongEtagOf, type CachePolicy } from '../content/conditional.js';
-import type { SiteInfo } from '../content/feeds.js';
-import { HtmlRenderer, htmlEtagsOf } from '../content/html-renderer.js';
+import type { FeedEnclosure, SiteInfo, SitemapEntry } from '../content/feeds.js';
+import { HtmlRenderer, htmlEtagsOf, renderMediaOf } from '../content/html-renderer.js';
+import { enclosureFile, originalOf, toContentCover } from '../content/images.js';
+import { mediaFilesIn, mediaFileUrl, mediaIdsIn } from '../media-urls.js';
 import type { HandlerRegistry } from '../registry.js';
 import type { components } from '../../../../generated/api.js';
 
@@ -13,6 +15,9 @@ type Schemas = components['schemas'];
 // its worker thread, started on the first include=html.
 let feedsModule: Promise<typeof import('../content/feeds.js')> | undefined;
 const feeds = () => (feedsModule ??= import('../content/feeds.js'));
+
+/** How many media links of one body the sitemap looks at: as many as it lists images of a page (1,000). */
+const SITEMAP_LINKS_MAX = 1000;
 
 type ContentHandlers = Pick<
   HandlerRegistry,
@@ -26,8 +31,22 @@ export interface ContentSite {
   renderer?: HtmlRenderer;
 }
 
-/** What readers see of a post: no version, status or anything else internal. */
-function toContentSummary(post: PostSummary): Schemas['ContentPostSummary'] {
+/** The media the Content API shows, found by id (see `ContentQueries.media`): a deleted one is absent. */
+type FoundMedia = ReadonlyMap<string, Media>;
+
+/** The media of a post's cover, when it has one that still exists. */
+function coverMediaOf(post: PostSummary, media: FoundMedia): Media | undefined {
+  return post.coverImage === null ? undefined : media.get(post.coverImage.mediaId);
+}
+
+/** The media ids of the posts' covers. */
+function coverIdsOf(posts: readonly PostSummary[]): string[] {
+  return posts.flatMap((post) => (post.coverImage === null ? [] : [post.coverImage.mediaId]));
+}
+
+/** What readers see of a post: no version, status or anything else internal; its cover null when its media is gone. */
+function toContentSummary(post: PostSummary, media: FoundMedia, contentApiUrl: string): Schemas['ContentPostSummary'] {
+  const cover = coverMediaOf(post, media);
   return {
     id: post.id,
     title: post.title,
@@ -35,15 +54,44 @@ function toContentSummary(post: PostSummary): Schemas['ContentPostSummary'] {
     excerpt: post.excerpt,
     tags: [...post.tags],
     wordCount: post.wordCount,
+    coverImage: cover === undefined ? null : toContentCover(post.coverImage!, cover, contentApiUrl),
+    seo: { ...post.seo },
     // Only visible posts get here, and a visible post has been published.
     publishedAt: post.publishedAt!.toISOString(),
     updatedAt: post.updatedAt.toISOString(),
   };
 }
 
-function toContentPost(post: Post): Schemas['ContentPost'] {
-  return { ...toContentSummary(post), body: post.body };
+function toContentPost(post: Post, media: FoundMedia, contentApiUrl: string): Schemas['ContentPost'] {
+  return { ...toContentSummary(post, media, contentApiUrl), body: post.body };
 }
+
+/** The images of a post in the sitemap: its cover's original, then the media files its body links to that exist. */
+function sitemapImagesOf(post: SitemapPost<BodyLink[]>, media: FoundMedia, contentApiUrl: string): string[] {
+  const cover = coverMediaOf(post, media);
+  const images = cover === undefined ? [] : [mediaFileUrl(contentApiUrl, cover.id, originalOf(cover).name)];
+  for (const { mediaId, fileName } of post.fromBody) {
+    if (media.get(mediaId)?.files.some((file) => file.name === fileName) === true)
+      images.push(mediaFileUrl(contentApiUrl, mediaId, fileName));
+  }
+  return images;
+}
+
+/** The sitemap's entries: each post's page, last change and images. */
+function sitemapEntriesOf(posts: SitemapPost<BodyLink[]>[], media: FoundMedia, contentApiUrl: string): SitemapEntry[] {
+  return posts.map((post) => ({ slug: post.slug, lastModified: post.updatedAt, images: sitemapImagesOf(post, media, contentApiUrl) }));
+}
+
+/** A feed entry's enclosure: its cover's file (`enclosureFile`), when it has a cover that exists. */
+function enclosureOf(post: PostSummary, media: FoundMedia, contentApiUrl: string): FeedEnclosure | undefined {
+  const cover = coverMediaOf(post, media);
+  if (cover === undefined) return undefined;
+  const file = enclosureFile(cover);
+  return { url: mediaFileUrl(contentApiUrl, cover.id, file.name), contentType: file.contentType, bytes: file.bytes };
+}
+
+/** A media file a body links to. */
+type BodyLink = ReturnType<typeof mediaFilesIn>[number];
 
 /** The conditional request headers every content operation declares. */
 interface Conditions {
@@ -79,33 +127,41 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
   const json = <B>(headers: Conditions, body: B, lastModified: Date) =>
     conditional(headers, body, strongEtagOf(JSON.stringify(body)), lastModified);
 
+  const { contentApiUrl } = site;
+
   /**
-   * A post with `html`. Its bytes are fixed by the post's id and version, the renderer's version
-   * and the site's address, so the ETag hashes those and a 304 renders nothing; the HTML comes
-   * from `HtmlRenderer` (a worker with a time budget, cached by id and version). A body it cannot
-   * render in time is answered without `html`, `no-store`, under an ETag of its own.
+   * A post with `html`. Its bytes are fixed by the post's id and version, the renderer's version,
+   * the site's address and which media of its cover and body's images exist (their files never
+   * change), so the ETag hashes those and a 304 renders nothing; the HTML comes from
+   * `HtmlRenderer` (a worker with a time budget, cached by the same). A body it cannot render in
+   * time is answered without `html`, `no-store`, under an ETag of its own.
    */
   async function withHtml(headers: Conditions, post: Post) {
-    const etags = htmlEtagsOf(post, site.siteUrl);
+    const media = await content.media([...coverIdsOf([post]), ...mediaIdsIn(post.body)]);
+    const found = [...media.values()].map(renderMediaOf);
+    const etags = htmlEtagsOf(post, site.siteUrl, found);
     const answer = conditional(headers, undefined, etags.rendered, post.updatedAt);
     if (answer.status === 304) return answer;
-    const rendered = await html.html(post);
+    const rendered = await html.html(post, found);
     if (rendered === null) {
       const replyHeaders = { ...answer.headers, ETag: etags.unrendered, 'Cache-Control': 'no-store' };
-      return { status: 200 as const, body: toContentPost(post), headers: replyHeaders };
+      return { status: 200 as const, body: toContentPost(post, media, contentApiUrl), headers: replyHeaders };
     }
-    return { ...answer, body: { ...toContentPost(post), html: rendered } };
+    return { ...answer, body: { ...toContentPost(post, media, contentApiUrl), html: rendered } };
   }
 
-  const postAnswer = (headers: Conditions, post: Post, include: 'html' | undefined) =>
-    include === 'html' ? withHtml(headers, post) : json(headers, toContentPost(post), post.updatedAt);
+  const postAnswer = async (headers: Conditions, post: Post, include: 'html' | undefined) => {
+    if (include === 'html') return withHtml(headers, post);
+    return json(headers, toContentPost(post, await content.media(coverIdsOf([post])), contentApiUrl), post.updatedAt);
+  };
 
   /** The last change to any post, or the epoch on a site that never had one. */
   const lastChange = async () => (await content.lastChange()) ?? new Date(0);
 
   const feedPosts = async (tag: string | undefined) => {
     const [posts, updated] = await Promise.all([content.latest(tag), lastChange()]);
-    const entries = posts.map((post) => ({ ...post, publishedAt: post.publishedAt! }));
+    const media = await content.media(coverIdsOf(posts));
+    const entries = posts.map((post) => ({ ...post, publishedAt: post.publishedAt!, enclosure: enclosureOf(post, media, contentApiUrl) }));
     return { entries, updated, options: { ...(tag === undefined ? {} : { tag }), updated } };
   };
 
@@ -120,7 +176,9 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
         }),
         lastChange(),
       ]);
-      const body = { items: page.items.map(toContentSummary), nextCursor: page.nextCursor, total: page.total, totalExact: page.totalExact };
+      const media = await content.media(coverIdsOf(page.items));
+      const items = page.items.map((post) => toContentSummary(post, media, contentApiUrl));
+      const body = { items, nextCursor: page.nextCursor, total: page.total, totalExact: page.totalExact };
       return json(headers, body, changed);
     },
 
@@ -150,11 +208,13 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
     },
 
     async getSitemap({ headers }) {
-      const [posts, changed, { sitemapXml }] = await Promise.all([content.all(), lastChange(), feeds()]);
-      const xml = sitemapXml(
-        site,
-        posts.map((post) => ({ slug: post.slug, lastModified: post.updatedAt })),
-      );
+      const [posts, changed, { sitemapXml }] = await Promise.all([
+        content.allWith((body) => mediaFilesIn(body, SITEMAP_LINKS_MAX)),
+        lastChange(),
+        feeds(),
+      ]);
+      const media = await content.media([...coverIdsOf(posts), ...posts.flatMap((post) => post.fromBody.map((link) => link.mediaId))]);
+      const xml = sitemapXml(site, sitemapEntriesOf(posts, media, contentApiUrl));
       return conditional(headers, xml, strongEtagOf(xml), changed);
     },
   };

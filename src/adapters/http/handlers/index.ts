@@ -53,7 +53,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...tagHandlers(deps.posts.queries),
     ...activityHandlers(deps.posts.queries),
     ...statsHandlers(deps.posts.queries),
-    ...previewHandlers(previewRenderer),
+    ...previewHandlers(previewRenderer, deps.posts.content),
     ...contentHandlers(deps.posts.content, { ...deps.content, renderer }),
     ...mediaHandlers(deps.media, `${deps.content.site.contentApiUrl}/media`),
   };

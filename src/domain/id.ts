@@ -1,9 +1,10 @@
 /**
- * Source of entity ids.
+ * Source of entity ids: `next()` answers a new id, never one answered before.
  *
- * `next()` returns a ULID: 26 characters of Crockford base32 (10 for the
- * millisecond timestamp, 16 random), strictly increasing within a process
- * (monotonic, also within the same millisecond).
+ * Post, user and event ids are ULIDs: 26 characters of Crockford base32 (10 for
+ * the millisecond timestamp, 16 random), strictly increasing within a process
+ * (monotonic, also within the same millisecond). Media ids are unguessable
+ * instead: 26 lowercase base32 characters of 128 random bits, in no order.
  */
 export interface IdGenerator {
   next(): string;

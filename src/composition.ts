@@ -113,7 +113,8 @@ export async function compose(options: CompositionOptions) {
       : { contentRateLimit: { perMinute: content.rateLimitPerMinute, limiter: contentRateLimit, now: () => clock.now() } }),
     observers: options.observers ?? [],
     ...(options.docs === false ? {} : { docsBundle: readFileSync(BUNDLE_FILE, 'utf8') }),
-    ...(adminDir === false ? {} : { adminDir }),
+    // The origin as URL serialises it (scheme, host, port): nothing in it can end the CSP directive.
+    ...(adminDir === false ? {} : { adminDir, mediaOrigin: new URL(content.apiUrl).origin }),
     admit: () => readiness.admit(),
     // The claims are the principal (same fields, frozen by the token adapter): no copy per request.
     authenticate: (token) => auth.authenticate(token),

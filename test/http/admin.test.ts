@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_CSP, NONCE_PLACEHOLDER, pageCspOf } from '../../src/adapters/http/admin.js';
+import { adminCspOf, NONCE_PLACEHOLDER, pageCspOf } from '../../src/adapters/http/admin.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
 import { testServer } from '../support/http.js';
 
@@ -16,6 +16,9 @@ const indexWith = (nonce: string) => INDEX.replace(NONCE_PLACEHOLDER, nonce);
 /** The style nonce of an answer's CSP. */
 const nonceOf = (response: Response) => /'nonce-([A-Za-z0-9+/]{22}==)'/.exec(response.headers.get('content-security-policy') ?? '')?.[1];
 const SCRIPT = 'console.log("admin");';
+/** Where the media files are: below PUBLIC_API_URL, on another origin than the page's (only the origin goes into img-src). */
+const API_URL = 'https://cms.example.org:8443/blog';
+const MEDIA_ORIGIN = 'https://cms.example.org:8443';
 
 let dir: string;
 let app: Awaited<ReturnType<typeof testServer>>['app'];
@@ -29,7 +32,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js'), SCRIPT);
   writeFileSync(join(dir, 'assets', 'index-Ef56Gh78.css'), 'body{margin:0}');
   writeFileSync(join(dir, 'robots.txt'), 'User-agent: *\nDisallow: /\n');
-  ({ app } = await testServer({ store: createMemoryStore(), adminDir: dir }));
+  ({ app } = await testServer({ store: createMemoryStore(), adminDir: dir, content: { apiUrl: API_URL } }));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -42,13 +45,24 @@ describe('GET /admin/', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('etag')).toBeNull();
     const nonce = nonceOf(response)!;
-    expect(response.headers.get('content-security-policy')).toBe(pageCspOf(nonce));
-    expect(pageCspOf(nonce)).toBe(
-      `default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self' 'nonce-${nonce}'; script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'`,
+    expect(response.headers.get('content-security-policy')).toBe(pageCspOf(nonce, MEDIA_ORIGIN));
+    expect(pageCspOf(nonce, MEDIA_ORIGIN)).toBe(
+      `default-src 'self'; connect-src 'self'; img-src 'self' data: ${MEDIA_ORIGIN}; style-src 'self' 'nonce-${nonce}'; script-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'`,
     );
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await response.text()).toBe(indexWith(nonce));
+  });
+
+  it('200: images may come from this server, data: URLs and the origin of PUBLIC_API_URL (the media files), and no other; the rest stays self', async () => {
+    const csp = (await get('/admin/')).headers.get('content-security-policy')!;
+    const directives = Object.fromEntries(csp.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+    expect(directives['img-src']).toBe(`'self' data: ${MEDIA_ORIGIN}`);
+    expect(csp).not.toContain('blob:');
+    expect(csp.match(/cms\.example\.org/g)).toHaveLength(1);
+    expect([directives['default-src'], directives['connect-src'], directives['script-src']]).toEqual(["'self'", "'self'", "'self'"]);
+    const asset = await get('/admin/assets/index-Ab12Cd34.js');
+    expect(asset.headers.get('content-security-policy')).toContain(`img-src 'self' data: ${MEDIA_ORIGIN};`);
   });
 
   it('200 with a fresh nonce on every load, also at /admin/index.html, even with If-None-Match', async () => {
@@ -82,7 +96,7 @@ describe('a route of the app under /admin/', () => {
       expect(response.status).toBe(200);
       expect(response.headers.get('cache-control')).toBe('no-store');
       const nonce = nonceOf(response)!;
-      expect(response.headers.get('content-security-policy')).toBe(pageCspOf(nonce));
+      expect(response.headers.get('content-security-policy')).toBe(pageCspOf(nonce, MEDIA_ORIGIN));
       expect(await response.text()).toBe(indexWith(nonce));
     },
   );
@@ -95,7 +109,7 @@ describe('a file of the build', () => {
     expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(response.headers.get('content-length')).toBe(String(SCRIPT.length));
-    expect(response.headers.get('content-security-policy')).toBe(ADMIN_CSP);
+    expect(response.headers.get('content-security-policy')).toBe(adminCspOf(MEDIA_ORIGIN));
     expect(await response.text()).toBe(SCRIPT);
     expect((await get('/admin/assets/index-Ef56Gh78.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
   });

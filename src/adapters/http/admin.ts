@@ -11,32 +11,37 @@ const ADMIN_PATH = '/admin';
 /**
  * The admin app runs only the scripts and styles of its own build, talks only to this server and
  * cannot be framed (#30). No 'unsafe-inline' anywhere: the build has no inline script or style.
- * The page itself (index.html) also allows the `<style>` elements that carry its nonce: see
- * `pageCspOf`.
+ * Images come from this server and from `mediaOrigin`, where the media library's files are
+ * (PUBLIC_API_URL: their URLs are absolute, and that origin is another one than the page's when
+ * the admin is opened under another name, 127.0.0.1 for localhost). No `blob:`: the admin shows
+ * an image only once uploaded. The page itself (index.html) also allows the `<style>` elements
+ * that carry its nonce: see `pageCspOf`.
  */
-export const ADMIN_CSP = [
-  "default-src 'self'",
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "style-src 'self'",
-  "script-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'self'",
-  "form-action 'self'",
-].join('; ');
+export function adminCspOf(mediaOrigin?: string): string {
+  return [
+    "default-src 'self'",
+    "connect-src 'self'",
+    `img-src 'self' data:${mediaOrigin === undefined ? '' : ` ${mediaOrigin}`}`,
+    "style-src 'self'",
+    "script-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join('; ');
+}
 
 /** What the build's index.html says where each answer puts its nonce (`<meta property="csp-nonce" nonce="…">`). */
 export const NONCE_PLACEHOLDER = 'MARGIN_CSP_NONCE';
 
 /**
- * The CSP of one answer of index.html: ADMIN_CSP with `style-src 'self' 'nonce-…'`. The editor's
+ * The CSP of one answer of index.html: the admin's CSP with `style-src 'self' 'nonce-…'`. The editor's
  * CodeMirror writes its styles (computed per theme and extension) into a `<style>` element, which
  * `style-src 'self'` refuses; it sets the nonce the page's meta carries on it (its `cspNonce`
  * facet). Scripts stay 'self' only, so a script injected into the page cannot run to read the
  * nonce, and one injected `<style>` does not know it: it is fresh for every answer.
  */
-export function pageCspOf(nonce: string): string {
-  return ADMIN_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${nonce}'`);
+export function pageCspOf(nonce: string, mediaOrigin?: string): string {
+  return adminCspOf(mediaOrigin).replace("style-src 'self'", `style-src 'self' 'nonce-${nonce}'`);
 }
 
 /** Vite's hashed output: a file's name changes with its bytes, so it may be cached for good. */
@@ -76,9 +81,11 @@ function listFiles(dir: string): string[] {
  * revalidated on every load (`no-cache`, with an ETag) so a new build is picked up at once. A path
  * under /admin/ that names no file and does not look like one (no extension) is a route of the
  * app: it gets index.html, and the app's router shows the page. A missing file is a 404 problem.
+ * `mediaOrigin` is where the media library's files are served from (see `adminCspOf`).
  */
-export function mountAdmin(app: Hono<never>, dir: string): void {
-  const headers = (extra: Record<string, string>) => ({ ...SECURITY_HEADERS, 'content-security-policy': ADMIN_CSP, ...extra });
+export function mountAdmin(app: Hono<never>, dir: string, mediaOrigin?: string): void {
+  const csp = adminCspOf(mediaOrigin);
+  const headers = (extra: Record<string, string>) => ({ ...SECURITY_HEADERS, 'content-security-policy': csp, ...extra });
   const files = new Map<string, BuiltFile>();
   for (const name of listFiles(dir)) {
     const bytes = readFileSync(join(dir, name));
@@ -102,7 +109,7 @@ export function mountAdmin(app: Hono<never>, dir: string): void {
     const body = page.replaceAll(NONCE_PLACEHOLDER, nonce);
     return respond(body, 200, {
       ...headers({ 'content-type': TYPES['.html']!, 'cache-control': 'no-store' }),
-      'content-security-policy': pageCspOf(nonce),
+      'content-security-policy': pageCspOf(nonce, mediaOrigin),
     });
   };
 

@@ -41,6 +41,8 @@ export interface AppOptions {
   docsBundle?: string;
   /** The admin app's build (dist/admin/): when given, it is served at /admin/. */
   adminDir?: string;
+  /** The origin of the media files' absolute URLs (PUBLIC_API_URL's): the admin's CSP lets its images load from there. */
+  mediaOrigin?: string;
   /** The Content API's rate limit per client address, shared through the store; absent: no limit. */
   contentRateLimit?: ContentRateLimit;
 }
@@ -119,7 +121,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   }
   const { notFound } = templates;
   if (options.docsBundle !== undefined) mountDocs(app as unknown as Hono<never>, options.docsBundle, { guard, notFound });
-  if (options.adminDir !== undefined) mountAdmin(app as unknown as Hono<never>, options.adminDir);
+  if (options.adminDir !== undefined) mountAdmin(app as unknown as Hono<never>, options.adminDir, options.mediaOrigin);
   app.notFound(guard(notFound));
   app.onError(answerError);
   return app;

@@ -18,7 +18,7 @@ export function mediaFileUrl(contentApiUrl: string, mediaId: string, fileName: s
 }
 
 /** How many media one body's images are looked up for: more links are plain images. */
-export const MEDIA_PER_BODY = 100;
+const MEDIA_PER_BODY = 100;
 
 const MEDIA_LINK = new RegExp(`${MEDIA_ROOT}/(${MEDIA_ID})/`, 'g');
 

@@ -34,7 +34,7 @@ function alignCell(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeH
 }
 
 /** A file of a media as the renderer needs it. */
-export type RenderFile = Pick<MediaFile, 'name' | 'contentType' | 'width' | 'height'>;
+type RenderFile = Pick<MediaFile, 'name' | 'contentType' | 'width' | 'height'>;
 
 /** A media of the library that a body links to, looked up before rendering (see `mediaIdsIn`). */
 export interface RenderMedia {
@@ -44,7 +44,7 @@ export interface RenderMedia {
 }
 
 /** The width an image takes in a page: the whole viewport on a narrow screen, else the column's 800 px. */
-export const IMAGE_SIZES = '(max-width: 800px) 100vw, 800px';
+const IMAGE_SIZES = '(max-width: 800px) 100vw, 800px';
 
 const LOADING = new Set(['lazy', 'eager']);
 const DECODING = new Set(['async', 'sync', 'auto']);

@@ -154,6 +154,24 @@ describe('SiteImport with images', () => {
     expect((await store.posts.getBySlug('first'))!.coverImage).toEqual({ mediaId: 'c'.repeat(26), alt: 'Another cover' });
   });
 
+  it('a file that names no cover, or a refused one, leaves the post its cover; a file stating no cover (a MarginCMS export) removes it', async () => {
+    const { store, posts } = setup();
+    const library = fakeLibrary();
+    await posts.imports.run(filesOf(archive()), 'apply', actor, library.deps);
+    const cover = (await store.posts.getBySlug('first'))!.coverImage;
+    expect(cover).not.toBeNull();
+    const run = (file: ImportFile) => posts.imports.run(filesOf([file]), 'apply', actor, library.deps);
+    expect((await run(postFile('first', [{ image: map, alt: 'A map' }], null))).items[0]).toMatchObject({ action: 'unchanged' });
+    expect((await run(postFile('first', [{ image: map, alt: 'A map' }], { image: evil, alt: 'x' }))).items[0]).toMatchObject({
+      action: 'unchanged',
+    });
+    expect((await store.posts.getBySlug('first'))!.coverImage).toEqual(cover);
+    const stated = postFile('first', [{ image: map, alt: 'A map' }], null) as Extract<ImportFile, { post: unknown }>;
+    const report = await run({ ...stated, post: { ...stated.post, coverImage: null } });
+    expect(report.items[0]).toMatchObject({ action: 'update' });
+    expect((await store.posts.getBySlug('first'))!.coverImage).toBeNull();
+  });
+
   it('a dry run stores nothing and reports what would be stored', async () => {
     const { store, posts } = setup();
     const library = fakeLibrary();

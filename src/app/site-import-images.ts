@@ -57,20 +57,22 @@ export class ImageImport {
     this.#mode = mode;
   }
 
-  /** The post's body and cover with its images stored and linked by their URLs. */
-  async resolve(images: PostImages): Promise<{ body: string; coverImage: CoverImage | null }> {
+  /**
+   * The post's body with its images stored and linked by their URLs, and its cover once stored.
+   * No cover when the file names none, or names one that is refused: the post keeps the one it has.
+   */
+  async resolve(images: PostImages): Promise<{ body: string; coverImage?: CoverImage }> {
     const urls = new Map<string, string>();
     for (const { image, alt } of images.links) {
       const outcome = await this.#outcome(image, alt);
       if (outcome.action !== 'skip') urls.set(image.path, outcome.media === null ? PENDING : this.#deps.url(outcome.media));
     }
-    let coverImage: CoverImage | null = null;
-    if (images.cover !== null) {
-      const outcome = await this.#outcome(images.cover.image, images.cover.alt);
-      // A dry run has no id for an image it would store: a placeholder cover, so that the plan reads a change.
-      if (outcome.action !== 'skip') coverImage = { mediaId: outcome.media?.id ?? PENDING, alt: images.cover.alt };
-    }
-    return { body: images.bodyWith(urls), coverImage };
+    const body = images.bodyWith(urls);
+    if (images.cover === null) return { body };
+    const outcome = await this.#outcome(images.cover.image, images.cover.alt);
+    if (outcome.action === 'skip') return { body };
+    // A dry run has no id for an image it would store: a placeholder, so that the plan reads a change.
+    return { body, coverImage: { mediaId: outcome.media?.id ?? PENDING, alt: images.cover.alt } };
   }
 
   #outcome(image: ArchiveImage, alt: string): Promise<Outcome> {

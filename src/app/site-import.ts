@@ -153,7 +153,13 @@ export class SiteImport {
         continue;
       }
       const { path } = file;
-      const post = images !== null && file.images ? { ...file.post, ...(await images.resolve(file.images)) } : file.post;
+      // Without the media library an import leaves covers as they are; with it, the images are stored first.
+      const post =
+        images === null
+          ? { ...file.post, coverImage: undefined }
+          : file.images
+            ? { ...file.post, ...(await images.resolve(file.images)) }
+            : file.post;
       const plan = await this.#claimedPlan(path, post, claimed, () => Promise.all(inFlight));
       if ('path' in plan) {
         items.push(plan);

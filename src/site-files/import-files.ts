@@ -197,7 +197,9 @@ async function importFileOf(
   const invalid = checkFields({ title: post.title, slug: post.slug, excerpt: post.excerpt, body: post.body, tags: post.tags });
   if (invalid !== null) return { path, skip: { reason: 'invalid_post', detail: invalid, slug: post.slug } };
   const shown = postImagesOf(path, split.data, split.body, images);
-  return shown === undefined ? { path, post } : { path, post, images: shown };
+  // A MarginCMS export states a post whole: without a cover of its own, the post has none.
+  const stated = writer === 'margincms' && coverOf(split.data) === null ? { ...post, coverImage: null } : post;
+  return shown === undefined ? { path, post: stated } : { path, post: stated, images: shown };
 }
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -190,6 +190,18 @@ describeOnEveryStore('images in the site export and import', (make) => {
     );
   });
 
+  it("re-importing a MarginCMS export removes a cover the export's post does not have: its file states the post whole", async () => {
+    const t = await setup(make);
+    const { red, plain } = await siteWithImages(t);
+    const files = await exported(t, 'flat');
+    await t.store.posts.update(plain.id, 1, { coverImage: { mediaId: red.id, alt: 'Added after the export' } }, new Date(plain.updatedAt));
+    const report = await importZip(t, zipSync(files));
+    expect(byPath(report)[`${plain.slug}.md`]).toMatchObject({ action: 'update' });
+    // (The first post is updated too: its link to a variant comes back as a link to the original.)
+    expect(report.counts).toMatchObject({ update: 2, create: 0, skip: 0 });
+    expect((await stored(t, plain.slug)).coverImage).toBeNull();
+  });
+
   describe('import', () => {
     it('stores the images of a Hugo bundle, static/, Jekyll assets/ and Astro public/ and src/assets, links them by URL and sets the covers', async () => {
       const t = await setup(make);

@@ -175,7 +175,7 @@ export function transitionFor(action: BulkAction, from: PostStatus): PostStatus 
 /** Longest SEO title, SEO description and canonical URL, in characters (code points). */
 export const SEO_TITLE_MAX = 200;
 export const SEO_DESCRIPTION_MAX = 500;
-export const CANONICAL_URL_MAX = 2048;
+const CANONICAL_URL_MAX = 2048;
 
 /** A cover image as a write names it: the alt text may be left to the media's own. */
 export interface CoverImageInput {

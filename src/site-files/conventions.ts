@@ -16,6 +16,8 @@
  *   `_pages/…`) is a page.
  * - Astro (`src/content/**`): `title`, `slug`, `description`, `tags`, `draft`, `pubDate`,
  *   `updatedDate`; a markdown file under `src/pages/` is a page.
+ * - Every generator: SEO fields from `seo_title`/`meta_title`, `seo_description`/`meta_description`
+ *   and `canonical_url`/`canonicalURL`/`canonical` (see `seoOf`).
  * - Anywhere but in a MarginCMS export, `layout: page` or `type: page` makes a page. Markdown files
  *   of no generator's layout (a zip of loose `.md` files) are posts.
  * Dates are RFC 3339, a YAML/TOML date, `YYYY-MM-DD HH:MM:SS +HHMM` (Jekyll) or `Jul 08 2022`
@@ -23,7 +25,7 @@
  */
 import type { ImportedPost, ImportSkipReason } from '../app/site-import.js';
 import { isValidSlug, normalizeTag, slugify, TAGS_MAX, type PostStatus } from '../domain/index.js';
-import { dateOf, FrontMatterError, tagsOf, text } from './front-matter-values.js';
+import { dateOf, FrontMatterError, seoOf, tagsOf, text } from './front-matter-values.js';
 import { postOfFile } from './post-file.js';
 
 export type Source = 'margincms' | 'markdown';
@@ -142,6 +144,7 @@ export function importedPostOf(path: string, data: Record<string, unknown>, body
           dateOf('lastmod', data.lastmod) ?? dateOf('updatedDate', data.updatedDate) ?? dateOf('last_modified_at', data.last_modified_at),
         publishedAt: status === 'published' ? date : null,
         publishAt: null,
+        seo: seoOf(data, 'generator'),
       },
     };
   } catch (error) {

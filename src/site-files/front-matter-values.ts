@@ -3,7 +3,15 @@
  * status, a post id), for the MarginCMS post file and the generators' conventions alike. A value
  * that is not what its key asks for throws a `FrontMatterError` naming the key.
  */
-import { isUlid, type PostStatus } from '../domain/index.js';
+import {
+  isCanonicalUrl,
+  isStorableText,
+  isUlid,
+  SEO_DESCRIPTION_MAX,
+  SEO_TITLE_MAX,
+  type PostSeo,
+  type PostStatus,
+} from '../domain/index.js';
 
 /** A front-matter value that does not say what its key asks for; the file is skipped with its message. */
 export class FrontMatterError extends Error {}
@@ -70,4 +78,52 @@ export function statusOf(key: string, value: unknown): PostStatus {
 export function idOf(key: string, value: unknown): string {
   if (typeof value !== 'string' || !isUlid(value)) throw new FrontMatterError(`${key} is not a post id (a ULID): ${JSON.stringify(value)}`);
   return value;
+}
+
+/**
+ * The front-matter keys of the SEO fields: MarginCMS's own first (what an export writes), then
+ * the names other generators and their themes give them (jekyll-seo-tag's `canonical_url`, Hugo
+ * PaperMod's and Astro's `canonicalURL`). `description` is not one of them: it is the excerpt.
+ */
+const SEO_KEYS = {
+  title: ['seo_title', 'meta_title'],
+  description: ['seo_description', 'meta_description'],
+  canonicalUrl: ['canonical_url', 'canonicalURL', 'canonical'],
+} as const satisfies Record<keyof PostSeo, readonly string[]>;
+
+/**
+ * The SEO fields a front matter states, each null when no key of it is there (an empty string too).
+ * - `margincms` (an export's file): MarginCMS's own keys only; a value that is not text throws a
+ *   `FrontMatterError`, and text the post rules refuse makes the post invalid when it is written.
+ * - `generator` (a Hugo, Jekyll or Astro file): the first of the field's keys that holds text the
+ *   post rules take; a value they would refuse (a relative canonical URL, an SEO title over 200
+ *   characters) is left out, so that it costs the field, not the post.
+ */
+export function seoOf(data: Record<string, unknown>, source: 'margincms' | 'generator'): PostSeo {
+  const field = (keys: readonly string[], valid: (value: string) => boolean): string | null => {
+    if (source === 'margincms') {
+      const value = text(keys[0]!, data[keys[0]!], '');
+      return value === '' ? null : value;
+    }
+    for (const key of keys) {
+      const value = data[key];
+      if (typeof value === 'string' && value !== '' && isStorableText(value) && valid(value)) return value;
+    }
+    return null;
+  };
+  const within = (max: number) => (value: string) => [...value].length <= max;
+  return {
+    title: field(SEO_KEYS.title, within(SEO_TITLE_MAX)),
+    description: field(SEO_KEYS.description, within(SEO_DESCRIPTION_MAX)),
+    canonicalUrl: field(SEO_KEYS.canonicalUrl, isCanonicalUrl),
+  };
+}
+
+/** The SEO front-matter keys an export writes for `seo`: MarginCMS's own, only for the fields set. */
+export function seoFrontMatter(seo: PostSeo): Record<string, string> {
+  const keys: Record<string, string> = {};
+  if (seo.title !== null) keys[SEO_KEYS.title[0]] = seo.title;
+  if (seo.description !== null) keys[SEO_KEYS.description[0]] = seo.description;
+  if (seo.canonicalUrl !== null) keys[SEO_KEYS.canonicalUrl[0]] = seo.canonicalUrl;
+  return keys;
 }

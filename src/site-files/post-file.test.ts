@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../domain/index.js';
-import { postFileName, postFileOf } from './post-file.js';
+import { splitFrontMatter } from './front-matter.js';
+import { postFileName, postFileOf, postOfFile } from './post-file.js';
 
 const post: Post = {
   id: '01ARZ3NDEKTSV4RRFFQ69G5FAV',
@@ -42,5 +43,43 @@ describe('a post as a markdown file', () => {
       slug: 'tom-jerry',
     });
     expect(body).toBe(post.body);
+  });
+
+  const seo = {
+    title: 'Tom & Jerry, the SEO title',
+    description: 'What "link previews" show.',
+    canonicalUrl: 'https://example.com/a?b=1&c=2',
+  };
+
+  /** The front matter of a file `postFileOf` wrote, parsed. */
+  function frontOf(text: string): Record<string, unknown> {
+    const split = splitFrontMatter(text);
+    if ('error' in split) throw new Error(split.error);
+    return split.data;
+  }
+
+  it('writes the SEO fields as seo_title, seo_description and canonical_url in flat and Hugo files, each only when set; a standalone file has none', () => {
+    for (const layout of ['flat', 'hugo'] as const) {
+      expect(frontOf(postFileOf({ ...post, seo }, layout))).toMatchObject({
+        seo_title: seo.title,
+        seo_description: seo.description,
+        canonical_url: seo.canonicalUrl,
+      });
+      const some = frontOf(postFileOf({ ...post, seo: { title: null, description: null, canonicalUrl: seo.canonicalUrl } }, layout));
+      expect(Object.keys(some).filter((key) => /seo|canonical/.test(key))).toEqual(['canonical_url']);
+      expect(Object.keys(frontOf(postFileOf(post, layout))).filter((key) => /seo|canonical/.test(key))).toEqual([]);
+    }
+    expect(Object.keys(frontOf(postFileOf({ ...post, seo }, 'standalone'))).filter((key) => /seo|canonical/.test(key))).toEqual([]);
+  });
+
+  it('reads the SEO fields back, absent ones as null, so that export → import → export writes the same file (flat and Hugo)', () => {
+    for (const layout of ['flat', 'hugo'] as const) {
+      for (const state of [seo, { title: null, description: 'Only this', canonicalUrl: null }, post.seo]) {
+        const text = postFileOf({ ...post, seo: state }, layout);
+        const imported = postOfFile(frontOf(text), post.body, post.slug);
+        expect(imported.seo).toStrictEqual(state);
+        expect(postFileOf({ ...post, seo: imported.seo! }, layout)).toBe(text);
+      }
+    }
   });
 });

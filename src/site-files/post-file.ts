@@ -1,8 +1,10 @@
 /**
  * The MarginCMS post file: a markdown file with YAML front matter (written by the YAML library),
  * then the body unchanged. Three shapes of front matter, one writer:
- * - `flat` (an export): every field MarginCMS stores, read back by an import;
- * - `hugo` (an export for Hugo): the keys Hugo reads, with MarginCMS's own under `margin`, read back too;
+ * - `flat` (an export): every field MarginCMS stores, read back by an import (the SEO fields as
+ *   `seo_title`, `seo_description` and `canonical_url`, each only when set);
+ * - `hugo` (an export for Hugo): the keys Hugo reads, with MarginCMS's own under `margin` (the SEO
+ *   fields as in `flat`), read back too;
  * - `standalone` (one post downloaded on its own): the keys every generator reads (title, slug,
  *   description, date, tags), none of MarginCMS's own.
  * One file-name rule names them all (`postFileName`).
@@ -10,7 +12,7 @@
 import { stringify as toYaml } from 'yaml';
 import { isValidSlug, type Post } from '../domain/index.js';
 import type { ImportedPost } from '../app/site-import.js';
-import { dateOf, idOf, mapping, statusOf, tagsOf, text } from './front-matter-values.js';
+import { dateOf, idOf, mapping, seoFrontMatter, seoOf, statusOf, tagsOf, text } from './front-matter-values.js';
 import type { ExportLayout } from './manifest.js';
 
 export type PostFileLayout = ExportLayout | 'standalone';
@@ -48,6 +50,7 @@ function frontMatterOf(post: Post, layout: PostFileLayout): Record<string, unkno
         updatedAt: iso(post.updatedAt),
         publishedAt: iso(post.publishedAt),
         publishAt: iso(post.publishAt),
+        ...seoFrontMatter(post.seo),
       };
     case 'hugo':
       return {
@@ -59,6 +62,7 @@ function frontMatterOf(post: Post, layout: PostFileLayout): Record<string, unkno
         ...(post.publishAt !== null ? { publishDate: iso(post.publishAt) } : {}),
         draft: post.status !== 'published',
         tags: post.tags,
+        ...seoFrontMatter(post.seo),
         margin: { id: post.id, status: post.status, createdAt: iso(post.createdAt) },
       };
     case 'standalone':
@@ -94,6 +98,7 @@ export function postOfFile(data: Record<string, unknown>, body: string, slug: st
       updatedAt: dateOf('lastmod', data.lastmod),
       publishedAt: status === 'draft' ? null : date,
       publishAt: dateOf('publishDate', data.publishDate),
+      seo: seoOf(data, 'margincms'),
     };
   }
   return {
@@ -108,5 +113,6 @@ export function postOfFile(data: Record<string, unknown>, body: string, slug: st
     updatedAt: dateOf('updatedAt', data.updatedAt),
     publishedAt: dateOf('publishedAt', data.publishedAt),
     publishAt: dateOf('publishAt', data.publishAt),
+    seo: seoOf(data, 'margincms'),
   };
 }

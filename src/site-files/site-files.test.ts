@@ -261,6 +261,51 @@ describe('importedPostOf', () => {
     expect(importedPostOf('t.md', { ...data, id: 'nope' }, '', 'margincms')).toMatchObject({ skip: { reason: 'invalid_front_matter' } });
   });
 
+  it("reads the SEO fields from each generator's keys (seo_title or meta_title, seo_description or meta_description, canonical_url, canonicalURL or canonical)", () => {
+    const none = { title: null, description: null, canonicalUrl: null };
+    const seoOf = (path: string, data: Record<string, unknown>) => {
+      const outcome = importedPostOf(path, { title: 'T', ...data }, '', 'markdown');
+      return 'post' in outcome ? outcome.post.seo : outcome.skip;
+    };
+    expect(seoOf('_posts/2024-01-02-a.md', { seo_title: 'S', seo_description: 'D', canonical_url: 'https://a.example/x' })).toStrictEqual({
+      title: 'S',
+      description: 'D',
+      canonicalUrl: 'https://a.example/x',
+    });
+    expect(seoOf('content/posts/a.md', { meta_title: 'M', meta_description: 'MD', canonicalURL: 'http://b.example/' })).toStrictEqual({
+      title: 'M',
+      description: 'MD',
+      canonicalUrl: 'http://b.example/',
+    });
+    expect(seoOf('src/content/blog/a.md', { canonical: 'https://c.example/', description: 'the excerpt' })).toStrictEqual({
+      ...none,
+      canonicalUrl: 'https://c.example/',
+    });
+    expect(seoOf('a.md', {})).toStrictEqual(none);
+  });
+
+  it('leaves out an SEO value of another generator that the post rules refuse, not the post; an export file’s is read as written (the post rules then judge the post)', () => {
+    const outcome = importedPostOf(
+      'content/posts/a.md',
+      { title: 'T', canonicalURL: '/relative/', seo_title: 'x'.repeat(201), meta_title: 'Short' },
+      '',
+      'markdown',
+    );
+    expect(outcome).toMatchObject({ post: { seo: { title: 'Short', description: null, canonicalUrl: null } } });
+    const exported = importedPostOf(
+      'a.md',
+      { id: '01JDQ8Z4M6X2V7K9T3N5R8W1YB', title: 'T', status: 'draft', canonical_url: '/relative/' },
+      '',
+      'margincms',
+    );
+    expect(exported).toMatchObject({ post: { seo: { canonicalUrl: '/relative/' } } });
+    expect(
+      importedPostOf('a.md', { id: '01JDQ8Z4M6X2V7K9T3N5R8W1YB', title: 'T', status: 'draft', seo_title: { a: 1 } }, '', 'margincms'),
+    ).toMatchObject({
+      skip: { reason: 'invalid_front_matter' },
+    });
+  });
+
   it('derives a slug from a file name that is not one, and strips a Jekyll date', () => {
     expect(importedPostOf('posts/Hello World.md', { title: 'x' }, '', 'markdown')).toMatchObject({ post: { slug: 'hello-world' } });
     expect(importedPostOf('_posts/2024-01-02-new-year.markdown', { title: 'x' }, '', 'markdown')).toMatchObject({

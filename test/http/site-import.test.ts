@@ -386,6 +386,34 @@ describeOnEveryStore('importSite', (make) => {
       expect(reimport.counts).toMatchObject({ unchanged: awkward.length + 3, create: 0, update: 0 });
     });
 
+    it('carries the SEO fields: export → import → export gives the same files, and an import that changes only them updates them', async () => {
+      const source = await setup(make);
+      const seo = {
+        title: 'Cursors: "why" & how',
+        description: 'Offsets skip rows.\nCursors do not.',
+        canonicalUrl: 'https://first.example/cursors?a=1',
+      };
+      const full = await source.create({ title: 'Full', status: 'published', seo });
+      await source.create({ title: 'Partial', seo: { canonicalUrl: 'http://first.example/partial' } });
+      await source.create({ title: 'None' });
+      const exported = await exportFlat(source);
+      expect(Buffer.from(exported['full.md']!).toString('utf8')).toContain('canonical_url: https://first.example/cursors?a=1\n');
+
+      const target = await setup(make);
+      expect((await reportOf(await importZip(target, zipSync(exported)))).counts).toMatchObject({ create: 3, skip: 0 });
+      expect((await target.getPost(full.id)).seo).toEqual(seo);
+      const again = await exportFlat(target);
+      for (const name of ['full.md', 'partial.md', 'none.md']) {
+        expect(Buffer.from(again[name]!).toString('utf8'), name).toBe(Buffer.from(exported[name]!).toString('utf8'));
+      }
+
+      await target.patch(full.id, 1, { seo: { title: null } });
+      const report = await reportOf(await importZip(target, zipSync(exported)));
+      expect(byPath(report)['full.md']).toMatchObject({ action: 'update', changed: ['seo'] });
+      expect(report.counts).toMatchObject({ update: 1, unchanged: 2 });
+      expect((await target.getPost(full.id)).seo).toEqual(seo);
+    });
+
     it('plans each file on the site the earlier files leave: a post renamed, then a new post at its old slug', async () => {
       const source = await setup(make);
       const moved = await source.create({ title: 'Moving', slug: 'old-home', status: 'published' });

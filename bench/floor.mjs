@@ -5,10 +5,15 @@
  * is one statement (the list is two: the page and its count up to 1,001 rows, as in the API). Plain JavaScript so
  * that it runs under `node` like the built API (`dist/main.js`), without a TypeScript loader.
  *
- * Environment: DATABASE_URL (required), PORT (8080), HOST (127.0.0.1), DB_POOL_SIZE (10).
+ * Media files (#31) are Hono's `serveStatic` of the same bytes from disk: `BENCH_MEDIA_DIR/<id>/<name>`
+ * at the Content API's path.
+ *
+ * Environment: DATABASE_URL (required), PORT (8080), HOST (127.0.0.1), DB_POOL_SIZE (10),
+ * BENCH_MEDIA_DIR (no media route without it).
  */
 import { randomBytes } from 'node:crypto';
 import { serve } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import postgres from 'postgres';
 import { ulid } from 'ulid';
@@ -116,6 +121,12 @@ app.get('/api/v1/content/posts', async (c) => {
   const nextCursor = rows.length > limit && last ? encodeFloorCursor(last.publishedAt.toISOString(), last.id) : null;
   return c.json({ items, nextCursor, total: Math.min(counted, 1000), totalExact: counted <= 1000 });
 });
+
+const MEDIA_ROOT = '/api/v1/content/media';
+if (process.env.BENCH_MEDIA_DIR) {
+  const root = process.env.BENCH_MEDIA_DIR;
+  app.use(`${MEDIA_ROOT}/*`, serveStatic({ root, rewriteRequestPath: (path) => path.slice(MEDIA_ROOT.length) }));
+}
 
 serve({
   fetch: app.fetch,

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { LoadSettings } from './env.js';
 import { postInput } from './text.js';
 
-export const SCENARIOS = ['get-one', 'list-20', 'list-20-deep', 'create', 'mixed', 'content-get', 'content-list'] as const;
+export const SCENARIOS = ['get-one', 'list-20', 'list-20-deep', 'create', 'mixed', 'content-get', 'content-list', 'media-get'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** Scenarios that add rows (the runner resets the data after them). */
@@ -18,6 +18,8 @@ export interface Target {
   deepCursor: string;
   /** Slugs of published posts, for the Content API. */
   slugs: readonly string[];
+  /** The path of one stored media file (a variant of about 100 KB), for `media-get`. */
+  mediaPath?: string;
 }
 
 export interface LoadResult {
@@ -70,7 +72,10 @@ function requestFor(scenario: Scenario, target: Target): (req: Req) => Req {
     path: `/api/v1/content/posts/slug/${target.slugs[Math.floor(Math.random() * target.slugs.length)]}`,
   });
   const contentList = (req: Req): Req => ({ ...req, method: 'GET', path: '/api/v1/content/posts?limit=20' });
+  const mediaGet = (req: Req): Req => ({ ...req, method: 'GET', path: target.mediaPath ?? '/api/v1/content/media/none/none' });
   switch (scenario) {
+    case 'media-get':
+      return mediaGet;
     case 'content-get':
       return contentGet;
     case 'content-list':

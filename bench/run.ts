@@ -4,7 +4,10 @@
  * Seeds BENCH_POSTS posts through the API, then for BENCH_ROUNDS rounds runs every scenario on
  * a fresh server process per cell, in the order API, floor, floor, API (quick mode: API, floor).
  * Prints medians and the API/floor ratio per scenario, then an embedded (PGlite) line, and
- * writes every cell to bench/results/<timestamp>.json.
+ * writes every cell to bench/results/<timestamp>.json. The image line (#31): `media-get` is a
+ * scenario as the others (its floor is Hono's `serveStatic` of the same bytes from disk);
+ * `media-upload` (uploads/s, a fresh server per round) and `media-rss` (peak RSS of ten parallel
+ * ~20 MiB uploads) are runs of their own, after the cells (bench/media.ts).
  */
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +19,16 @@ import { createScratchDatabase, createUser, migrate, resetWrites, type Credentia
 import { envNumber, loadSettings, quick, serverUrl, type LoadSettings } from './env.js';
 import { log, logFile, onCleanup, resultsDir, runMain, stamp } from './lifecycle.js';
 import { SCENARIOS, WRITES, runLoad, type LoadResult, type Scenario, type Target } from './load.js';
+import {
+  RSS_JPEG,
+  UPLOAD_JPEG,
+  distinctJpegs,
+  measureUploadRss,
+  runUploads,
+  storeServedFile,
+  type RssRun,
+  type UploadRun,
+} from './media.js';
 import { cpuMicros, postgresCpu, postgresCpuDelta } from './measure.js';
 import { fmt, mean, median, table } from './report.js';
 import { findDeepPosition, seedThroughApi } from './seed.js';
@@ -43,16 +56,31 @@ const EMBEDDED_LOAD: LoadSettings = quick
   ? { ...settings, warmupSeconds: 0.5, durationSeconds: 1 }
   : { ...settings, durationSeconds: Math.min(settings.durationSeconds, 5) };
 const ORDER: ServerKind[] = quick ? ['api', 'floor'] : ['api', 'floor', 'floor', 'api'];
+/** The image runs that are not a fixed-time load (bench/media.ts). */
+const MEDIA_RUNS = ['media-upload', 'media-rss'] as const;
+type MediaRun = (typeof MEDIA_RUNS)[number];
+const KNOWN: readonly string[] = [...SCENARIOS, ...MEDIA_RUNS];
 /** BENCH_SCENARIOS=get-one,create runs only those (for iterating on one path); default all. */
 const ONLY: readonly Scenario[] = selectedScenarios(process.env.BENCH_SCENARIOS);
+const ONLY_RUNS: readonly MediaRun[] = MEDIA_RUNS.filter((run) => selected(process.env.BENCH_SCENARIOS, run));
+/** Uploads timed per round of `media-upload` (quick: 3), by BENCH_MEDIA_PARALLEL (4) clients. */
+const UPLOADS = quick ? 3 : Math.floor(envNumber('BENCH_MEDIA_UPLOADS', 12));
+const UPLOAD_PARALLEL = Math.floor(envNumber('BENCH_MEDIA_PARALLEL', 4));
+/** Where the floor's `serveStatic` finds the media files (`<dir>/<id>/<name>`). */
+const floorMediaDir = mkdtempSync(join(tmpdir(), 'margin-bench-media-'));
+onCleanup(() => rmSync(floorMediaDir, { recursive: true, force: true }));
+
+function selected(raw: string | undefined, name: string): boolean {
+  return raw === undefined || raw.trim() === '' || raw.split(',').some((n) => n.trim() === name);
+}
 /** BENCH_EMBEDDED=0 skips the embedded (PGlite) line. */
 const EMBEDDED = process.env.BENCH_EMBEDDED !== '0';
 
 function selectedScenarios(raw: string | undefined): readonly Scenario[] {
   if (raw === undefined || raw.trim() === '') return SCENARIOS;
   const names = raw.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
-  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
+  const unknown = names.filter((name) => !KNOWN.includes(name));
+  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')}; known: ${KNOWN.join(', ')}`);
   return SCENARIOS.filter((scenario) => names.includes(scenario));
 }
 
@@ -105,6 +133,8 @@ interface Seeded {
   floorCursor: string;
   depth: number;
   cutoff: Date;
+  /** A stored variant of about 100 KB (with `media-get`), also in `floorMediaDir`. */
+  mediaPath?: string;
 }
 
 async function seed(env: Record<string, string>, credentials: Credentials, sql: import('postgres').Sql): Promise<Seeded> {
@@ -117,10 +147,12 @@ async function seed(env: Record<string, string>, credentials: Credentials, sql: 
     const [row] = await sql<{ cutoff: Date }[]>`select max(created_at) as cutoff from posts`;
     const slugs = (await sql<{ slug: string }[]>`select slug from posts where status = 'published'`).map((r) => r.slug);
     await sql.unsafe('VACUUM (ANALYZE)');
+    const media = ONLY.includes('media-get') ? await storeServedFile(api.baseUrl, token, floorMediaDir) : undefined;
+    if (media) say(`Stored ${media.path}: ${fmt(media.bytes.byteLength / 1024, 1)} KiB, served by the floor from disk.`);
     say(
       `Seeded ${fmt(POSTS)} posts through the API in ${fmt((performance.now() - t0) / 1000, 1)} s; deep cursor after ${fmt(deep.depth)} posts.`,
     );
-    return { token, ids, slugs, ...deep, cutoff: row!.cutoff };
+    return { token, ids, slugs, ...deep, cutoff: row!.cutoff, ...(media ? { mediaPath: media.path } : {}) };
   } finally {
     await api.stop();
   }
@@ -132,7 +164,7 @@ async function runPostgresCells(
   seeded: Seeded,
   sql: import('postgres').Sql,
 ): Promise<Cell[]> {
-  const floorEnv = { DATABASE_URL: databaseUrl, DB_POOL_SIZE: env.DB_POOL_SIZE! };
+  const floorEnv = { DATABASE_URL: databaseUrl, DB_POOL_SIZE: env.DB_POOL_SIZE!, BENCH_MEDIA_DIR: floorMediaDir };
   const cells: Cell[] = [];
   for (let round = 1; round <= ROUNDS; round += 1) {
     for (const scenario of ONLY) {
@@ -144,6 +176,7 @@ async function runPostgresCells(
           ids: seeded.ids,
           deepCursor: kind === 'api' ? seeded.apiCursor : seeded.floorCursor,
           slugs: seeded.slugs,
+          ...(seeded.mediaPath === undefined ? {} : { mediaPath: seeded.mediaPath }),
         };
         let cell: Cell;
         try {
@@ -166,10 +199,15 @@ interface Embedded {
   secondStartMs: number;
   posts: number;
   cells: Cell[];
+  /** The floor's `media-get` cell, run after the embedded server's (none without `media-get`). */
+  floorCells: Cell[];
 }
 
-/** The API on embedded PGlite: two starts (fresh, existing directory), then get, list and create. */
-async function runEmbedded(): Promise<Embedded> {
+/**
+ * The API on embedded PGlite: two starts (fresh, existing directory), then get, list and create;
+ * with `media-get`, a stored file served, then by the floor (`floorEnv`) from disk.
+ */
+async function runEmbedded(floorEnv: Record<string, string>): Promise<Embedded> {
   const dataDir = mkdtempSync(join(tmpdir(), 'margin-bench-'));
   onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
   const credentials = { email: 'bench@example.com', password: randomBytes(18).toString('base64url') };
@@ -186,19 +224,76 @@ async function runEmbedded(): Promise<Embedded> {
   const server = await startServer('api', env, 'embedded');
   try {
     const token = await login(server.baseUrl, credentials);
-    const ids = await seedThroughApi(server.baseUrl, token, EMBEDDED_POSTS, 8);
+    const postScenarios = (['get-one', 'list-20', 'create'] as const).filter((scenario) => ONLY.includes(scenario));
+    const ids = postScenarios.length > 0 ? await seedThroughApi(server.baseUrl, token, EMBEDDED_POSTS, 8) : [];
+    const media = ONLY.includes('media-get') ? await storeServedFile(server.baseUrl, token, floorMediaDir) : undefined;
     const target: Target = { baseUrl: server.baseUrl, token, ids, deepCursor: '', slugs: [] };
+    if (media) target.mediaPath = media.path;
     const cells: Cell[] = [];
-    for (const scenario of ['get-one', 'list-20', 'create'] as const) {
+    for (const scenario of [...postScenarios, ...(media ? (['media-get'] as const) : [])]) {
       const cell = await measure(server, scenario, target, EMBEDDED_LOAD, 1);
       cell.pgCpuUsPerReq = null; // PGlite runs inside the server process
       process.stdout.write(`  embedded ${scenario.padEnd(12)} ${fmt(cell.load.reqPerSec).padStart(7)} req/s\n`);
       cells.push(cell);
     }
-    return { firstStartMs: first.startMs, secondStartMs: server.startMs, posts: EMBEDDED_POSTS, cells };
+    await server.stop();
+    const floorCells: Cell[] = [];
+    if (media) {
+      const floor = await startServer('floor', floorEnv, 'floor', profileArgs('embedded-media-get-floor'));
+      try {
+        floorCells.push(await measure(floor, 'media-get', { ...target, baseUrl: floor.baseUrl }, EMBEDDED_LOAD, 1));
+      } finally {
+        await floor.stop();
+      }
+      process.stdout.write(`  floor    media-get    ${fmt(floorCells[0]!.load.reqPerSec).padStart(7)} req/s\n`);
+    }
+    return { firstStartMs: first.startMs, secondStartMs: server.startMs, posts: EMBEDDED_POSTS, cells, floorCells };
   } finally {
     await server.stop();
   }
+}
+
+interface MediaRuns {
+  uploads: UploadRun[];
+  rss: RssRun | null;
+}
+
+/**
+ * `media-upload`: per round, a fresh API process, one untimed upload, then UPLOADS distinct JPEGs
+ * by UPLOAD_PARALLEL clients. `media-rss`: a fresh API process given ten ~20 MiB JPEGs at once.
+ * Every JPEG is made before the timed part.
+ */
+async function runMedia(env: Record<string, string>, token: string): Promise<MediaRuns> {
+  const runs: MediaRuns = { uploads: [], rss: null };
+  if (ONLY_RUNS.includes('media-upload')) {
+    const t0 = performance.now();
+    const jpegs = await distinctJpegs((UPLOADS + 1) * ROUNDS, UPLOAD_JPEG);
+    const made = fmt((performance.now() - t0) / 1000, 1);
+    say(`Made ${jpegs.length} distinct ${UPLOAD_JPEG.width} × ${UPLOAD_JPEG.height} JPEGs in ${made} s.`);
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      const mine = jpegs.slice((round - 1) * (UPLOADS + 1), round * (UPLOADS + 1));
+      const server = await startServer('api', env, 'api', profileArgs(`${round}-media-upload-api`));
+      try {
+        const run = await runUploads(server, token, mine[0]!, mine.slice(1), UPLOAD_PARALLEL);
+        log(`media-upload ${round}: ${JSON.stringify(run)}`);
+        process.stdout.write(`  round ${round} media-upload api   ${fmt(run.perSec, 2).padStart(7)} uploads/s\n`);
+        runs.uploads.push(run);
+      } finally {
+        await server.stop();
+      }
+    }
+  }
+  if (ONLY_RUNS.includes('media-rss')) {
+    const jpegs = await distinctJpegs(10, RSS_JPEG);
+    const server = await startServer('api', env, 'api', profileArgs('media-rss-api'));
+    try {
+      runs.rss = await measureUploadRss(server, token, jpegs);
+      log(`media-rss: ${JSON.stringify(runs.rss)}`);
+    } finally {
+      await server.stop();
+    }
+  }
+  return runs;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -290,6 +385,30 @@ function embeddedTable(e: Embedded): string {
   return table(['embedded', 'req/s', 'p50/p99 ms', 'CPU µs/req (server incl. PGlite)', 'non-2xx+errors', 'peak RSS MiB'], rows);
 }
 
+/** The embedded `media-get` against the floor's cell run after it (one cell each). */
+function embeddedMediaLine(e: Embedded): string | null {
+  const api = e.cells.find((c) => c.scenario === 'media-get');
+  const floor = e.floorCells[0];
+  if (api === undefined || floor === undefined || floor.load.reqPerSec === 0) return null;
+  return (
+    `media-get on PGlite: ${fmt(api.load.reqPerSec)} req/s, floor (serveStatic from disk) ${fmt(floor.load.reqPerSec)} req/s: ` +
+    `**${fmt(api.load.reqPerSec / floor.load.reqPerSec, 2)}** of the floor (one cell each)`
+  );
+}
+
+function uploadTable(runs: UploadRun[]): string {
+  const rows = runs.map((r, i) => [
+    String(i + 1),
+    `${r.created} / ${r.uploads}`,
+    fmt(r.megabytes, 2),
+    fmt(r.seconds, 1),
+    `**${fmt(r.perSec, 2)}**`,
+    `${fmt(r.p50Ms)} / ${fmt(r.maxMs)}`,
+    fmt(r.peakRssMiB, 1),
+  ]);
+  return table(['round', '201 / uploads', 'MiB each', 's', 'uploads/s', 'p50/max ms', 'peak RSS MiB'], rows);
+}
+
 function gitDescription(): string {
   try {
     const sha = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
@@ -317,14 +436,15 @@ async function main(): Promise<void> {
   const seeded = await seed(env, credentials, db.sql);
 
   const cells = await runPostgresCells(db.url, env, seeded, db.sql);
+  const media = await runMedia(env, seeded.token);
   let embedded: Embedded | null = null;
   if (EMBEDDED) {
     say(`Embedded (PGlite), ${fmt(EMBEDDED_POSTS)} posts:`);
-    embedded = await runEmbedded();
+    embedded = await runEmbedded({ DATABASE_URL: db.url, BENCH_MEDIA_DIR: floorMediaDir });
   }
 
   const file = join(resultsDir, `${stamp}.json`);
-  writeFileSync(file, JSON.stringify({ quick, settings, posts: POSTS, rounds: ROUNDS, order: ORDER, cells, embedded }, null, 2));
+  writeFileSync(file, JSON.stringify({ quick, settings, posts: POSTS, rounds: ROUNDS, order: ORDER, cells, media, embedded }, null, 2));
 
   say();
   say(`## PostgreSQL, ${fmt(POSTS)} posts: API vs floor (medians over cells; ratio is the median of per-round ratios)`);
@@ -333,6 +453,24 @@ async function main(): Promise<void> {
   say();
   say(processTable(cells));
   say();
+  if (media.uploads.length > 0) {
+    say(
+      `## Uploads on PostgreSQL: ${UPLOADS} distinct ${UPLOAD_JPEG.width} × ${UPLOAD_JPEG.height} JPEGs per round by ` +
+        `${UPLOAD_PARALLEL} clients, a fresh server per round, after one untimed upload (no floor: the cost is sharp's)`,
+    );
+    say();
+    say(uploadTable(media.uploads));
+    say();
+  }
+  if (media.rss) {
+    const r = media.rss;
+    say(
+      `## Ten parallel uploads of ${fmt(r.uploadMiB, 1)} MiB JPEGs (${RSS_JPEG.width} × ${RSS_JPEG.height}) on PostgreSQL: ` +
+        `${r.created} of ${r.uploads} answered 201 in ${fmt(r.seconds, 1)} s; server RSS ${fmt(r.beforeMiB, 1)} MiB before, ` +
+        `**peak ${fmt(r.peakMiB, 1)} MiB** (VmHWM)`,
+    );
+    say();
+  }
   if (embedded) {
     say(
       `## Embedded PGlite, ${fmt(embedded.posts)} posts: first start ${fmt(embedded.firstStartMs)} ms (fresh directory), ` +
@@ -341,10 +479,17 @@ async function main(): Promise<void> {
     say();
     say(embeddedTable(embedded));
     say();
+    const line = embeddedMediaLine(embedded);
+    if (line !== null) {
+      say(line);
+      say();
+    }
   }
   say(`Raw cells: ${file}`);
 
-  const empty = [...cells, ...(embedded?.cells ?? [])].filter((c) => c.load.ok === 0);
+  const refused = media.uploads.reduce((n, r) => n + r.failed, 0) + (media.rss ? media.rss.uploads - media.rss.created : 0);
+  if (refused > 0) throw new Error(`${refused} upload(s) answered other than 201; see ${file}`);
+  const empty = [...cells, ...(embedded?.cells ?? []), ...(embedded?.floorCells ?? [])].filter((c) => c.load.ok === 0);
   if (empty.length > 0) {
     throw new Error(`no successful request in ${empty.map((c) => `${c.server} ${c.scenario} (round ${c.round})`).join(', ')}`);
   }

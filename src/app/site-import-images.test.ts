@@ -178,7 +178,7 @@ describe('SiteImport with images', () => {
     const report = await posts.imports.run(filesOf(archive()), 'dry-run', actor, library.deps);
     const items = Object.fromEntries(report.items.map((item) => [item.path, item]));
     expect(items['a/cover.png']).toMatchObject({ action: 'create' });
-    expect(items['evil.svg']).toMatchObject({ action: 'skip' });
+    expect(items['evil.svg']).toMatchObject({ action: 'skip', reason: 'image_refused' });
     expect(library.uploads).toEqual([]);
     expect(await store.posts.getBySlug('first')).toBeNull();
   });

@@ -29,12 +29,8 @@ export interface ImageImportDeps {
 
 type Outcome = { action: 'create' | 'unchanged'; media: Media | null } | { action: 'skip'; reason: ImportSkipReason; detail: string };
 
-/**
- * The reason a refused image is skipped for. The contract's `ImportSkipReason` has no reason of
- * its own for it yet (`image_refused` is asked of the spec): it is not a post, and the detail says
- * why the library refused it.
- */
-const IMAGE_REFUSED: ImportSkipReason = 'not_a_post';
+/** The reason a refused image is skipped for; the detail says why the library refused it. */
+const IMAGE_REFUSED: ImportSkipReason = 'image_refused';
 
 /** The URL a dry run links an image it would store by (a real one exists only once stored). */
 const PENDING = 'about:blank#image-not-stored-in-a-dry-run';

@@ -49,7 +49,8 @@ export type ImportSkipReason =
   | 'duplicate'
   | 'checksum_mismatch'
   | 'conflict'
-  | 'deleted';
+  | 'deleted'
+  | 'image_refused';
 
 /**
  * One file of the archive: a post (with the images of the archive it shows), an image (stored

@@ -290,10 +290,19 @@ describeOnEveryStore('images in the site export and import', (make) => {
       });
       for (const mode of ['dry-run', 'apply'] as const) {
         const items = byPath(await importZip(t, zip, mode));
-        expect(items['posts/evil.svg']).toMatchObject({ action: 'skip', detail: expect.stringContaining('unsupported-type') as unknown });
-        expect(items['posts/bomb.png']).toMatchObject({ action: 'skip', detail: expect.stringContaining('too-many-pixels') as unknown });
+        expect(items['posts/evil.svg']).toMatchObject({
+          action: 'skip',
+          reason: 'image_refused',
+          detail: expect.stringContaining('unsupported-type') as unknown,
+        });
+        expect(items['posts/bomb.png']).toMatchObject({
+          action: 'skip',
+          reason: 'image_refused',
+          detail: expect.stringContaining('too-many-pixels') as unknown,
+        });
         expect(items['posts/cut.jpg']).toMatchObject({
           action: 'skip',
+          reason: 'image_refused',
           detail: expect.stringMatching(/unreadable|unsupported-type/) as unknown,
         });
         for (const post of ['posts/svg.md', 'posts/bomb.md', 'posts/cut.md']) expect(items[post], post).toMatchObject({ action: 'create' });

@@ -15,6 +15,7 @@ import {
   type MediaRepository,
   type Store,
 } from '../domain/index.js';
+import { MediaFileCache } from './media-file-cache.js';
 import { deleteMedia, getMedia, listMedia, readMediaFile, updateMedia, uploadMedia, type MediaDeps } from './media.js';
 import { createPostUseCases } from './post-use-cases.js';
 
@@ -332,6 +333,46 @@ describe('readMediaFile', () => {
     await expect(readMediaFile(deps, media.id, '320.webp')).rejects.toBeInstanceOf(NotFoundError);
     await expect(readMediaFile(deps, media.id, '../original.png')).rejects.toBeInstanceOf(NotFoundError);
     await expect(readMediaFile(deps, media.id, 'original.jpg')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('serves a file read once from the cache, without reading its bytes again, and the record still every time', async () => {
+    let reads = 0;
+    let records = 0;
+    const { deps } = setup((media, blobs) => ({
+      media: overriding(media, {
+        get: (id) => {
+          records++;
+          return media.get(id);
+        },
+      }),
+      blobs: overriding(blobs, {
+        get: (key) => {
+          reads++;
+          return blobs.get(key);
+        },
+      }),
+      files: new MediaFileCache(1024),
+    }));
+    const { media } = await uploadMedia(deps, image('png 700x400'));
+    for (let i = 0; i < 3; i++) expect(decoder.decode((await readMediaFile(deps, media.id, '320.webp')).bytes!)).toBe('image/webp 320');
+    expect(reads).toBe(1);
+    expect(records).toBe(3);
+  });
+
+  it('answers NotFoundError for a file of a deleted media whose bytes were cached, by this process or another', async () => {
+    const files = new MediaFileCache(1024);
+    const { deps, store } = setup(() => ({ files }));
+    const first = (await uploadMedia(deps, image('png 700x400'))).media;
+    const second = (await uploadMedia(deps, image('png 800x400'))).media;
+    await readMediaFile(deps, first.id, '320.webp');
+    await readMediaFile(deps, second.id, '320.webp');
+    await deleteMedia(deps, first.id);
+    expect(files.get(`media/${first.id}/320.webp`)).toBeUndefined();
+    await expect(readMediaFile(deps, first.id, '320.webp')).rejects.toBeInstanceOf(NotFoundError);
+    // Deleted by another process: this one's cache still holds the bytes, the record says no.
+    await store.media.delete(second.id);
+    expect(files.get(`media/${second.id}/320.webp`)).toBeDefined();
+    await expect(readMediaFile(deps, second.id, '320.webp')).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('throws NotFoundError when the record names a file whose bytes are gone', async () => {

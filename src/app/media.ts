@@ -20,6 +20,7 @@ import {
   type MediaUse,
   type ValidationIssue,
 } from '../domain/index.js';
+import type { MediaFileCache } from './media-file-cache.js';
 
 /** What the media use cases work with: the records, the bytes, the image reader, ids and time. */
 export interface MediaDeps {
@@ -29,6 +30,8 @@ export interface MediaDeps {
   /** Media ids: unguessable, neither sequential nor time-ordered (see `Media.id`). */
   ids: IdGenerator;
   clock: Clock;
+  /** The bytes of files last served (none: every read goes to `blobs`). */
+  files?: MediaFileCache;
 }
 
 /** The texts an upload or an edit may set. */
@@ -137,13 +140,18 @@ export async function updateMedia(deps: Pick<MediaDeps, 'media'>, id: string, ch
  * @throws MediaInUseError naming up to `MEDIA_USES_NAMED` of those posts
  * @throws NotFoundError when no media has this id
  */
-export async function deleteMedia(deps: Pick<MediaDeps, 'media' | 'blobs'>, id: string, options: { force?: boolean } = {}): Promise<void> {
+export async function deleteMedia(
+  deps: Pick<MediaDeps, 'media' | 'blobs' | 'files'>,
+  id: string,
+  options: { force?: boolean } = {},
+): Promise<void> {
   const media = await getMedia(deps, id);
   if (options.force !== true) {
     const uses: MediaUse[] = await deps.media.uses(id, MEDIA_USES_NAMED);
     if (uses.length > 0) throw new MediaInUseError(id, uses);
   }
   if (!(await deps.media.delete(id))) throw new NotFoundError('media', id);
+  deps.files?.forgetMedia(id);
   await deps.blobs.delete(media.files.map((file) => mediaBlobKey(id, file)));
 }
 
@@ -153,7 +161,7 @@ export async function deleteMedia(deps: Pick<MediaDeps, 'media' | 'blobs'>, id: 
  * @throws NotFoundError for an unknown media, or a name none of its files has
  */
 export async function readMediaFile(
-  deps: Pick<MediaDeps, 'media' | 'blobs'>,
+  deps: Pick<MediaDeps, 'media' | 'blobs' | 'files'>,
   id: string,
   name: string,
   options: { notModified?: (file: MediaFile) => boolean } = {},
@@ -162,13 +170,18 @@ export async function readMediaFile(
   if (!MEDIA_ID.test(id) || !FILE_NAME.test(name)) throw missing();
   const key = mediaBlobKey(id, { name });
   const { notModified } = options;
+  // The record is read every time, cached bytes or not: it says whether the media still exists.
+  const cached = deps.files?.get(key);
   // Without a condition to check first, the record and the bytes are read together.
-  const [media, early] = await Promise.all([deps.media.get(id), notModified === undefined ? deps.blobs.get(key) : null]);
+  const early = notModified === undefined && cached === undefined ? deps.blobs.get(key) : null;
+  const [media, blob0] = await Promise.all([deps.media.get(id), early]);
   const file = media?.files.find((candidate) => candidate.name === name);
   if (file === undefined) throw missing();
   if (notModified?.(file) === true) return { file, bytes: null };
-  const blob = early ?? (await deps.blobs.get(key));
+  if (cached !== undefined) return { file, bytes: cached };
+  const blob = blob0 ?? (await deps.blobs.get(key));
   if (blob === null) throw missing();
+  deps.files?.set(key, blob.bytes);
   return { file, bytes: blob.bytes };
 }
 

@@ -55,9 +55,10 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 
 /**
  * What goes wrong in `page` from now on: console errors and warnings, uncaught exceptions, failed
- * requests, HTTP answers ≥ 400 and requests off `base`'s origin, bar the lines `expected` matches.
+ * requests, HTTP answers ≥ 400 and requests off `base`'s origin (bar the media files below
+ * `mediaFiles`, when given), bar the lines `expected` matches.
  */
-export function watchPage(page: Page, base: string, expected: RegExp[] = []): string[] {
+export function watchPage(page: Page, base: string, expected: RegExp[] = [], mediaFiles?: string): string[] {
   const errors: string[] = [];
   const keep = (text: string) => {
     if (!expected.some((pattern) => pattern.test(text))) errors.push(text);
@@ -71,7 +72,8 @@ export function watchPage(page: Page, base: string, expected: RegExp[] = []): st
     if (response.status() >= 400) keep(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
   });
   page.on('request', (request) => {
-    if (!request.url().startsWith(`${base}/`)) errors.push(`foreign request: ${request.url()}`);
+    const url = request.url();
+    if (!url.startsWith(`${base}/`) && !(mediaFiles !== undefined && url.startsWith(mediaFiles))) errors.push(`foreign request: ${url}`);
   });
   return errors;
 }
@@ -83,6 +85,12 @@ export interface AdminSite {
   store: StoreName;
   /** The server's origin, e.g. http://127.0.0.1:41234 (the admin is at `${base()}/admin/`). */
   base(): string;
+  /**
+   * Its public API URL (PUBLIC_API_URL), the same server named http://localhost:<port>: the media
+   * files' URLs start there, on another origin than the admin's, as when an admin opens
+   * http://127.0.0.1:8080/admin/ of a server that calls itself localhost.
+   */
+  apiUrl(): string;
   /** The API as the seeded admin, to arrange data and to check what the browser saved. */
   api(): Client<paths>;
   /** The whole test server (its store, clock, services), for what the API cannot arrange. */
@@ -111,17 +119,21 @@ function useAdminSite(store: StoreName, options: Omit<TestServerOptions, 'store'
   let outDir: string | undefined;
   let close: (() => void) | undefined;
   let base = '';
+  let apiUrl = '';
   let api: Client<paths> | undefined;
   let server: Awaited<ReturnType<typeof testServer>> | undefined;
 
   beforeAll(async () => {
     outDir = await buildAdmin();
-    server = await testServer({ ...options, store: await stores.make(), adminDir: outDir });
-    api = (await server.authedClient()).client;
-    const http = serveApp(server.app.fetch, { hostname: '127.0.0.1', port: 0 });
+    // The socket first: the server's public URL names its port.
+    const http = serveApp((request) => server!.app.fetch(request), { hostname: '127.0.0.1', port: 0 });
     await new Promise((resolve) => http.once('listening', resolve));
-    base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    const { port } = http.address() as AddressInfo;
+    base = `http://127.0.0.1:${port}`;
+    apiUrl = `http://localhost:${port}`;
     close = () => http.close();
+    server = await testServer({ ...options, content: { apiUrl, ...options.content }, store: await stores.make(), adminDir: outDir });
+    api = (await server.authedClient()).client;
     browser = await launchChromium(chromiumPath('admin harness')!);
   });
 
@@ -134,6 +146,7 @@ function useAdminSite(store: StoreName, options: Omit<TestServerOptions, 'store'
   return {
     store,
     base: () => base,
+    apiUrl: () => apiUrl,
     api: () => {
       if (!api) throw new Error('the site only exists inside the block that called useAdminSite()');
       return api;
@@ -146,7 +159,7 @@ function useAdminSite(store: StoreName, options: Omit<TestServerOptions, 'store'
       const { expected = [], ...contextOptions } = options;
       const context = await browser!.newContext({ viewport: { width: 1440, height: 900 }, ...contextOptions });
       const page = await context.newPage();
-      watched.set(page, watchPage(page, base, expected));
+      watched.set(page, watchPage(page, base, expected, `${apiUrl}/api/v1/content/media/`));
       return page;
     },
     async signIn(page) {

@@ -108,6 +108,8 @@ export interface UploadRun {
   created: number;
   /** Answers other than 201 (a 200 is a deduplicated upload: not processed, so not counted). */
   failed: number;
+  /** Answers by status, with the title of each problem answered. */
+  statuses: Record<string, number>;
   seconds: number;
   perSec: number;
   p50Ms: number;
@@ -141,10 +143,16 @@ export async function runUploads(
   const seconds = (performance.now() - t0) / 1000;
   const created = answers.filter((a) => a.status === 201).length;
   const times = answers.map((a) => a.ms);
+  const statuses: Record<string, number> = {};
+  for (const a of answers) {
+    const label = a.status === 201 ? '201' : `${a.status} ${String((a.body as { title?: unknown }).title ?? '')}`;
+    statuses[label] = (statuses[label] ?? 0) + 1;
+  }
   return {
     uploads: answers.length,
     created,
     failed: answers.length - created,
+    statuses,
     seconds,
     perSec: created / seconds,
     p50Ms: median(times),

@@ -502,7 +502,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a media
-         * @description Deletes the media and every file of it. While a post (of any status) shows it, as its cover or linked from its body, the answer is a 409 naming those posts and nothing is deleted; `force=true` deletes it anyway, and links to its files answer 404 from then on.
+         * @description Deletes the media and every file of it. While a post (of any status) shows it, as its cover or linked from its body, the answer is a 409 naming those posts and nothing is deleted; `force=true` deletes it anyway: each post whose cover it is loses its cover, as an edit by the caller with its own revision and activity event (its version and ETag change); links in bodies stay as the author wrote them and answer 404 from then on.
          */
         delete: operations["deleteMedia"];
         options?: never;
@@ -2113,7 +2113,7 @@ export interface components {
         StatusFilter: components["schemas"]["PostStatus"][];
         /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
         TagFilter: components["schemas"]["Tag"];
-        /** @description `true` deletes the media even while posts show it (links to its files then answer 404); `false`, the default, answers 409 naming those posts. */
+        /** @description `true` deletes the media even while posts show it (the posts whose cover it is lose their cover, each as an edit with its revision; links to its files then answer 404); `false`, the default, answers 409 naming those posts. */
         ForceDeleteQuery: boolean;
         /** @description The alt text, for an upload sent as the raw body (a `multipart/form-data` upload sends it as a part instead). */
         MediaAltQuery: components["schemas"]["MediaAlt"];
@@ -2886,7 +2886,7 @@ export interface operations {
     deleteMedia: {
         parameters: {
             query?: {
-                /** @description `true` deletes the media even while posts show it (links to its files then answer 404); `false`, the default, answers 409 naming those posts. */
+                /** @description `true` deletes the media even while posts show it (the posts whose cover it is lose their cover, each as an edit with its revision; links to its files then answer 404); `false`, the default, answers 409 naming those posts. */
                 force?: components["parameters"]["ForceDeleteQuery"];
             };
             header?: never;

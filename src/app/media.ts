@@ -43,6 +43,9 @@ export interface MediaText {
 /** How many of the posts still showing a media a refused delete names. */
 export const MEDIA_USES_NAMED = 20;
 
+/** The most posts a forced delete takes a media off as their cover (far more than a blog's). */
+const MEDIA_USES_FORCED = 10_000;
+
 /** A media id as `Media.id` describes it; anything else names no media. */
 const MEDIA_ID = /^[a-z2-7]{26}$/;
 /** A file name as `MediaFile.name` describes it. */
@@ -136,19 +139,24 @@ export async function updateMedia(deps: Pick<MediaDeps, 'media'>, id: string, ch
 
 /**
  * Deletes a media: its record, then its files (so that no record ever names missing bytes). A
- * media that posts still show (as their cover, or linked in their body) is kept unless `force`.
+ * media that posts still show (as their cover, or linked in their body) is kept unless `force`;
+ * then `dropCover` is called with each of those posts first (it takes the media off as the cover).
  * @throws MediaInUseError naming up to `MEDIA_USES_NAMED` of those posts
  * @throws NotFoundError when no media has this id
  */
 export async function deleteMedia(
   deps: Pick<MediaDeps, 'media' | 'blobs' | 'files'>,
   id: string,
-  options: { force?: boolean } = {},
+  options: { force?: boolean; dropCover?: (postId: string) => Promise<void> } = {},
 ): Promise<void> {
   const media = await getMedia(deps, id);
   if (options.force !== true) {
     const uses: MediaUse[] = await deps.media.uses(id, MEDIA_USES_NAMED);
     if (uses.length > 0) throw new MediaInUseError(id, uses);
+  } else if (options.dropCover) {
+    // A forced delete takes the media off the posts it is the cover of, each as an edit of its
+    // own; links in bodies are the author's text and stay (they render as a plain image).
+    for (const use of await deps.media.uses(id, MEDIA_USES_FORCED)) await options.dropCover(use.postId);
   }
   if (!(await deps.media.delete(id))) throw new NotFoundError('media', id);
   deps.files?.forgetMedia(id);
@@ -209,17 +217,22 @@ async function fileOf(image: ImageFile, name: string): Promise<{ file: MediaFile
   return { file: { name, contentType, width, height, bytes: bytes.byteLength, sha256: await sha256Of(bytes) }, bytes };
 }
 
-/** Writes every file; when one write fails, removes those written and rethrows. */
+/**
+ * Writes the files one after another (an upload holds one connection of the pool, not one per
+ * file: eleven writes at once held eleven and made the others' time out); when one write fails,
+ * removes what was written and rethrows.
+ */
 async function writeAll(
   blobs: BlobStore,
   files: readonly { file: MediaFile; bytes: Uint8Array }[],
   keys: readonly string[],
 ): Promise<void> {
-  const writes = await Promise.allSettled(files.map(({ file, bytes }, i) => blobs.put(keys[i]!, bytes, file.contentType)));
-  const failed = writes.find((write): write is PromiseRejectedResult => write.status === 'rejected');
-  if (failed === undefined) return;
-  await deleteQuietly(blobs, keys);
-  throw failed.reason;
+  try {
+    for (const [i, { file, bytes }] of files.entries()) await blobs.put(keys[i]!, bytes, file.contentType);
+  } catch (error) {
+    await deleteQuietly(blobs, keys);
+    throw error;
+  }
 }
 
 /** Removes spare files; a failure leaves orphans for the housekeeping, never a failed request. */

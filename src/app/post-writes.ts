@@ -115,6 +115,25 @@ export class PostWrites {
     });
   }
 
+  /**
+   * Takes media `mediaId` off post `id` as its cover (a forced delete of that media): an edit by
+   * `actor`, with its revision and event, like any other. A post whose cover is another media (it
+   * changed meanwhile) is left as it is; a post deleted meanwhile is no error.
+   */
+  async dropCover(id: string, mediaId: string, actor: Actor): Promise<void> {
+    try {
+      await writeIfMatches(this.#store, id, '*', async (repos) => {
+        const before = await existingPost(repos, id);
+        if (before.coverImage?.mediaId !== mediaId) return;
+        const now = this.#clock.now();
+        const changes = changesFor(before, { coverImage: null }, now);
+        await updateSuggestingSlug(repos, before, changes, this.#history.update(actor, activityOfChanges(before, changes), now));
+      });
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+  }
+
   async delete(id: string, expected: ExpectedVersion, actor: Actor): Promise<void> {
     await writeIfMatches(this.#store, id, expected, async (repos) => {
       const before = await postIfMatches(repos, id, expected);

@@ -360,6 +360,26 @@ describeOnEveryStore('media', (make) => {
       await expectProblem(await t.file(media.variants[0]!.url), 404, 'not-found');
       await expectProblem(await t.fetch(url(`/media/${media.id}`), { headers: t.auth }), 404, 'not-found');
     });
+
+    it('takes a force-deleted media off the posts it is the cover of, each as an edit with its revision', async () => {
+      const t = await mediaSetup(make);
+      const media = await t.uploaded(await png(400, 200), 'image/png', '?alt=A%20blue%20field');
+      const covered = await t.create({ title: 'Covered', body: 'Text.', coverImage: { mediaId: media.id } });
+      const other = await t.uploaded(await png(300, 200));
+      const elsewhere = await t.create({ title: 'Another cover', body: 'Text.', coverImage: { mediaId: other.id } });
+      expect(covered).toMatchObject({ version: 1, coverImage: { mediaId: media.id, alt: 'A blue field' } });
+
+      const deleted = await t.fetch(url(`/media/${media.id}?force=true`), { method: 'DELETE', headers: t.auth });
+      expect(deleted.status, await peek(deleted)).toBe(204);
+      const after = (await (await t.fetch(url(`/posts/${covered.id}`), { headers: t.auth })).json()) as typeof covered;
+      expect(after).toMatchObject({ version: 2, coverImage: null });
+      const revisions = (await (await t.fetch(url(`/posts/${covered.id}/revisions`), { headers: t.auth })).json()) as {
+        items: { version: number; changed?: string[] }[];
+      };
+      expect(revisions.items.find((r) => r.version === 2)).toMatchObject({ changed: ['coverImage'] });
+      const untouched = (await (await t.fetch(url(`/posts/${elsewhere.id}`), { headers: t.auth })).json()) as typeof elsewhere;
+      expect(untouched).toMatchObject({ version: 1, coverImage: { mediaId: other.id } });
+    });
   });
 
   describe('getMediaFile', () => {

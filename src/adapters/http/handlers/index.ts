@@ -55,6 +55,6 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...statsHandlers(deps.posts.queries),
     ...previewHandlers(previewRenderer, deps.posts.content),
     ...contentHandlers(deps.posts.content, { ...deps.content, renderer }),
-    ...mediaHandlers(deps.media, `${deps.content.site.contentApiUrl}/media`),
+    ...mediaHandlers(deps.media, deps.posts.writes, `${deps.content.site.contentApiUrl}/media`),
   };
 }

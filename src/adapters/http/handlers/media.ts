@@ -3,6 +3,8 @@ import { BinaryBody } from '../binary-body.js';
 import { isNotModified } from '../content/conditional.js';
 import { API_ROOT } from '../contract.js';
 import { toApiMedia } from '../mappers.js';
+import type { PostWrites } from '../../../app/post-writes.js';
+import { actorOf } from '../principal.js';
 import type { HandlerRegistry } from '../registry.js';
 
 type MediaHandlers = Pick<HandlerRegistry, 'uploadMedia' | 'listMedia' | 'getMedia' | 'updateMedia' | 'deleteMedia' | 'getMediaFile'>;
@@ -17,7 +19,7 @@ const etagOf = (sha256: string) => `"${sha256}"`;
  * The media library (tag `media`) and its public files (`getMediaFile`, tag `content`). `filesUrl`
  * is where the files are public: the Content API's address followed by `/media`.
  */
-export function mediaHandlers(media: library.MediaDeps, filesUrl: string): MediaHandlers {
+export function mediaHandlers(media: library.MediaDeps, posts: Pick<PostWrites, 'dropCover'>, filesUrl: string): MediaHandlers {
   const toApi = (m: Parameters<typeof toApiMedia>[0]) => toApiMedia(m, filesUrl);
   return {
     async uploadMedia({ body, query }) {
@@ -45,8 +47,13 @@ export function mediaHandlers(media: library.MediaDeps, filesUrl: string): Media
       return { status: 200, body: toApi(await library.updateMedia(media, params.id, body)) };
     },
 
-    async deleteMedia({ params, query }) {
-      await library.deleteMedia(media, params.id, { force: query.force });
+    async deleteMedia(request) {
+      const { params, query } = request;
+      const actor = actorOf(request);
+      await library.deleteMedia(media, params.id, {
+        force: query.force,
+        dropCover: (postId) => posts.dropCover(postId, params.id, actor),
+      });
       return { status: 204 };
     },
 

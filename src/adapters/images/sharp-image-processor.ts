@@ -115,31 +115,44 @@ async function makeOriginal(bytes: Uint8Array, type: MediaType, meta: Metadata, 
 }
 
 /**
- * The variants, each width in WebP and the original's type (GIF: WebP only). A still image is
- * decoded once, to the largest width, and every variant is made from those pixels: one decode of
- * the upload instead of one a file, and no more pixels held than the largest variant's. An
- * animation is resized frame by frame from the upload for each width (sharp resizes raw pixels
- * as one tall image, frames and all).
+ * The variants, each width in WebP and the original's type (GIF: WebP only). An opaque still image
+ * is decoded once, to the largest width, and every variant is made from those pixels: one decode
+ * of the upload instead of one a file, and no more pixels held than the largest variant's. One with
+ * alpha is decoded once a width: resizing premultiplies and unpremultiplies in 8 bits, and a second
+ * resize of already resized pixels took a semi-transparent colour 4-5 levels off (each pass
+ * truncates). An animation is resized frame by frame from the upload for each file (sharp resizes
+ * raw pixels as one tall image, frames and all).
  */
 async function makeVariants(open: () => Sharp, type: MediaType, meta: Metadata, widths: number[]): Promise<ImageFile[]> {
   const largest = widths.at(-1);
   if (largest === undefined) return [];
-  let from: (width: number) => Sharp;
+  let at: (width: number) => Promise<() => Sharp>;
   if ((meta.pages ?? 1) > 1) {
-    from = (width) => open().resize({ width });
+    at = (width) => Promise.resolve(() => open().resize({ width }));
+  } else if (meta.hasAlpha) {
+    at = (width) => rawPixels(open().resize({ width }));
   } else {
-    const { data, info } = await open().resize({ width: largest }).raw().toBuffer({ resolveWithObject: true });
-    const raw = { width: info.width, height: info.height, channels: info.channels, premultiplied: info.premultiplied };
-    // Every sharp() here has a pixel limit; for these pixels, made here, it is their own count.
-    const pixels = (): Sharp => sharp(data, { raw, limitInputPixels: info.width * info.height });
-    from = (width) => (width === largest ? pixels() : pixels().resize({ width }));
+    const pixels = await rawPixels(open().resize({ width: largest }));
+    at = (width) => Promise.resolve(width === largest ? pixels : () => pixels().resize({ width }));
   }
   const variants: ImageFile[] = [];
   for (const width of widths) {
-    variants.push(await encode(from(width).webp(), 'image/webp'));
-    if (type !== 'image/gif') variants.push(await encode(reencode(from(width), type, VARIANT_JPEG), type));
+    const from = await at(width);
+    variants.push(await encode(from().webp(), 'image/webp'));
+    if (type !== 'image/gif') variants.push(await encode(reencode(from(), type, VARIANT_JPEG), type));
   }
   return variants;
+}
+
+/** The image decoded to raw pixels, and a way to start a new sharp() from them. */
+async function rawPixels(image: Sharp): Promise<() => Sharp> {
+  const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
+  // No `premultiplied` from info: sharp hands raw pixels out unpremultiplied whatever it says (it
+  // tells whether the pipeline premultiplied on the way), and taken as premultiplied they would
+  // have their alpha divided out a second time.
+  const raw = { width: info.width, height: info.height, channels: info.channels };
+  // Every sharp() here has a pixel limit; for these pixels, made here, it is their own count.
+  return () => sharp(data, { raw, limitInputPixels: info.width * info.height });
 }
 
 function reencode(image: Sharp, type: MediaType, jpeg: JpegOptions = ORIGINAL_JPEG): Sharp {

@@ -35,15 +35,13 @@ function toMedia(row: MediaRow): Media {
     caption: row.caption,
     createdAt: new Date(row.createdAt),
     // jsonb keeps array order; each file is rebuilt so that its keys do not depend on jsonb's.
-    files: (row.files as MediaFile[]).map((f) => ({
-      name: f.name,
-      contentType: f.contentType,
-      width: f.width,
-      height: f.height,
-      bytes: f.bytes,
-      sha256: f.sha256,
-    })),
+    files: (row.files as MediaFile[]).map(fileOf),
   };
+}
+
+/** A file's fields and nothing else, in the port's order (what is stored, and what is read back). */
+function fileOf(f: MediaFile): MediaFile {
+  return { name: f.name, contentType: f.contentType, width: f.width, height: f.height, bytes: f.bytes, sha256: f.sha256 };
 }
 
 /** `s` matched literally by LIKE (with `ESCAPE '\'`). */
@@ -163,13 +161,6 @@ function rowOf(m: NewMedia): typeof media.$inferInsert {
     alt: m.alt,
     caption: m.caption,
     createdAt: m.createdAt,
-    files: m.files.map((f) => ({
-      name: f.name,
-      contentType: f.contentType,
-      width: f.width,
-      height: f.height,
-      bytes: f.bytes,
-      sha256: f.sha256,
-    })),
+    files: m.files.map(fileOf),
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { MediaRefusedError, VARIANT_WIDTHS, type MediaRefusal, type MediaType } from '../../domain/index.js';
+import { MediaRefusedError, VARIANT_WIDTHS, variantName, type MediaRefusal, type MediaType } from '../../domain/index.js';
 import type { ImageProcessor } from '../../domain/ports/image-processor.js';
 import { createSharpImageProcessor } from './sharp-image-processor.js';
 import { GPS_SECONDS_RATIONAL, animatedGif, blackPng, contains, phoneJpeg, plainImage, pngChunk } from './test-images.js';
@@ -212,6 +212,22 @@ describe('createSharpImageProcessor', () => {
     expect(processed.variants.map((v) => [v.width, v.height, v.contentType])).toEqual([
       [320, 160, 'image/webp'],
       [640, 320, 'image/webp'],
+    ]);
+    for (const variant of processed.variants) expect((await sharp(variant.bytes).metadata()).pages).toBe(3);
+  });
+
+  it('makes each variant of a WebP once, still or animated: its own type is WebP', async () => {
+    const still = await images.process(await plainImage('image/webp', 700, 350));
+    expect(still.variants.map((v) => variantName(v.width, v.contentType))).toEqual(['320.webp', '640.webp']);
+    const animated = new Uint8Array(
+      await sharp(await animatedGif(700, 350, 3), { animated: true })
+        .webp()
+        .toBuffer(),
+    );
+    const processed = await images.process(animated);
+    expect(processed.variants.map((v) => [variantName(v.width, v.contentType), v.height])).toEqual([
+      ['320.webp', 160],
+      ['640.webp', 320],
     ]);
     for (const variant of processed.variants) expect((await sharp(variant.bytes).metadata()).pages).toBe(3);
   });

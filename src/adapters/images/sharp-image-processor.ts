@@ -115,13 +115,13 @@ async function makeOriginal(bytes: Uint8Array, type: MediaType, meta: Metadata, 
 }
 
 /**
- * The variants, each width in WebP and the original's type (GIF: WebP only). An opaque still image
- * is decoded once, to the largest width, and every variant is made from those pixels: one decode
- * of the upload instead of one a file, and no more pixels held than the largest variant's. One with
- * alpha is decoded once a width: resizing premultiplies and unpremultiplies in 8 bits, and a second
- * resize of already resized pixels took a semi-transparent colour 4-5 levels off (each pass
- * truncates). An animation is resized frame by frame from the upload for each file (sharp resizes
- * raw pixels as one tall image, frames and all).
+ * The variants, each width in WebP and the original's type (GIF and WebP: WebP only). An opaque
+ * still image is decoded once, to the largest width, and every variant is made from those pixels:
+ * one decode of the upload instead of one a file, and no more pixels held than the largest
+ * variant's. One with alpha is decoded once a width: resizing premultiplies and unpremultiplies in
+ * 8 bits, and a second resize of already resized pixels took a semi-transparent colour 4-5 levels
+ * off (each pass truncates). An animation is resized frame by frame from the upload for each file
+ * (sharp resizes raw pixels as one tall image, frames and all).
  */
 async function makeVariants(open: () => Sharp, type: MediaType, meta: Metadata, widths: number[]): Promise<ImageFile[]> {
   const largest = widths.at(-1);
@@ -139,7 +139,8 @@ async function makeVariants(open: () => Sharp, type: MediaType, meta: Metadata, 
   for (const width of widths) {
     const from = await at(width);
     variants.push(await encode(from().webp(), 'image/webp'));
-    if (type !== 'image/gif') variants.push(await encode(reencode(from(), type, VARIANT_JPEG), type));
+    // A second file in the original's type, unless it is WebP (the same name twice) or GIF.
+    if (type !== 'image/gif' && type !== 'image/webp') variants.push(await encode(reencode(from(), type, VARIANT_JPEG), type));
   }
   return variants;
 }

@@ -20,8 +20,9 @@ export interface SharpImageProcessorOptions {
 }
 
 /**
- * Decoding stops at a truncated file or a decoder error (corrupt entropy data, a bad CRC); libvips'
- * warnings (a few extraneous bytes, which cameras write) do not stop it.
+ * sharp's strictest level: decoding stops at a truncated file, a decoder error (corrupt entropy
+ * data, a bad CRC) and at libvips' warnings too (a few extraneous bytes, which some cameras write):
+ * an image that does not decode cleanly is refused rather than served half-read.
  */
 const FAIL_ON = 'warning';
 
@@ -37,7 +38,7 @@ const VARIANT_JPEG: JpegOptions = { quality: 82, progressive: true };
  * The ImageProcessor on sharp (libvips). Cheap checks come first, each before the costlier one:
  * the size, the type sniffed from the bytes (file-type), the header read by sharp (no decoding)
  * for its type and its pixel count; only then is the image decoded, with libvips' own pixel limit
- * as a second guard and `failOn: 'error'` so that an image that does not decode whole is refused.
+ * as a second guard and `failOn: 'warning'` (FAIL_ON) so that an image that does not decode cleanly is refused.
  */
 export function createSharpImageProcessor(options: SharpImageProcessorOptions): ImageProcessor {
   const semaphore = createSemaphore(options.concurrency);

@@ -62,6 +62,25 @@ describe('createSharpImageProcessor', () => {
     await expect(roomy.process(gif)).resolves.toBeDefined();
   });
 
+  it('refuses an animation of more than 1,000 frames from its header, however small they are', async () => {
+    const frame = Buffer.from(await plainImage('image/gif', 1, 1));
+    const gifOf = (count: number): Uint8Array => {
+      // One 1 × 1 frame (its descriptor to its data's end) repeated after the header and colour table.
+      const start = 13 + 3 * 2 ** ((frame[10]! & 7) + 1);
+      const frameBytes = frame.subarray(start, frame.length - 1);
+      return new Uint8Array(
+        Buffer.concat([frame.subarray(0, start), ...Array.from({ length: count }, () => frameBytes), Buffer.from([0x3b])]),
+      );
+    };
+    expect((await sharp(gifOf(1001)).metadata()).pages).toBe(1001);
+    const started = Date.now();
+    const refused = await images.process(gifOf(1001)).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(MediaRefusedError);
+    expect(refused).toMatchObject({ reason: 'too-many-pixels', message: expect.stringMatching(/1001 frames/) });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect((await images.process(gifOf(1000))).original.contentType).toBe('image/gif');
+  });
+
   it.each<MediaType>(['image/jpeg', 'image/png'])('refuses a truncated %s as unreadable', async (type) => {
     const whole = await plainImage(type, 400, 300);
     const truncated = whole.subarray(0, Math.floor(whole.length * 0.6));

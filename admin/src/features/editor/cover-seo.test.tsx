@@ -106,7 +106,7 @@ describe('the SEO fields of a post', () => {
     const user = userEvent.setup();
     const seo = screen.getByRole('group', { name: 'Search and sharing (SEO)' });
     expect(within(seo).getByText('0 / 200 characters. Empty: the post’s title.')).toBeTruthy();
-    await user.type(within(seo).getByLabelText('SEO title'), 'Hello, world');
+    await user.type(within(seo).getByLabelText('SEO headline'), 'Hello, world');
     expect(within(seo).getByText('12 / 200 characters. Empty: the post’s title.')).toBeTruthy();
     await user.click(within(seo).getByLabelText('SEO description'));
     await user.paste('x'.repeat(501));
@@ -133,10 +133,10 @@ describe('the SEO fields of a post', () => {
     expect(screen.getByLabelText('Canonical URL').getAttribute('aria-invalid')).toBe('true');
   });
 
-  it('a change of the SEO title alone is an unsaved change: leaving asks first, and the browser keeps a copy with it', async () => {
+  it('a change of the SEO headline alone is an unsaved change: leaving asks first, and the browser keeps a copy with it', async () => {
     await openEditor({}, { 'GET /posts': () => json(200, { items: [], nextCursor: null }) });
     const user = userEvent.setup();
-    await user.type(screen.getByLabelText('SEO title'), 'Better');
+    await user.type(screen.getByLabelText('SEO headline'), 'Better');
     expect(screen.getByText('Unsaved changes.')).toBeTruthy();
     expect(JSON.parse(localStorage.getItem('margincms:unsaved:01A')!)).toMatchObject({ fields: { seo: { title: 'Better' } } });
     await user.click(screen.getByRole('link', { name: 'Back to the posts' }));

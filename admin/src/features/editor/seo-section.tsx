@@ -30,9 +30,10 @@ export function SeoSection({
   return (
     <fieldset className="seo">
       <legend>Search and sharing (SEO)</legend>
+      {/* "Headline", not "title": two fields named "…title" in one form read alike to a screen reader's list of fields. */}
       <Field
         id="post-seo-title"
-        label="SEO title"
+        label="SEO headline"
         hint={`${counted(seo.title, TITLE_MAX)}. Empty: the post’s title.`}
         error={errorAt('/body/seo/title')}
       >

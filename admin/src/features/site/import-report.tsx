@@ -14,6 +14,7 @@ const REASONS: Record<SkipReason, string> = {
   checksum_mismatch: 'Not what the manifest lists',
   conflict: 'The post changed meanwhile',
   deleted: 'A deleted post',
+  image_refused: 'An image the library refuses',
 };
 
 const ACTIONS: Record<ImportItem['action'], { 'dry-run': string; apply: string }> = {

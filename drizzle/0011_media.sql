@@ -1,9 +1,10 @@
 CREATE TABLE "blobs" (
 	"key" text COLLATE "C" NOT NULL,
+	"part" integer NOT NULL,
 	"content_type" text NOT NULL,
 	"bytes" "bytea" NOT NULL,
 	"created_at" timestamp (3) with time zone NOT NULL,
-	CONSTRAINT "blobs_pkey" PRIMARY KEY("key")
+	CONSTRAINT "blobs_pkey" PRIMARY KEY("key","part")
 );
 --> statement-breakpoint
 CREATE TABLE "media" (

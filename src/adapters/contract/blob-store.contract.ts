@@ -42,12 +42,20 @@ export function describeBlobStoreContract(make: MakeStore): void {
         expect(isPlainUint8Array(got?.bytes)).toBe(true);
       });
 
-      it('round-trips a 5 MiB blob byte for byte', async () => {
-        const big = pattern(5 * 1024 * 1024, 7);
+      it('round-trips a 20 MiB blob byte for byte, and a smaller one put over it', async () => {
+        const big = pattern(20 * 1024 * 1024, 7);
         await blobs().put('media/big/original.jpg', big, 'image/jpeg');
         const got = await blobs().get('media/big/original.jpg');
         expect(got?.bytes.byteLength).toBe(big.byteLength);
         expect(firstDifference(got!.bytes, big)).toBe(-1);
+        expect(isPlainUint8Array(got?.bytes)).toBe(true);
+        // Not a multiple of any power of two: a last part shorter than the others.
+        const smaller = pattern(3 * 1024 * 1024 + 17, 8);
+        await blobs().put('media/big/original.jpg', smaller, 'image/png');
+        const again = await blobs().get('media/big/original.jpg');
+        expect(again?.contentType).toBe('image/png');
+        expect(again?.bytes.byteLength).toBe(smaller.byteLength);
+        expect(firstDifference(again!.bytes, smaller)).toBe(-1);
       });
 
       it('round-trips an empty blob', async () => {
@@ -113,6 +121,16 @@ export function describeBlobStoreContract(make: MakeStore): void {
         expect(await blobs().keys('', 10)).toEqual(['media/b/1']);
       });
 
+      it('removes a big blob whole: its key is free for a small one', async () => {
+        await blobs().put('media/a/original.jpg', pattern(3 * 1024 * 1024, 4), 'image/jpeg');
+        await blobs().put('media/a/640.jpg', pattern(10, 5), 'image/jpeg');
+        expect(await blobs().delete(['media/a/original.jpg'])).toBe(1);
+        expect(await blobs().get('media/a/original.jpg')).toBeNull();
+        await blobs().put('media/a/original.jpg', Uint8Array.from([7]), 'image/gif');
+        expect(await blobs().get('media/a/original.jpg')).toStrictEqual({ bytes: Uint8Array.from([7]), contentType: 'image/gif' });
+        expect(await blobs().get('media/a/640.jpg')).toStrictEqual({ bytes: pattern(10, 5), contentType: 'image/jpeg' });
+      });
+
       it('answers 0 for absent keys and for no keys at all', async () => {
         expect(await blobs().delete([])).toBe(0);
         expect(await blobs().delete(['media/none', 'Not a key!'])).toBe(0);
@@ -154,7 +172,53 @@ export function describeBlobStoreContract(make: MakeStore): void {
       });
 
       it('refuses a limit that is not a positive integer with RangeError', async () => {
-        for (const limit of [0, -1, 2.5]) expect(await rejectionOf(blobs().keys('', limit)), String(limit)).toBeInstanceOf(RangeError);
+        for (const limit of [0, -1, 2.5]) {
+          expect(await rejectionOf(blobs().keys('', limit)), String(limit)).toBeInstanceOf(RangeError);
+          expect(await rejectionOf(blobs().list('', { limit })), String(limit)).toBeInstanceOf(RangeError);
+        }
+      });
+    });
+
+    describe('list', () => {
+      it('answers the keys by prefix in byte order with when each was put, after `after` when given', async () => {
+        const before = Date.now();
+        for (const key of ['media/b/1', 'media/a/2', 'media/a/1', 'other']) await blobs().put(key, pattern(10, 1), 'image/png');
+        const listed = await blobs().list('media/', { limit: 10 });
+        expect(listed.map((entry) => entry.key)).toEqual(['media/a/1', 'media/a/2', 'media/b/1']);
+        for (const { createdAt } of listed) {
+          expect(createdAt).toBeInstanceOf(Date);
+          // The store's clock, within a minute of this process's.
+          expect(Math.abs(createdAt.getTime() - before)).toBeLessThan(60_000);
+        }
+        expect((await blobs().list('media/', { limit: 2 })).map((entry) => entry.key)).toEqual(['media/a/1', 'media/a/2']);
+        expect((await blobs().list('media/', { limit: 2, after: 'media/a/2' })).map((entry) => entry.key)).toEqual(['media/b/1']);
+        expect((await blobs().list('media/', { limit: 2, after: 'media/a' })).map((entry) => entry.key)).toEqual([
+          'media/a/1',
+          'media/a/2',
+        ]);
+        expect(await blobs().list('media/', { limit: 2, after: 'media/b/1' })).toEqual([]);
+        expect((await blobs().list('', { limit: 10, after: null })).map((entry) => entry.key)).toEqual([
+          'media/a/1',
+          'media/a/2',
+          'media/b/1',
+          'other',
+        ]);
+      });
+
+      it('lists a blob once whatever its size, with the time of the put that last stored it', async () => {
+        await blobs().put('media/a/original.jpg', pattern(3 * 1024 * 1024, 2), 'image/jpeg');
+        const [first] = await blobs().list('media/', { limit: 10 });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await blobs().put('media/a/original.jpg', pattern(10, 3), 'image/jpeg');
+        const listed = await blobs().list('media/', { limit: 10 });
+        expect(listed.map((entry) => entry.key)).toEqual(['media/a/original.jpg']);
+        expect(listed[0]!.createdAt.getTime()).toBeGreaterThan(first!.createdAt.getTime());
+      });
+
+      it('answers nothing for a prefix no key may start with', async () => {
+        await blobs().put('a', pattern(1, 1), 'image/png');
+        expect(await blobs().list('%', { limit: 10 })).toEqual([]);
+        expect(await blobs().list('A', { limit: 10 })).toEqual([]);
       });
     });
   });

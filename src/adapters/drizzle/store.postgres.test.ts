@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../domain/errors.js';
 import { createTestDatabase, requirePostgres, testServerUrl, truncateAll } from '../../../test/support/databases.js';
@@ -78,6 +79,28 @@ describe.skipIf(!available)('PostgreSQL store', () => {
         await store.close();
       }
     });
+
+    it('stores four 20 MiB blobs put at once, each statement well within a 2 s statement timeout', async () => {
+      await truncateAll(connection().db);
+      // One row per blob took over a second per 20 MiB statement alone, and timed out four at once.
+      const conn = await openPostgres({ url: databaseUrl(), ...poolDefaults, statementTimeoutMs: 2_000 });
+      const store = storeOver(conn);
+      try {
+        const blob = (seed: number) => {
+          const bytes = new Uint8Array(20 * 1024 * 1024);
+          for (let i = 0; i < bytes.length; i += 1) bytes[i] = (i * 31 + seed * 7 + (i >>> 20)) & 0xff;
+          return bytes;
+        };
+        const all = [0, 1, 2, 3].map(blob);
+        await Promise.all(all.map((bytes, i) => store.blobs.put(`media/m${i}/original.jpg`, bytes, 'image/jpeg')));
+        for (const [i, bytes] of all.entries()) {
+          const got = await store.blobs.get(`media/m${i}/original.jpg`);
+          expect(Buffer.compare(Buffer.from(got!.bytes), Buffer.from(bytes)), `blob ${i}`).toBe(0);
+        }
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
 
     it('ping throws UnavailableError when the server cannot be reached', async () => {
       const conn = await openPostgres({

@@ -1,5 +1,5 @@
 import { checkedBatchLimit, compareUtf8 } from '../../domain/index.js';
-import { isBlobKey, type BlobStore } from '../../domain/ports/media-repository.js';
+import { isBlobKey, type BlobListing, type BlobStore } from '../../domain/ports/media-repository.js';
 import type { MemoryDatabase, MemoryLibrary } from './state.js';
 
 export class MemoryBlobStore implements BlobStore {
@@ -17,7 +17,7 @@ export class MemoryBlobStore implements BlobStore {
     return this.#exec((blobs) => {
       if (!isBlobKey(key)) throw new RangeError(`not a blob key: ${JSON.stringify(key.slice(0, 250))}`);
       // A copy of exactly the bytes the view shows: the caller may reuse its array.
-      blobs.set(key, { bytes: new Uint8Array(bytes), contentType });
+      blobs.set(key, { bytes: new Uint8Array(bytes), contentType, createdAt: new Date() });
     });
   }
 
@@ -36,13 +36,19 @@ export class MemoryBlobStore implements BlobStore {
     });
   }
 
-  keys(prefix: string, limit: number): Promise<string[]> {
+  async keys(prefix: string, limit: number): Promise<string[]> {
+    return (await this.list(prefix, { limit })).map((entry) => entry.key);
+  }
+
+  list(prefix: string, options: { limit: number; after?: string | null }): Promise<BlobListing[]> {
     return this.#exec((blobs) => {
-      const most = checkedBatchLimit(limit);
-      return [...blobs.keys()]
-        .filter((key) => key.startsWith(prefix))
-        .sort(compareUtf8)
-        .slice(0, most);
+      const most = checkedBatchLimit(options.limit);
+      const after = options.after ?? null;
+      return [...blobs.entries()]
+        .filter(([key]) => key.startsWith(prefix) && (after === null || compareUtf8(key, after) > 0))
+        .sort(([a], [b]) => compareUtf8(a, b))
+        .slice(0, most)
+        .map(([key, blob]) => ({ key, createdAt: new Date(blob.createdAt) }));
     });
   }
 }

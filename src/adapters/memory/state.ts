@@ -63,7 +63,7 @@ function emptyData(): MemoryData {
 export interface MemoryLibrary {
   media: Map<string, Media>;
   /** key → bytes (held by the store alone) and their type. */
-  blobs: Map<string, { bytes: Uint8Array; contentType: string }>;
+  blobs: Map<string, { bytes: Uint8Array; contentType: string; createdAt: Date }>;
 }
 
 /** Where a repository reads and writes: the committed data, or a transaction's draft. */

@@ -85,12 +85,25 @@ export function isBlobKey(key: string): boolean {
  * - `delete(keys)` removes those keys (absent ones are no error, a key named twice counts once)
  *   and answers how many existed.
  * - `keys(prefix, limit)` answers the keys starting with `prefix` (the empty prefix: every key)
- *   in ascending byte order, at most `limit` (a positive integer, else `RangeError`): what the
- *   media housekeeping would page through to find bytes no media names.
+ *   in ascending byte order, at most `limit` (a positive integer, else `RangeError`).
+ * - `list(prefix, { limit, after })` answers the same keys, each with `createdAt` (when the put
+ *   that stored its bytes ran, by the store's clock, at millisecond precision: a put replacing
+ *   the bytes renews it), only those after `after` in byte order when given: the pages the
+ *   housekeeping reads to find bytes no media names.
+ * - A blob of any size the caller holds (20 MiB, several put at once) goes whole through one
+ *   call: an adapter splits it as its backend needs, so that no statement or request a timeout
+ *   may cut carries all of it.
  */
 export interface BlobStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
   get(key: string): Promise<{ bytes: Uint8Array; contentType: string } | null>;
   delete(keys: readonly string[]): Promise<number>;
   keys(prefix: string, limit: number): Promise<string[]>;
+  list(prefix: string, options: { limit: number; after?: string | null }): Promise<BlobListing[]>;
+}
+
+/** A key of a `BlobStore` and when its bytes were put. */
+export interface BlobListing {
+  key: string;
+  createdAt: Date;
 }

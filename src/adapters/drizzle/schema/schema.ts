@@ -316,16 +316,22 @@ export const media = pgTable(
   ],
 );
 
-/** Bytes by key (the `BlobStore` port in the database, so that every process shares them). */
+/**
+ * Bytes by key (the `BlobStore` port in the database, so that every process shares them), in
+ * parts of at most `BLOB_PART_BYTES` numbered from 0 (an empty blob: one empty part 0): each
+ * statement of a put or a get moves one part, well under the statement timeout, where one row of
+ * 20 MiB took seconds. Every part repeats the blob's type and the time of its put.
+ */
 export const blobs = pgTable(
   'blobs',
   {
     key: textC('key').notNull(),
+    part: integer('part').notNull(),
     contentType: text('content_type').notNull(),
     bytes: bytea('bytes').notNull(),
     createdAt: instant('created_at').notNull(),
   },
-  (t) => [primaryKey({ name: 'blobs_pkey', columns: [t.key] })],
+  (t) => [primaryKey({ name: 'blobs_pkey', columns: [t.key, t.part] })],
 );
 
 /** Every table, in the order `TRUNCATE` lists them. */

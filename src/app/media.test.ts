@@ -205,6 +205,26 @@ describe('uploadMedia', () => {
     expect((await store.media.list({ limit: 10 })).items).toEqual([]);
   });
 
+  it('writes its files one after another, so that an upload holds one connection of the store', async () => {
+    let writing = 0;
+    let most = 0;
+    const { deps, store } = setup((_media, blobs) => ({
+      blobs: overriding(blobs, {
+        put: async (key, bytes, type) => {
+          writing += 1;
+          most = Math.max(most, writing);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          await blobs.put(key, bytes, type);
+          writing -= 1;
+        },
+      }),
+    }));
+    const { media } = await uploadMedia(deps, image('png 2000x1000'));
+    expect(await store.blobs.keys('media/', 100)).toHaveLength(media.files.length);
+    expect(media.files.length).toBeGreaterThan(2);
+    expect(most).toBe(1);
+  });
+
   it('refuses an alt over 1000 and a caption over 2000 characters, and NUL, before decoding anything', async () => {
     const { deps, images } = setup();
     const long = uploadMedia(deps, image('png 10x10'), { alt: 'a'.repeat(1001), caption: 'c'.repeat(2001) });

@@ -11,7 +11,7 @@ import { createSharpImageProcessor } from './adapters/images/sharp-image-process
 import { randomIds } from './adapters/system/random-ids.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
 import { AuthService } from './app/auth-service.js';
-import { Housekeeping } from './app/housekeeping.js';
+import { Housekeeping, ORPHAN_BLOB_GRACE_SECONDS } from './app/housekeeping.js';
 import type { MediaDeps } from './app/media.js';
 import { MediaFileCache } from './app/media-file-cache.js';
 import { createPostUseCases } from './app/post-use-cases.js';
@@ -139,6 +139,7 @@ export async function compose(options: CompositionOptions) {
     batchSize: config.housekeeping.batchSize,
     loginWindowSeconds: config.auth.loginThrottle.windowSeconds,
     refreshGraceSeconds: config.auth.refreshGraceSeconds,
+    orphanBlobs: { media: store.media, blobs: store.blobs, graceSeconds: ORPHAN_BLOB_GRACE_SECONDS },
   });
   /** The admin app's path, when it is served. */
   const adminPath = adminDir === false ? null : '/admin/';

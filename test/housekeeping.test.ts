@@ -3,8 +3,14 @@
  * while another unit holds it. Its schedule is tested with fake timers.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Housekeeping, HOUSEKEEPING_JOB, scheduleHousekeeping, type PurgeReport } from '../src/app/housekeeping.js';
-import { FixedClock, type RefreshToken, type Store } from '../src/domain/index.js';
+import {
+  Housekeeping,
+  HOUSEKEEPING_JOB,
+  ORPHAN_BLOB_GRACE_SECONDS,
+  scheduleHousekeeping,
+  type PurgeReport,
+} from '../src/app/housekeeping.js';
+import { FixedClock, type Media, type RefreshToken, type Store } from '../src/domain/index.js';
 import { describeOnEveryStore } from './support/stores.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -69,7 +75,15 @@ describeOnEveryStore('housekeeping', (make) => {
     const store = await make();
     await seed(store);
     const report = await housekeeping(store, 2).runOnce();
-    expect(report).toEqual({ ran: true, idempotencyKeys: 6, loginAttempts: 4, refreshTokens: 2, refreshReplays: 1, rateLimitWindows: 2 });
+    expect(report).toEqual({
+      ran: true,
+      idempotencyKeys: 6,
+      loginAttempts: 4,
+      refreshTokens: 2,
+      refreshReplays: 1,
+      rateLimitWindows: 2,
+      orphanBlobs: 0,
+    });
 
     for (let i = 0; i < 5; i++)
       expect(
@@ -103,6 +117,7 @@ describeOnEveryStore('housekeeping', (make) => {
       refreshTokens: 0,
       refreshReplays: 0,
       rateLimitWindows: 0,
+      orphanBlobs: 0,
     });
   });
 
@@ -120,8 +135,109 @@ describeOnEveryStore('housekeeping', (make) => {
     const report = await housekeeping(store, 100).runOnce();
     release();
     await holder;
-    expect(report).toEqual({ ran: false, idempotencyKeys: 0, loginAttempts: 0, refreshTokens: 0, refreshReplays: 0, rateLimitWindows: 0 });
+    expect(report).toEqual({
+      ran: false,
+      idempotencyKeys: 0,
+      loginAttempts: 0,
+      refreshTokens: 0,
+      refreshReplays: 0,
+      rateLimitWindows: 0,
+      orphanBlobs: 0,
+    });
     expect((await store.refreshTokens.find('hash-1'))?.id).toBeDefined();
+  });
+});
+
+/** A media record naming `names` (its id 26 letters of `letter`). */
+function mediaNaming(letter: string, names: string[]): Media {
+  const file = (name: string) => ({
+    name,
+    contentType: 'image/png' as const,
+    width: 10,
+    height: 10,
+    bytes: 1,
+    sha256: `${letter}-${name}`.padEnd(64, '0'),
+  });
+  return {
+    id: letter.repeat(26),
+    contentType: 'image/png',
+    width: 10,
+    height: 10,
+    bytes: 1,
+    sha256: letter.repeat(64),
+    sourceSha256: letter.repeat(64),
+    alt: '',
+    caption: '',
+    createdAt: new Date(),
+    files: names.map(file),
+  };
+}
+
+function sweeping(store: Store, now: Date, page: { batchSize: number; maxRounds?: number }): Housekeeping {
+  return new Housekeeping({
+    unitOfWork: store.unitOfWork,
+    clock: new FixedClock(now),
+    loginWindowSeconds: 15 * 60,
+    refreshGraceSeconds: 10,
+    orphanBlobs: { media: store.media, blobs: store.blobs, graceSeconds: ORPHAN_BLOB_GRACE_SECONDS },
+    ...page,
+  });
+}
+
+const HOUR = 3_600_000;
+const one = Uint8Array.from([1]);
+
+describeOnEveryStore('housekeeping of media files', (make) => {
+  /** A media with two files, the bytes of a third it does not name, a deleted media's file and a key outside media/. */
+  async function seedFiles(store: Store): Promise<{ kept: string[]; orphans: string[] }> {
+    const a = mediaNaming('a', ['original.png', '320.webp']);
+    await store.media.create(a);
+    const kept = [`media/${a.id}/320.webp`, `media/${a.id}/original.png`, 'other/file'];
+    const orphans = [`media/${a.id}/640.webp`, `media/${'b'.repeat(26)}/original.png`, 'media/stray'];
+    for (const key of [...kept, ...orphans]) await store.blobs.put(key, one, 'image/png');
+    return { kept, orphans };
+  }
+
+  it('deletes the media files no media names once put over an hour ago, and only those', async () => {
+    const store = await make();
+    const { kept, orphans } = await seedFiles(store);
+    // Put just now: an upload may be about to create their record.
+    expect((await sweeping(store, new Date(Date.now() + HOUR - 60_000), { batchSize: 100 }).runOnce()).orphanBlobs).toBe(0);
+    expect(await store.blobs.keys('', 100)).toEqual([...kept, ...orphans].sort());
+
+    expect((await sweeping(store, new Date(Date.now() + HOUR + 60_000), { batchSize: 100 }).runOnce()).orphanBlobs).toBe(3);
+    expect(await store.blobs.keys('', 100)).toEqual([...kept].sort());
+  });
+
+  it('reads at most maxRounds pages of batchSize keys a run, the next run going on where it stopped', async () => {
+    const store = await make();
+    await seedFiles(store);
+    const job = sweeping(store, new Date(Date.now() + 2 * HOUR), { batchSize: 1, maxRounds: 2 });
+    // Keys in order: media/aaa…/320.webp, 640.webp, original.png, media/bbb…/original.png, media/stray.
+    expect((await job.runOnce()).orphanBlobs).toBe(1); // 320.webp, 640.webp
+    expect((await job.runOnce()).orphanBlobs).toBe(1); // original.png, bbb…
+    expect((await job.runOnce()).orphanBlobs).toBe(1); // stray, then past the last
+    expect(await store.blobs.keys('media/', 100)).toEqual([`media/${'a'.repeat(26)}/320.webp`, `media/${'a'.repeat(26)}/original.png`]);
+    // From the first key again: nothing left to delete.
+    expect((await job.runOnce()).orphanBlobs).toBe(0);
+  });
+
+  it('leaves the files alone while another unit holds the housekeeping job', async () => {
+    const store = await make();
+    await seedFiles(store);
+    let release!: () => void;
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const holder = store.unitOfWork.runExclusive(HOUSEKEEPING_JOB, async () => {
+      entered();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await inside;
+    const report = await sweeping(store, new Date(Date.now() + 2 * HOUR), { batchSize: 100 }).runOnce();
+    release();
+    await holder;
+    expect(report).toMatchObject({ ran: false, orphanBlobs: 0 });
+    expect(await store.blobs.keys('', 100)).toHaveLength(6);
   });
 });
 
@@ -130,7 +246,15 @@ describe('scheduleHousekeeping', () => {
     vi.useRealTimers();
   });
 
-  const done: PurgeReport = { ran: true, idempotencyKeys: 3, loginAttempts: 0, refreshTokens: 1, refreshReplays: 0, rateLimitWindows: 0 };
+  const done: PurgeReport = {
+    ran: true,
+    idempotencyKeys: 3,
+    loginAttempts: 0,
+    refreshTokens: 1,
+    refreshReplays: 0,
+    rateLimitWindows: 0,
+    orphanBlobs: 0,
+  };
 
   it('runs every interval, logs what each run removed and goes on after a failed run', async () => {
     vi.useFakeTimers();

@@ -1,5 +1,6 @@
 import { runEvery } from './periodic.js';
 import type { Clock } from '../domain/clock.js';
+import { mediaFileOfBlobKey, type BlobListing, type BlobStore, type MediaRepository } from '../domain/ports/media-repository.js';
 import type { TransactionalRepositories, UnitOfWork } from '../domain/ports/unit-of-work.js';
 
 export interface HousekeepingOptions {
@@ -13,7 +14,26 @@ export interface HousekeepingOptions {
   refreshGraceSeconds: number;
   /** Most transactions one run takes, so that a huge backlog is worked off over several runs. */
   maxRounds?: number;
+  /** Where media files' bytes no media names are looked for (none: not looked for). */
+  orphanBlobs?: OrphanBlobSweep;
 }
+
+/** What the sweep of orphan media files reads. */
+export interface OrphanBlobSweep {
+  media: Pick<MediaRepository, 'get'>;
+  blobs: Pick<BlobStore, 'list' | 'delete'>;
+  /**
+   * Bytes put less than this long ago are kept: an upload writes its files before its record
+   * (`ORPHAN_BLOB_GRACE_SECONDS`).
+   */
+  graceSeconds: number;
+}
+
+/** An hour: far longer than an upload takes between writing its first file and its record. */
+export const ORPHAN_BLOB_GRACE_SECONDS = 3600;
+
+/** The keys of media files (`mediaBlobKey`). */
+const MEDIA_KEYS = 'media/';
 
 /** What one run removed, per kind of row. */
 export interface PurgeReport {
@@ -23,6 +43,8 @@ export interface PurgeReport {
   refreshReplays: number;
   /** Rate-limit windows that ended (the Content API's, kept per client address). */
   rateLimitWindows: number;
+  /** Media files' bytes that no media names (a delete or an upload cut short left them). */
+  orphanBlobs: number;
   /** False when another process held the job: this run did nothing. */
   ran: boolean;
 }
@@ -35,8 +57,16 @@ export const HOUSEKEEPING_JOB = 'housekeeping';
  * replays of tokens used longer ago than the grace window, and rate-limit windows that ended. Each round is one transaction holding
  * the job's lock (`runExclusive`), so of N processes sharing a database one works at a time, and
  * deletes at most `batchSize` rows per table; rounds repeat while a table still had a full batch.
+ *
+ * Then, when this process held the job, it sweeps media files' bytes that no media names and that
+ * were put longer ago than the grace period (`orphanBlobs`): pages of `batchSize` keys in key order,
+ * at most `maxRounds` pages per run, the next run going on after the last key this one read (and
+ * from the first again once past the last).
  */
 export class Housekeeping {
+  /** The last key the sweep of orphan blobs read; null: start from the first. */
+  #sweptUpTo: string | null = null;
+
   constructor(private readonly options: HousekeepingOptions) {
     if (!Number.isInteger(options.batchSize) || options.batchSize < 1) {
       throw new RangeError(`batchSize must be a positive integer, got ${options.batchSize}`);
@@ -50,12 +80,13 @@ export class Housekeeping {
       refreshTokens: 0,
       refreshReplays: 0,
       rateLimitWindows: 0,
+      orphanBlobs: 0,
       ran: false,
     };
     const maxRounds = this.options.maxRounds ?? 100;
     for (let round = 0; round < maxRounds; round += 1) {
       const outcome = await this.options.unitOfWork.runExclusive(HOUSEKEEPING_JOB, (repos) => this.#round(repos));
-      if (!outcome.ran) return report;
+      if (!outcome.ran) break;
       report.ran = true;
       const counts = outcome.value;
       report.idempotencyKeys += counts.idempotencyKeys;
@@ -66,7 +97,25 @@ export class Housekeeping {
       const full = Object.values(counts).some((n) => n === this.options.batchSize);
       if (!full) break;
     }
+    const sweep = this.options.orphanBlobs;
+    if (report.ran && sweep !== undefined) report.orphanBlobs = await this.#sweepOrphanBlobs(sweep, maxRounds);
     return report;
+  }
+
+  async #sweepOrphanBlobs(sweep: OrphanBlobSweep, maxPages: number): Promise<number> {
+    const { batchSize, clock } = this.options;
+    const putBefore = clock.now().getTime() - sweep.graceSeconds * 1000;
+    let removed = 0;
+    for (let page = 0; page < maxPages; page += 1) {
+      const listed = await sweep.blobs.list(MEDIA_KEYS, { limit: batchSize, after: this.#sweptUpTo });
+      const old = listed.filter((entry) => entry.createdAt.getTime() < putBefore);
+      const orphans = await orphansAmong(sweep.media, old);
+      if (orphans.length > 0) removed += await sweep.blobs.delete(orphans);
+      // A short page was the last: the next run starts from the first key again.
+      this.#sweptUpTo = listed.length < batchSize ? null : listed[listed.length - 1]!.key;
+      if (this.#sweptUpTo === null) break;
+    }
+    return removed;
   }
 
   async #round(repos: TransactionalRepositories) {
@@ -81,6 +130,21 @@ export class Housekeeping {
       rateLimitWindows: await repos.rateLimits.purgeEnded(now, batchSize),
     };
   }
+}
+
+/** The keys of `listed` that name no file of a stored media (each media read once). */
+async function orphansAmong(media: Pick<MediaRepository, 'get'>, listed: readonly BlobListing[]): Promise<string[]> {
+  const files = new Map<string, Set<string> | null>();
+  const orphans: string[] = [];
+  for (const { key } of listed) {
+    const named = mediaFileOfBlobKey(key);
+    if (named !== null && !files.has(named.mediaId)) {
+      const found = await media.get(named.mediaId);
+      files.set(named.mediaId, found === null ? null : new Set(found.files.map((file) => file.name)));
+    }
+    if (named === null || files.get(named.mediaId)?.has(named.name) !== true) orphans.push(key);
+  }
+  return orphans;
 }
 
 /**

@@ -171,6 +171,7 @@ describe('metrics', () => {
       refreshTokens: 0,
       refreshReplays: 1,
       rateLimitWindows: 5,
+      orphanBlobs: 2,
       ran: true,
     });
     metrics.observeHousekeeping({
@@ -179,12 +180,14 @@ describe('metrics', () => {
       refreshTokens: 0,
       refreshReplays: 0,
       rateLimitWindows: 1,
+      orphanBlobs: 0,
       ran: true,
     });
     const text = await metrics.render();
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'idempotency_keys' })).toBe(4);
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'login_attempts' })).toBe(2);
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'rate_limit_windows' })).toBe(6);
+    expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'orphan_blobs' })).toBe(2);
   });
 
   it('counts the scheduled posts this process published', async () => {

@@ -132,6 +132,7 @@ export class Metrics {
     this.#housekeeping.inc({ kind: 'refresh_tokens' }, report.refreshTokens);
     this.#housekeeping.inc({ kind: 'refresh_replays' }, report.refreshReplays);
     this.#housekeeping.inc({ kind: 'rate_limit_windows' }, report.rateLimitWindows);
+    this.#housekeeping.inc({ kind: 'orphan_blobs' }, report.orphanBlobs);
   }
 
   observeScheduledPublishing(report: PublishReport): void {

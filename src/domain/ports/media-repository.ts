@@ -66,6 +66,12 @@ export function mediaBlobKey(mediaId: string, file: Pick<MediaFile, 'name'>): st
   return `media/${mediaId}/${file.name}`;
 }
 
+/** The media file a blob key names (`mediaBlobKey`'s inverse), or null for a key of another shape. */
+export function mediaFileOfBlobKey(key: string): { mediaId: string; name: string } | null {
+  const match = /^media\/([^/]+)\/([^/]+)$/.exec(key);
+  return match === null ? null : { mediaId: match[1]!, name: match[2]! };
+}
+
 /** At most this many characters in a blob key. */
 export const BLOB_KEY_MAX = 200;
 

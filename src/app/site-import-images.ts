@@ -1,5 +1,5 @@
 import { MediaRefusedError, type CoverImage, type Media } from '../domain/index.js';
-import type { ImportItem, ImportMode, ImportSkipReason } from './site-import.js';
+import type { ImportItem, ImportMode, ImportSkipReason } from './import-report.js';
 
 /** An image file of the archive, read only when a post shows it. */
 export interface ArchiveImage {

@@ -24,6 +24,16 @@ import {
 } from '../domain/index.js';
 import type { History } from './history.js';
 import { ImageImport, type ArchiveImage, type ImageImportDeps, type PostImages } from './site-import-images.js';
+import {
+  COMPARED,
+  type ComparedField,
+  type ImportAction,
+  type ImportItem,
+  type ImportMode,
+  type ImportSkipReason,
+} from './import-report.js';
+
+export type { ImportItem, ImportMode, ImportSkipReason } from './import-report.js';
 
 /**
  * A post as a file of an archive describes it, read by a transport adapter: the post's content,
@@ -39,19 +49,6 @@ export type ImportedPost = Pick<Post, 'title' | 'slug' | 'excerpt' | 'body' | 't
   seo?: PostSeo;
 };
 
-export type ImportSkipReason =
-  | 'not_a_post'
-  | 'page'
-  | 'too_large'
-  | 'invalid_front_matter'
-  | 'invalid_post'
-  | 'slug_taken'
-  | 'duplicate'
-  | 'checksum_mismatch'
-  | 'conflict'
-  | 'deleted'
-  | 'image_refused';
-
 /**
  * One file of the archive: a post (with the images of the archive it shows), an image (stored
  * when a post shows it), or why it is neither (decided while reading it).
@@ -60,24 +57,6 @@ export type ImportFile =
   | { path: string; post: ImportedPost; images?: PostImages }
   | { path: string; image: ArchiveImage }
   | { path: string; skip: { reason: ImportSkipReason; detail: string; slug?: string | null } };
-
-type ImportAction = 'create' | 'update' | 'unchanged' | 'skip';
-
-/** The fields an import compares and may change, in the report's order. */
-const COMPARED = ['title', 'slug', 'excerpt', 'body', 'tags', 'status', 'publishAt', 'coverImage', 'seo'] as const;
-type ComparedField = (typeof COMPARED)[number];
-
-export interface ImportItem {
-  path: string;
-  action: ImportAction;
-  id: string | null;
-  slug: string | null;
-  changed: ComparedField[];
-  reason: ImportSkipReason | null;
-  detail: string | null;
-}
-
-export type ImportMode = 'dry-run' | 'apply';
 
 export interface ImportReport {
   mode: ImportMode;

@@ -1,5 +1,5 @@
 import type { BulkAction, Post, PostStatus } from './post.js';
-import type { MediaUse } from './ports/media-repository.js';
+import type { MediaUse } from './media.js';
 
 /** Every code a domain error can carry. Transport adapters map these to responses. */
 export const DOMAIN_ERROR_CODES = [

@@ -55,6 +55,13 @@ export interface Media {
   files: MediaFile[];
 }
 
+/** A post that shows a media: as its cover, or in its body (a link to one of its files). */
+export interface MediaUse {
+  postId: string;
+  title: string;
+  slug: string;
+}
+
 /** The name of a media's original file. */
 export function originalName(contentType: MediaType): string {
   return `original.${MEDIA_EXTENSIONS[contentType]}`;

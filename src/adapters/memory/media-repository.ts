@@ -1,13 +1,12 @@
 import { checkedBatchLimit, checkedPageLimit, compareUtf8, hasCursor, pageOf } from '../../domain/index.js';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { DuplicateIdError } from '../../domain/errors.js';
-import type { Media } from '../../domain/media.js';
+import type { Media, MediaUse } from '../../domain/media.js';
 import {
   MEDIA_POSITION,
   mediaCursorScope,
   type MediaChanges,
   type MediaRepository,
-  type MediaUse,
   type NewMedia,
 } from '../../domain/ports/media-repository.js';
 import type { Post } from '../../domain/post.js';

@@ -1,5 +1,5 @@
 import { cursorScope, type CursorField } from '../cursor.js';
-import type { Media, MediaFile } from '../media.js';
+import type { Media, MediaFile, MediaUse } from '../media.js';
 
 /** A media as first stored (its files' bytes are in the `BlobStore`, under `mediaBlobKey`). */
 export type NewMedia = Media;
@@ -8,13 +8,6 @@ export type NewMedia = Media;
 export interface MediaChanges {
   alt?: string;
   caption?: string;
-}
-
-/** A post that shows a media: as its cover, or in its body (a link to one of its files). */
-export interface MediaUse {
-  postId: string;
-  title: string;
-  slug: string;
 }
 
 /** The position of a media list (newest first): `[createdAtIso, id]`. */

@@ -2,13 +2,12 @@ import { and, asc, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { checkedBatchLimit, checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor.js';
 import { DuplicateIdError } from '../../../domain/errors.js';
-import type { Media, MediaFile, MediaType } from '../../../domain/media.js';
+import type { Media, MediaFile, MediaType, MediaUse } from '../../../domain/media.js';
 import {
   MEDIA_POSITION,
   mediaCursorScope,
   type MediaChanges,
   type MediaRepository,
-  type MediaUse,
   type NewMedia,
 } from '../../../domain/ports/media-repository.js';
 import { type DbSession } from '../driver/database.js';

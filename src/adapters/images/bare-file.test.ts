@@ -24,6 +24,25 @@ describe('isBareFile', () => {
     expect(isBareFile(new Uint8Array(icc), 'image/jpeg')).toBe(true);
   });
 
+  it('answers true for what a clean file carries: a bare JFIF header, an Adobe segment, a real ICC profile, alpha', async () => {
+    const jpeg = await plainImage('image/jpeg', 40, 30);
+    const jfif = Uint8Array.from([0xff, 0xe0, 0, 16, ...latin1('JFIF\0'), 1, 1, 0, 0, 1, 0, 1, 0, 0]);
+    expect(isBareFile(concat(jpeg.subarray(0, 2), jfif, jpeg.subarray(2)), 'image/jpeg')).toBe(true);
+    const cmyk = new Uint8Array(await sharp(jpeg).toColourspace('cmyk').jpeg().toBuffer()); // with Adobe's APP14
+    expect(isBareFile(cmyk, 'image/jpeg')).toBe(true);
+    const translucent = sharp({
+      create: { width: 40, height: 30, channels: 4, background: { r: 1, g: 2, b: 3, alpha: 0.5 } },
+    }).withIccProfile('p3');
+    for (const type of ['image/png', 'image/webp', 'image/avif'] as const) {
+      const encoded = {
+        'image/png': () => translucent.png(),
+        'image/webp': () => translucent.webp(),
+        'image/avif': () => translucent.avif({ effort: 0 }),
+      }[type];
+      expect(isBareFile(new Uint8Array(await encoded().toBuffer()), type), type).toBe(true);
+    }
+  });
+
   it('answers false for a JPEG with EXIF, a comment or bytes after its end', async () => {
     const jpeg = await plainImage('image/jpeg', 40, 30);
     expect(isBareFile(await phoneJpeg(40, 30), 'image/jpeg')).toBe(false);

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { deflateSync, inflateSync } from 'node:zlib';
 import sharp, { type Sharp } from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { MediaRefusedError, VARIANT_WIDTHS, variantName, type MediaRefusal, type MediaType } from '../../domain/index.js';
@@ -16,6 +17,31 @@ async function refusalOf(promise: Promise<unknown>): Promise<MediaRefusal> {
   expect(error).toBeInstanceOf(MediaRefusedError);
   return (error as MediaRefusedError).reason;
 }
+
+const latin1 = (text: string): Buffer => Buffer.from(text, 'latin1');
+const jpegSegment = (marker: number, body: string): Buffer =>
+  Buffer.concat([Buffer.from([0xff, marker, 0, body.length + 2]), latin1(body)]);
+const afterSoi = (jpeg: Buffer, segment: Buffer): Buffer => Buffer.concat([jpeg.subarray(0, 2), segment, jpeg.subarray(2)]);
+const afterGifTable = (gif: Buffer, block: Buffer): Buffer => {
+  const at = 13 + 3 * 2 ** ((gif[10]! & 7) + 1);
+  return Buffer.concat([gif.subarray(0, at), block, gif.subarray(at)]);
+};
+const withIccp = (png: Buffer, profile: Buffer): Buffer =>
+  Buffer.concat([png.subarray(0, 33), pngChunk('iCCP', Buffer.concat([latin1('icc\0\0'), deflateSync(profile)])), png.subarray(33)]);
+/** Whether 'SECRET' is in the file, or in the inflated ICC profile of a PNG. */
+const holdsSecret = (file: Uint8Array): boolean => {
+  const bytes = Buffer.from(file);
+  const iccp = bytes.indexOf('iCCP', 0, 'latin1');
+  if (iccp < 0) return contains(bytes, 'SECRET');
+  const chunk = bytes.subarray(iccp + 4, iccp + 4 + bytes.readUInt32BE(iccp - 4));
+  return contains(bytes, 'SECRET') || contains(inflateSync(chunk.subarray(chunk.indexOf(0) + 2)), 'SECRET');
+};
+/** Display P3 as sharp embeds it. */
+const P3 = (await sharp({ create: { width: 1, height: 1, channels: 3, background: '#000' } })
+  .withIccProfile('p3')
+  .png()
+  .toBuffer()
+  .then((png) => sharp(png).metadata()))!.icc!;
 
 describe('createSharpImageProcessor', () => {
   const images = createSharpImageProcessor(LIMITS);
@@ -159,6 +185,43 @@ describe('createSharpImageProcessor', () => {
       expect(contains(original.bytes, 'secret!!')).toBe(false);
       expect(contains(original.bytes, '<script>')).toBe(false);
     }
+  });
+
+  it.each<[string, MediaType, (clean: Buffer) => Promise<Buffer> | Buffer]>([
+    ['a JPEG with a JFXX APP0 segment', 'image/jpeg', (jpeg) => afterSoi(jpeg, jpegSegment(0xe0, 'JFXX\0\x13SECRET'))],
+    [
+      'a JPEG with a JFIF thumbnail',
+      'image/jpeg',
+      (jpeg) => afterSoi(jpeg, jpegSegment(0xe0, 'JFIF\0\x01\x01\0\0\x01\0\x01\x02\x01SECRET')),
+    ],
+    ['a JPEG with a long Adobe APP14 segment', 'image/jpeg', (jpeg) => afterSoi(jpeg, jpegSegment(0xee, 'Adobe\0\x64\0\0\0\0\x01SECRET'))],
+    [
+      'a GIF with data after its loop count',
+      'image/gif',
+      (gif) => afterGifTable(gif, latin1('\x21\xff\x0bNETSCAPE2.0\x03\x01\0\0\x06SECRET\0')),
+    ],
+    ['a GIF with an ANIMEXTS block of other data', 'image/gif', (gif) => afterGifTable(gif, latin1('\x21\xff\x0bANIMEXTS1.0\x06SECRET\0'))],
+    ['an AVIF with a free box', 'image/avif', (avif) => Buffer.concat([avif, Buffer.from([0, 0, 0, 14]), latin1('freeSECRET')])],
+    [
+      'a PNG whose ICC profile inflates past 1 MiB',
+      'image/png',
+      (png) => withIccp(png, Buffer.concat([P3, latin1('SECRET'), Buffer.alloc(1_100_000)])),
+    ],
+    [
+      'a PNG whose ICC chunk is over 1 MiB',
+      'image/png',
+      (png) => withIccp(png, Buffer.concat([P3, latin1('SECRET'), randomBytes(1_100_000)])),
+    ],
+    ['a PNG whose ICC chunk holds no profile', 'image/png', (png) => withIccp(png, Buffer.concat([latin1('SECRET'), randomBytes(2000)]))],
+  ])('re-encodes %s, which carries what it likes, and keeps none of it', async (_, type, dirty) => {
+    const bytes = new Uint8Array(await dirty(Buffer.from(await plainImage(type, 200, 100))));
+    expect(holdsSecret(bytes)).toBe(true);
+    const { original } = await images.process(bytes);
+    expect(original).toMatchObject({ contentType: type, width: 200, height: 100 });
+    expect(holdsSecret(original.bytes)).toBe(false);
+    // A real ICC profile is kept, only its declared bytes: Display P3 as it was.
+    const icc = (await sharp(original.bytes).metadata()).icc;
+    if (icc) expect(icc.equals(P3)).toBe(true);
   });
 
   it('makes each variant width below the original, in WebP and the original type, with proportional heights and no metadata', async () => {

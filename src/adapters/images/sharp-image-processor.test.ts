@@ -224,6 +224,16 @@ describe('createSharpImageProcessor', () => {
     if (icc) expect(icc.equals(P3)).toBe(true);
   });
 
+  it('re-encodes a PNG with a real ICC profile over 1 MiB in sRGB, without the profile', async () => {
+    const big = Buffer.concat([P3, Buffer.alloc(1_100_000)]);
+    big.writeUInt32BE(big.length, 0); // the profile declares its padded size
+    const bytes = new Uint8Array(withIccp(Buffer.from(await plainImage('image/png', 200, 100)), big));
+    expect((await sharp(bytes).metadata()).icc?.length).toBe(big.length);
+    const { original } = await images.process(bytes);
+    expect(original).toMatchObject({ contentType: 'image/png', width: 200, height: 100 });
+    expect((await sharp(original.bytes).metadata()).icc).toBeUndefined();
+  });
+
   it('makes each variant width below the original, in WebP and the original type, with proportional heights and no metadata', async () => {
     const processed = await images.process(await phoneJpeg(1200, 2000)); // upright: 2000 × 1200
     expect(processed.original).toMatchObject({ width: 2000, height: 1200 });

@@ -3,7 +3,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import sharp, { type JpegOptions, type Metadata, type Sharp, type SharpOptions } from 'sharp';
 import { MEDIA_TYPES, MediaRefusedError, VARIANT_WIDTHS, type MediaType } from '../../domain/index.js';
 import type { ImageFile, ImageProcessor, ProcessedImage } from '../../domain/ports/image-processor.js';
-import { isBareFile } from './bare-file.js';
+import { MAX_ICC_BYTES, isBareFile } from './bare-file.js';
 import { createSemaphore } from './semaphore.js';
 
 // libvips' operation cache keeps decoded images of past uploads (50 MB by default) for a reuse
@@ -120,7 +120,12 @@ async function makeOriginal(bytes: Uint8Array, type: MediaType, meta: Metadata, 
     !meta.tifftagPhotoshop &&
     !(meta.comments && meta.comments.length > 0) &&
     isBareFile(bytes, type);
-  if (!keep) return encode(reencode(open().keepIccProfile(), type), type);
+  if (!keep) {
+    // The ICC profile goes along only when within MAX_ICC_BYTES (sharp keeps its declared bytes only);
+    // past that the pixels are converted to sRGB with it and the profile left out.
+    const sane = meta.icc !== undefined && meta.icc.length <= MAX_ICC_BYTES;
+    return encode(reencode(sane ? open().keepIccProfile() : open(), type), type);
+  }
   if (!decoded) await open().stats(); // decodes every pixel: a truncated or corrupt body is refused here, not served
   return { contentType: type, width: meta.width, height: meta.pageHeight ?? meta.height, bytes };
 }

@@ -90,7 +90,8 @@ export async function compose(options: CompositionOptions) {
     images: options.images ?? createSharpImageProcessor(config.media),
     ids: randomIds(),
     clock,
-    files: new MediaFileCache(MEDIA_FILE_CACHE_BYTES),
+    // Embedded PGlite has one process (its data folder is locked): its cache needs no record read.
+    files: new MediaFileCache(MEDIA_FILE_CACHE_BYTES, store.kind === 'pglite'),
   };
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);

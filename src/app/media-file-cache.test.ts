@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MediaFileCache } from './media-file-cache.js';
 
-const bytes = (n: number) => new Uint8Array(n);
+const file = { name: '1', contentType: 'image/png', width: 1, height: 1, bytes: 0, sha256: '0'.repeat(64) } as const;
+const bytes = (n: number) => ({ file: { ...file, bytes: n }, bytes: new Uint8Array(n) });
 
 describe('MediaFileCache', () => {
   it('holds at most maxBytes, dropping the least recently used first', () => {
@@ -11,8 +12,8 @@ describe('MediaFileCache', () => {
     expect(cache.get('media/a/1')).toBeDefined(); // now the most recently used
     cache.set('media/c/1', bytes(40));
     expect(cache.get('media/b/1')).toBeUndefined();
-    expect(cache.get('media/a/1')?.byteLength).toBe(40);
-    expect(cache.get('media/c/1')?.byteLength).toBe(40);
+    expect(cache.get('media/a/1')?.bytes.byteLength).toBe(40);
+    expect(cache.get('media/c/1')?.bytes.byteLength).toBe(40);
     expect(cache.size).toBe(80);
   });
 

@@ -395,6 +395,34 @@ describe('readMediaFile', () => {
     await expect(readMediaFile(deps, second.id, '320.webp')).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it("reads neither record nor bytes again for a cached file when the process is its store's only one, and still forgets a media it deletes", async () => {
+    let reads = 0;
+    let records = 0;
+    const { deps } = setup((media, blobs) => ({
+      media: overriding(media, {
+        get: (id) => {
+          records++;
+          return media.get(id);
+        },
+      }),
+      blobs: overriding(blobs, {
+        get: (key) => {
+          reads++;
+          return blobs.get(key);
+        },
+      }),
+      files: new MediaFileCache(1024, true),
+    }));
+    const { media } = await uploadMedia(deps, image('png 700x400'));
+    for (let i = 0; i < 3; i++) expect(decoder.decode((await readMediaFile(deps, media.id, '320.webp')).bytes!)).toBe('image/webp 320');
+    const notModified = await readMediaFile(deps, media.id, '320.webp', { notModified: () => true });
+    expect(notModified.bytes).toBeNull();
+    expect(notModified.file.name).toBe('320.webp');
+    expect({ reads, records }).toEqual({ reads: 1, records: 1 });
+    await deleteMedia(deps, media.id, { force: true });
+    await expect(readMediaFile(deps, media.id, '320.webp')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
   it('throws NotFoundError when the record names a file whose bytes are gone', async () => {
     const { deps, store } = setup();
     const { media } = await uploadMedia(deps, image('png 100x100'));

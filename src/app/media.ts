@@ -178,18 +178,22 @@ export async function readMediaFile(
   if (!MEDIA_ID.test(id) || !FILE_NAME.test(name)) throw missing();
   const key = mediaBlobKey(id, { name });
   const { notModified } = options;
-  // The record is read every time, cached bytes or not: it says whether the media still exists.
   const cached = deps.files?.get(key);
-  // Without a condition to check first, the record and the bytes are read together.
+  // The sole process of its store forgets a media it deletes: its cached files are current.
+  if (cached !== undefined && deps.files?.soleProcess === true) {
+    return notModified?.(cached.file) === true ? { file: cached.file, bytes: null } : cached;
+  }
+  // Otherwise the record is read every time, cached bytes or not: it says whether the media
+  // still exists. Without a condition to check first, the record and the bytes are read together.
   const early = notModified === undefined && cached === undefined ? deps.blobs.get(key) : null;
   const [media, blob0] = await Promise.all([deps.media.get(id), early]);
   const file = media?.files.find((candidate) => candidate.name === name);
   if (file === undefined) throw missing();
   if (notModified?.(file) === true) return { file, bytes: null };
-  if (cached !== undefined) return { file, bytes: cached };
+  if (cached !== undefined) return { file, bytes: cached.bytes };
   const blob = blob0 ?? (await deps.blobs.get(key));
   if (blob === null) throw missing();
-  deps.files?.set(key, blob.bytes);
+  deps.files?.set(key, { file, bytes: blob.bytes });
   return { file, bytes: blob.bytes };
 }
 

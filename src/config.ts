@@ -89,7 +89,7 @@ export interface ImportLimits {
   maxInflatedBytes: number;
 }
 
-export interface MediaLimits {
+interface MediaLimits {
   /** The largest image an upload may be, in bytes (413 above); also POST /media's body limit, with room for a form's parts. */
   maxBytes: number;
   /** The most pixels an image's header may declare (width × height); more is refused before it is decoded. */

@@ -41,7 +41,7 @@ export interface MediaText {
 }
 
 /** How many of the posts still showing a media a refused delete names. */
-export const MEDIA_USES_NAMED = 20;
+const MEDIA_USES_NAMED = 20;
 
 /** The most posts a forced delete takes a media off as their cover (far more than a blog's). */
 const MEDIA_USES_FORCED = 10_000;

@@ -70,7 +70,7 @@ export type RequestObserver = (event: RequestEvent) => void;
  * What a `multipart/form-data` upload may add to its image: the boundaries, each part's headers,
  * and the alt text and caption parts (at most 3,000 characters, 12 KB in UTF-8).
  */
-export const FORM_ALLOWANCE_BYTES = 64 * 1024;
+const FORM_ALLOWANCE_BYTES = 64 * 1024;
 
 /**
  * The HTTP adapter: one Hono route per operation of the bundle, each answered through the guard

@@ -13,7 +13,7 @@ const KEY_CEILING = '\x7f';
  * one row took seconds per statement, so that four at once passed the statement timeout
  * (bench/NOTES.md).
  */
-export const BLOB_PART_BYTES = 1024 * 1024;
+const BLOB_PART_BYTES = 1024 * 1024;
 
 /**
  * The bytes travel as base64 text, encoded and decoded by Node and by PostgreSQL, not as a bytea

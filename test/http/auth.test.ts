@@ -28,6 +28,7 @@ const PUBLIC_OPERATIONS = [
   'getContentPost',
   'getContentPostBySlug',
   'getHealth',
+  'getMediaFile',
   'getReadiness',
   'getRssFeed',
   'getSitemap',

@@ -206,7 +206,7 @@ export const ENV_VARIABLES = {
   },
   HOUSEKEEPING_INTERVAL_SECONDS: {
     default: '3600',
-    doc: 'Seconds between purges of expired keys, old login failures and spent tokens; 0: none.',
+    doc: 'Seconds between purges of expired keys, old login failures, spent tokens and media files no media names; 0: none.',
   },
   HOUSEKEEPING_BATCH_SIZE: { default: '1000', doc: 'Rows per table a purge deletes in one transaction.' },
   PUBLISH_INTERVAL_SECONDS: {

@@ -105,6 +105,30 @@ describe('SharedRateLimit', () => {
     expect(onFlushError.mock.calls[0]![0]).toBeInstanceOf(Error);
   });
 
+  it('leaves no unhandled rejection when the failure reporter itself throws', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const counter = { hitMany: (): Promise<RateWindow> => Promise.reject(new Error('down')) };
+      const limiter = limiterOf({
+        counter,
+        limit: 3,
+        onFlushError: () => {
+          throw new Error('the logger broke');
+        },
+      });
+      const decisions = [];
+      for (let i = 0; i < 10; i += 1) decisions.push(await limiter.admit('k', T0));
+      await settle();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(admittedOf(decisions)).toBe(10);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('reports a failure again after a flush succeeded in between', async () => {
     const onFlushError = vi.fn();
     const { store } = recordedCounter();

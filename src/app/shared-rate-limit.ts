@@ -130,7 +130,12 @@ export class SharedRateLimit {
         (error: unknown) => {
           if (this.#failing) return;
           this.#failing = true;
-          this.#options.onFlushError(error);
+          // A throwing reporter must not turn a flush nobody awaits into an unhandled rejection.
+          try {
+            this.#options.onFlushError(error);
+          } catch {
+            // nothing more to tell: the limit fails open either way
+          }
         },
       )
       .finally(() => {

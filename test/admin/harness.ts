@@ -55,7 +55,7 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 
 /**
  * What goes wrong in `page` from now on: console errors and warnings, uncaught exceptions, failed
- * requests, HTTP answers ≥ 400 and requests off `base`'s origin (bar the media files below
+ * requests (bar GETs the page aborted itself), HTTP answers ≥ 400 and requests off `base`'s origin (bar the media files below
  * `mediaFiles`, when given), bar the lines `expected` matches.
  */
 export function watchPage(page: Page, base: string, expected: RegExp[] = [], mediaFiles?: string): string[] {
@@ -67,7 +67,13 @@ export function watchPage(page: Page, base: string, expected: RegExp[] = [], med
     if (message.type() === 'error' || message.type() === 'warning') keep(`console ${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => errors.push(`page: ${error.message}`));
-  page.on('requestfailed', (request) => keep(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText;
+    // A read the app cancelled itself (TanStack Query aborts a query nobody watches any more, as
+    // when the editor leaves while /tags is asked) is no failure; an aborted write would be.
+    if (reason === 'net::ERR_ABORTED' && request.method() === 'GET') return;
+    keep(`request failed: ${request.url()} (${reason})`);
+  });
   page.on('response', (response) => {
     if (response.status() >= 400) keep(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
   });

@@ -355,28 +355,32 @@ describe('readMediaFile', () => {
     await expect(readMediaFile(deps, media.id, 'original.jpg')).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it('serves a file read once from the cache, without reading its bytes again, and the record still every time', async () => {
-    let reads = 0;
-    let records = 0;
+  /** A setup whose store counts the media records and the file bytes it reads, with `files` as the cache. */
+  function countingReads(files: MediaFileCache) {
+    const counts = { reads: 0, records: 0 };
     const { deps } = setup((media, blobs) => ({
       media: overriding(media, {
         get: (id) => {
-          records++;
+          counts.records++;
           return media.get(id);
         },
       }),
       blobs: overriding(blobs, {
         get: (key) => {
-          reads++;
+          counts.reads++;
           return blobs.get(key);
         },
       }),
-      files: new MediaFileCache(1024),
+      files,
     }));
+    return { deps, counts };
+  }
+
+  it('serves a file read once from the cache, without reading its bytes again, and the record still every time', async () => {
+    const { deps, counts } = countingReads(new MediaFileCache(1024));
     const { media } = await uploadMedia(deps, image('png 700x400'));
     for (let i = 0; i < 3; i++) expect(decoder.decode((await readMediaFile(deps, media.id, '320.webp')).bytes!)).toBe('image/webp 320');
-    expect(reads).toBe(1);
-    expect(records).toBe(3);
+    expect(counts).toEqual({ reads: 1, records: 3 });
   });
 
   it('answers NotFoundError for a file of a deleted media whose bytes were cached, by this process or another', async () => {
@@ -396,29 +400,13 @@ describe('readMediaFile', () => {
   });
 
   it("reads neither record nor bytes again for a cached file when the process is its store's only one, and still forgets a media it deletes", async () => {
-    let reads = 0;
-    let records = 0;
-    const { deps } = setup((media, blobs) => ({
-      media: overriding(media, {
-        get: (id) => {
-          records++;
-          return media.get(id);
-        },
-      }),
-      blobs: overriding(blobs, {
-        get: (key) => {
-          reads++;
-          return blobs.get(key);
-        },
-      }),
-      files: new MediaFileCache(1024, true),
-    }));
+    const { deps, counts } = countingReads(new MediaFileCache(1024, true));
     const { media } = await uploadMedia(deps, image('png 700x400'));
     for (let i = 0; i < 3; i++) expect(decoder.decode((await readMediaFile(deps, media.id, '320.webp')).bytes!)).toBe('image/webp 320');
     const notModified = await readMediaFile(deps, media.id, '320.webp', { notModified: () => true });
     expect(notModified.bytes).toBeNull();
     expect(notModified.file.name).toBe('320.webp');
-    expect({ reads, records }).toEqual({ reads: 1, records: 1 });
+    expect(counts).toEqual({ reads: 1, records: 1 });
     await deleteMedia(deps, media.id, { force: true });
     await expect(readMediaFile(deps, media.id, '320.webp')).rejects.toBeInstanceOf(NotFoundError);
   });

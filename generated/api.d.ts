@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * List posts
-         * @description Cursor-paginated posts without bodies, filtered by status (repeatable), `scheduled`, tag and `q`, sorted by `sort` (default `-updatedAt`, ties by id). Walking every page returns each matching post exactly once, even while posts are created between fetches.
+         * @description Cursor-paginated posts without bodies, filtered by status (repeatable), `scheduled`, tag and `q`, sorted by `sort` (default: `relevance` with `q`, else `-updatedAt`; ties by id). Walking every page returns each matching post exactly once, even while posts are created between fetches. `sort=relevance` without `q` is a 422.
          */
         get: operations["listPosts"];
         put?: never;
@@ -523,7 +523,7 @@ export interface paths {
         };
         /**
          * List published posts
-         * @description Published posts for readers, newest first (by `publishedAt`, ties by id), without bodies and without internal fields. Filter by tag and `q`; cursor pages as on the admin API. No credentials. A post shows once its `publishedAt` has passed, never before.
+         * @description Published posts for readers, newest first (by `publishedAt`, ties by id), without bodies and without internal fields. Filter by tag and `q`; with `q` the order is by relevance instead (a title match first, then excerpt or tags, then body only; ties by id, descending). Cursor pages as on the admin API. No credentials. A post shows once its `publishedAt` has passed, never before.
          */
         get: operations["listContentPosts"];
         put?: never;
@@ -913,11 +913,10 @@ export interface components {
             totalExact: boolean;
         };
         /**
-         * @description Sort key, optionally prefixed by `-` for descending order. Ties are broken by `id` in the same direction. Titles sort by their UTF-8 bytes (no locale collation). Posts without the date sorted by come last in both directions: for `publishedAt` the posts never published, for `publishAt` the posts not scheduled (`publishAt` sorts the scheduled drafts soonest first, the order of the scheduler, and suits `scheduled=true`).
-         * @default -updatedAt
+         * @description Sort key, optionally prefixed by `-` for descending order. Ties are broken by `id` in the same direction. Titles sort by their UTF-8 bytes (no locale collation). Posts without the date sorted by come last in both directions: for `publishedAt` the posts never published, for `publishAt` the posts not scheduled (`publishAt` sorts the scheduled drafts soonest first, the order of the scheduler, and suits `scheduled=true`). `relevance` (only with `q`; without it the answer is a 422) puts the best matches first: a match in the title above one in the excerpt or tags, above one in the body only; ties by id, descending. Without `sort` the order is `relevance` when `q` is given and `-updatedAt` otherwise.
          * @enum {string}
          */
-        PostSort: "updatedAt" | "-updatedAt" | "createdAt" | "-createdAt" | "publishedAt" | "-publishedAt" | "publishAt" | "-publishAt" | "title" | "-title";
+        PostSort: "relevance" | "updatedAt" | "-updatedAt" | "createdAt" | "-createdAt" | "publishedAt" | "-publishedAt" | "publishAt" | "-publishAt" | "title" | "-title";
         /**
          * @description `draft` is not public; `published` is; `archived` is kept but hidden. The first publish sets `publishedAt`, which unpublishing and republishing keep. A draft with a `publishAt` is scheduled: the server publishes it at that instant (within its scheduler's interval), as the system actor, with a revision and a `published` activity event, and readers see it from its `publishedAt` on, never before.
          * @enum {string}
@@ -2105,7 +2104,7 @@ export interface components {
         RevisionVersionPath: number;
         /** @description `true`: only scheduled posts, the drafts with a `publishAt`. `false`: only posts without a `publishAt` (every published or archived post, and the drafts not scheduled). Absent: both. It combines with `status` as a further condition (both must hold), so `status=draft&scheduled=false` lists the drafts waiting for no date, and `status=published&scheduled=true` lists nothing. */
         ScheduledFilter: boolean;
-        /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
+        /** @description Full-text search over title, excerpt, tags and body, in web-search syntax (as PostgreSQL's `websearch_to_tsquery`). A word is a maximal run of letters and digits, so punctuation separates words (`e-mail` is the phrase `e mail`); case and accents fold (`ÉTÉ` finds `ete`, `Straße` finds `strasse`). Words in any order are all required: `postgres production` finds a post with both words anywhere, however far apart. `"quoted words"` must be adjacent and in that order. `-word` or `-"a phrase"` excludes posts containing it. `or` between two terms takes either (it binds tighter than the implicit AND: `a b or c` is `a` and (`b` or `c`)). The last word of the query matches as a prefix (`postg` finds `postgres`), for search-as-you-type, unless the query ends with a space. A query with no required word (only punctuation, or only exclusions) finds nothing. With `q`, results are ordered by relevance unless `sort` says otherwise: a match in the title ranks above one in the excerpt or tags, which ranks above one in the body only; ties by id. Control characters (line breaks included) are not allowed. */
         SearchQuery: string;
         /** @description The post's slug. */
         SlugPath: components["schemas"]["Slug"];
@@ -2407,7 +2406,7 @@ export interface operations {
                 scheduled?: components["parameters"]["ScheduledFilter"];
                 /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
                 tag?: components["parameters"]["TagFilter"];
-                /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
+                /** @description Full-text search over title, excerpt, tags and body, in web-search syntax (as PostgreSQL's `websearch_to_tsquery`). A word is a maximal run of letters and digits, so punctuation separates words (`e-mail` is the phrase `e mail`); case and accents fold (`ÉTÉ` finds `ete`, `Straße` finds `strasse`). Words in any order are all required: `postgres production` finds a post with both words anywhere, however far apart. `"quoted words"` must be adjacent and in that order. `-word` or `-"a phrase"` excludes posts containing it. `or` between two terms takes either (it binds tighter than the implicit AND: `a b or c` is `a` and (`b` or `c`)). The last word of the query matches as a prefix (`postg` finds `postgres`), for search-as-you-type, unless the query ends with a space. A query with no required word (only punctuation, or only exclusions) finds nothing. With `q`, results are ordered by relevance unless `sort` says otherwise: a match in the title ranks above one in the excerpt or tags, which ranks above one in the body only; ties by id. Control characters (line breaks included) are not allowed. */
                 q?: components["parameters"]["SearchQuery"];
                 sort?: components["parameters"]["PostSortQuery"];
                 /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
@@ -2935,7 +2934,7 @@ export interface operations {
             query?: {
                 /** @description Only posts carrying this tag (matched after the same normalisation as stored tags). */
                 tag?: components["parameters"]["TagFilter"];
-                /** @description Case-insensitive substring search over title, excerpt and body, non-ASCII letters included (`ÉTÉ` finds `été`). `%` and `_` are plain characters; control characters (line breaks included) are not allowed. */
+                /** @description Full-text search over title, excerpt, tags and body, in web-search syntax (as PostgreSQL's `websearch_to_tsquery`). A word is a maximal run of letters and digits, so punctuation separates words (`e-mail` is the phrase `e mail`); case and accents fold (`ÉTÉ` finds `ete`, `Straße` finds `strasse`). Words in any order are all required: `postgres production` finds a post with both words anywhere, however far apart. `"quoted words"` must be adjacent and in that order. `-word` or `-"a phrase"` excludes posts containing it. `or` between two terms takes either (it binds tighter than the implicit AND: `a b or c` is `a` and (`b` or `c`)). The last word of the query matches as a prefix (`postg` finds `postgres`), for search-as-you-type, unless the query ends with a space. A query with no required word (only punctuation, or only exclusions) finds nothing. With `q`, results are ordered by relevance unless `sort` says otherwise: a match in the title ranks above one in the excerpt or tags, which ranks above one in the body only; ties by id. Control characters (line breaks included) are not allowed. */
                 q?: components["parameters"]["SearchQuery"];
                 /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
                 limit?: components["parameters"]["Limit"];

@@ -30,7 +30,7 @@ export interface RequestDefaults {
   listContentPosts: { query: "limit"; body: never };
   listContentTags: { query: never; body: never };
   listMedia: { query: "limit"; body: never };
-  listPosts: { query: "limit" | "sort"; body: never };
+  listPosts: { query: "limit"; body: never };
   listRevisions: { query: "limit"; body: never };
   listTags: { query: never; body: never };
   login: { query: never; body: never };

@@ -609,7 +609,7 @@ export interface paths {
         };
         /**
          * Atom feed of the latest posts
-         * @description The 20 most recently published posts as an Atom feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path. Query parameters other than `tag` (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the URL without them.
+         * @description The 20 most recently published posts as an Atom feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path. Each entry carries the whole post: `<content type="html">` is its body rendered and sanitised as `include=html` renders it, with every link and image URL (`srcset` too) made absolute (media files on this API, other relative links against the post's page); `<summary>` is the excerpt or, without one, the plain text of the rendered body cut at a word boundary after at most 280 characters, with an ellipsis. The feed is at most 20 entries of one post each (a body is at most `BODY_LIMIT_BYTES` of markdown, 1 MiB by default). An entry whose body could not be rendered in time has no `<content>` (and no generated summary), and the feed is then answered `no-store`. The ETag hashes the feed's bytes, so it changes with any entry's body. Query parameters other than `tag` (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the URL without them.
          */
         get: operations["getAtomFeed"];
         put?: never;
@@ -629,7 +629,7 @@ export interface paths {
         };
         /**
          * RSS 2.0 feed of the latest posts
-         * @description The 20 most recently published posts as an RSS 2.0 feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path. Query parameters other than `tag` (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the URL without them.
+         * @description The 20 most recently published posts as an RSS 2.0 feed, for the whole site or, with `tag`, for one tag. Links are absolute, built from the configured public site URL and post path. Each item carries the whole post: `<content:encoded>` (namespace `http://purl.org/rss/1.0/modules/content/`) is its body rendered and sanitised as `include=html` renders it, with every link and image URL (`srcset` too) made absolute (media files on this API, other relative links against the post's page); `<description>` is the excerpt or, without one, the plain text of the rendered body cut at a word boundary after at most 280 characters, with an ellipsis. The feed is at most 20 items of one post each (a body is at most `BODY_LIMIT_BYTES` of markdown, 1 MiB by default). An item whose body could not be rendered in time has no `<content:encoded>` (and no generated description), and the feed is then answered `no-store`. The ETag hashes the feed's bytes, so it changes with any item's body. Query parameters other than `tag` (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the URL without them.
          */
         get: operations["getRssFeed"];
         put?: never;
@@ -2189,7 +2189,7 @@ export interface components {
         /** @description `*`: any web page may read content answers (no credentials). The admin API keeps its allow-list. */
         AccessControlAllowOrigin: "*";
         /**
-         * @description `public, max-age=<s>, stale-while-revalidate=<s>` (both configurable): shared caches and CDNs may keep content answers and revalidate them with If-None-Match. A post asked with `include=html` whose body could not be rendered in time is `no-store`.
+         * @description `public, max-age=<s>, stale-while-revalidate=<s>` (both configurable): shared caches and CDNs may keep content answers and revalidate them with If-None-Match. A post asked with `include=html` whose body could not be rendered in time is `no-store`, as is a feed with such an entry.
          * @example public, max-age=60, stale-while-revalidate=300
          */
         CacheControl: string;

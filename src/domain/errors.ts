@@ -41,13 +41,16 @@ export function isDomainError(e: unknown): e is DomainError {
   return e instanceof DomainError;
 }
 
-export type NotFoundEntity = 'post' | 'revision' | 'user' | 'media';
+export type NotFoundEntity = 'post' | 'revision' | 'user' | 'media' | 'webhook' | 'delivery' | 'previewLink';
 
 const ENTITY_LABEL: Record<NotFoundEntity, string> = {
   media: 'Media',
   post: 'Post',
   revision: 'Revision',
   user: 'User',
+  webhook: 'Webhook',
+  delivery: 'Webhook delivery',
+  previewLink: 'Preview link',
 };
 
 export class NotFoundError extends DomainError {

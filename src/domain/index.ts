@@ -12,3 +12,5 @@ export * from './ports/index.js';
 export * from './paging.js';
 export * from './text.js';
 export * from './revision-diff.js';
+export * from './webhooks.js';
+export * from './preview-links.js';

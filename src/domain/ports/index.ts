@@ -11,3 +11,5 @@ export * from './login-attempt-repository.js';
 export * from './rate-limit-counter.js';
 export * from './media-repository.js';
 export * from './image-processor.js';
+export * from './webhook-repository.js';
+export * from './preview-link-repository.js';

@@ -6,7 +6,22 @@
  * Kept free of imports from the rest of the code base so that drizzle-kit can load it on its own.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  customType,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
 
 /** `text COLLATE "C"`: compares and sorts by UTF-8 bytes whatever the database locale. */
 const textC = customType<{ data: string; driverData: string }>({
@@ -334,6 +349,113 @@ export const blobs = pgTable(
   (t) => [primaryKey({ name: 'blobs_pkey', columns: [t.key, t.part] })],
 );
 
+/** Kept in step with `WEBHOOK_EVENT_TYPES` (a test checks it). */
+export const WEBHOOK_EVENT_SQL_VALUES = ['post.published', 'post.unpublished', 'post.updated', 'post.deleted'] as const;
+/** Kept in step with `DELIVERY_STATUSES` (a test checks it). */
+export const DELIVERY_STATUS_SQL_VALUES = ['pending', 'succeeded', 'failed'] as const;
+
+/** Webhook subscriptions: where to send which events, and the secret that signs them. */
+export const webhookSubscriptions = pgTable(
+  'webhook_subscriptions',
+  {
+    id: textC('id').notNull(),
+    url: text('url').notNull(),
+    events: text('events').array().notNull(),
+    description: text('description').notNull(),
+    enabled: boolean('enabled').notNull(),
+    disabledReason: text('disabled_reason'),
+    secret: text('secret').notNull(),
+    previousSecret: text('previous_secret'),
+    previousSecretExpiresAt: instant('previous_secret_expires_at'),
+    createdAt: instant('created_at').notNull(),
+    updatedAt: instant('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'webhook_subscriptions_pkey', columns: [t.id] }),
+    check('webhook_subscriptions_events_check', sql`${t.events} <@ ARRAY[${inList(WEBHOOK_EVENT_SQL_VALUES)}]::text[]`),
+  ],
+);
+
+/**
+ * The outbox: one row per change some subscription listens to, written by the trigger
+ * `posts_webhook_outbox` in the transaction of the change (migration 0013's hand-written part),
+ * with the post as it is after the change (its row as JSON, the search column left out).
+ */
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: textC('id').notNull(),
+    type: text('type').notNull(),
+    postId: textC('post_id').notNull(),
+    occurredAt: instant('occurred_at').notNull(),
+    post: jsonb('post').notNull(),
+  },
+  (t) => [primaryKey({ name: 'webhook_events_pkey', columns: [t.id] })],
+);
+
+/**
+ * One event on its way to one subscription. `seq` orders a subscription's deliveries as the
+ * changes were made; a worker holds one until `lease_until` (`claim`), and `attempts` tells one
+ * claim from the next.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    id: textC('id').notNull(),
+    subscriptionId: textC('subscription_id').notNull(),
+    eventId: textC('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    postId: textC('post_id').notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull(),
+    nextAttemptAt: instant('next_attempt_at'),
+    leaseUntil: instant('lease_until'),
+    lastAttemptAt: instant('last_attempt_at'),
+    responseStatus: integer('response_status'),
+    error: text('error'),
+    latencyMs: integer('latency_ms'),
+    createdAt: instant('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'webhook_deliveries_pkey', columns: [t.id] }),
+    unique('webhook_deliveries_seq_key').on(t.seq),
+    foreignKey({
+      name: 'webhook_deliveries_subscription_fkey',
+      columns: [t.subscriptionId],
+      foreignColumns: [webhookSubscriptions.id],
+    }).onDelete('cascade'),
+    foreignKey({ name: 'webhook_deliveries_event_fkey', columns: [t.eventId], foreignColumns: [webhookEvents.id] }),
+    check('webhook_deliveries_status_check', sql`${t.status} IN (${inList(DELIVERY_STATUS_SQL_VALUES)})`),
+    /** The workers' queue: each subscription's pending deliveries in order. */
+    index('webhook_deliveries_pending_idx')
+      .on(t.subscriptionId, t.seq)
+      .where(sql`${t.status} = 'pending'`),
+    /** The delivery log, newest first. */
+    index('webhook_deliveries_log_idx').on(t.subscriptionId, t.createdAt, t.id),
+    index('webhook_deliveries_event_idx').on(t.eventId),
+  ],
+);
+
+/** Preview links: only the token's SHA-256 is kept. A post's links go with it. */
+export const previewLinks = pgTable(
+  'preview_links',
+  {
+    id: textC('id').notNull(),
+    postId: textC('post_id').notNull(),
+    tokenHash: textC('token_hash').notNull(),
+    createdAt: instant('created_at').notNull(),
+    expiresAt: instant('expires_at').notNull(),
+    revokedAt: instant('revoked_at'),
+  },
+  (t) => [
+    primaryKey({ name: 'preview_links_pkey', columns: [t.id] }),
+    unique('preview_links_token_hash_key').on(t.tokenHash),
+    foreignKey({ name: 'preview_links_post_fkey', columns: [t.postId], foreignColumns: [posts.id] }).onDelete('cascade'),
+    index('preview_links_post_idx').on(t.postId, t.createdAt, t.id),
+  ],
+);
+
 /** Every table, in the order `TRUNCATE` lists them. */
 export const ALL_TABLES = [
   'posts',
@@ -348,6 +470,10 @@ export const ALL_TABLES = [
   'rate_limit_windows',
   'media',
   'blobs',
+  'webhook_subscriptions',
+  'webhook_events',
+  'webhook_deliveries',
+  'preview_links',
 ] as const;
 
 export const schema = {
@@ -361,5 +487,9 @@ export const schema = {
   loginAttempts,
   media,
   blobs,
+  webhookSubscriptions,
+  webhookEvents,
+  webhookDeliveries,
+  previewLinks,
 };
 export type Schema = typeof schema;

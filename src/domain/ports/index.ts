@@ -13,3 +13,4 @@ export * from './media-repository.js';
 export * from './image-processor.js';
 export * from './webhook-repository.js';
 export * from './preview-link-repository.js';
+export * from './webhook-transport.js';

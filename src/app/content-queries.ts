@@ -74,10 +74,15 @@ export class ContentQueries {
     return this.#store.posts.tagCounts(this.#clock.now());
   }
 
-  /** The `FEED_SIZE` most recently published posts, of one tag when given. */
-  async latest(tag?: string) {
+  /**
+   * The `FEED_SIZE` most recently published posts, of one tag when given, with their bodies (each
+   * read by id, all at once); one no longer visible by then is left out.
+   */
+  async latest(tag?: string): Promise<Post[]> {
     const page = await this.list({ ...(tag === undefined ? {} : { tag }), limit: FEED_SIZE });
-    return page.items;
+    const now = this.#clock.now();
+    const posts = await Promise.all(page.items.map((item) => this.#store.posts.get(item.id)));
+    return posts.filter((post): post is Post => post !== null && isVisibleToReaders(post, now));
   }
 
   /**

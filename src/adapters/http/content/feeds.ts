@@ -1,5 +1,6 @@
 import { Feed, type Category } from 'feed';
 import { create } from 'xmlbuilder2';
+import { summaryOf, withAbsoluteUrls } from './feed-html.js';
 
 /** Where the public site and the content API live, and what the feeds are called. */
 export interface SiteInfo {
@@ -25,13 +26,15 @@ export interface FeedPost {
   id: string;
   title: string;
   slug: string;
-  /** Plain text; an empty excerpt gives the entry no summary. */
+  /** Plain text; an empty excerpt gives the entry a summary made from `html` (none without it). */
   excerpt: string;
   tags: string[];
   publishedAt: Date;
   updatedAt: Date;
   /** The post's cover image (see `enclosureFile`), when it has one. */
   enclosure?: FeedEnclosure | undefined;
+  /** The body as `HtmlRenderer` renders it (sanitised HTML), when it could be rendered in time. */
+  html?: string | undefined;
 }
 
 /** What a feed covers: every post, or those with `tag`; `updated` is the feed's own date. */
@@ -70,6 +73,22 @@ function asHtml(text: string): string {
   return xmlText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/**
+ * Rendered HTML as a feed entry's content: its URLs absolute (`withAbsoluteUrls`), characters XML
+ * cannot carry dropped. The sanitiser escapes every `>` that closes no tag, so `]]>` (which would
+ * end the CDATA `feed` writes, and which it splits only once) cannot occur; it is escaped anyway.
+ */
+function entryContent(site: SiteInfo, post: FeedPost, html: string): string {
+  return withAbsoluteUrls(xmlText(html), { page: postUrl(site, post.slug), contentApiUrl: site.contentApiUrl }).replaceAll(']]>', ']]&gt;');
+}
+
+/** An entry's summary: the excerpt, or else the start of the rendered body's text (`summaryOf`), as HTML; none without either. */
+function entrySummary(post: FeedPost): string | undefined {
+  if (post.excerpt !== '') return asHtml(post.excerpt);
+  const generated = post.html === undefined ? '' : summaryOf(post.html);
+  return generated === '' ? undefined : asHtml(generated);
+}
+
 function buildFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions, format: 'atom' | 'rss'): Feed {
   const query = options.tag === undefined ? '' : `?tag=${encodeURIComponent(options.tag)}`;
   const self = `${site.contentApiUrl}/feed.${format}${query}`;
@@ -90,11 +109,13 @@ function buildFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions, form
     // `<` cannot be written validly there and is left out of the Atom entry (RSS keeps it).
     const category: Category[] =
       format === 'atom' ? tags.filter((tag) => !tag.includes('<')).map((term) => ({ term })) : tags.map((name) => ({ name }));
+    const summary = entrySummary(post);
     feed.addItem({
       id: entryId(site, post), // RSS: a <guid isPermaLink="false">
       title: asHtml(post.title),
       link: postUrl(site, post.slug),
-      ...(post.excerpt === '' ? {} : { description: asHtml(post.excerpt) }),
+      ...(summary === undefined ? {} : { description: summary }), // Atom: <summary>, RSS: <description>
+      ...(post.html === undefined ? {} : { content: entryContent(site, post, post.html) }), // Atom: <content>, RSS: <content:encoded>
       category,
       date: post.updatedAt,
       published: post.publishedAt,
@@ -115,8 +136,9 @@ function buildFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions, form
 const ATOM_JPEG_ENCLOSURE = /(<link rel="enclosure" href="[^"]*" )type="image\/jpg"/g;
 
 /**
- * The posts as an Atom 1.0 feed: entry id from `entryId`, link `postUrl`, summary the excerpt,
- * categories the tags, published and updated from the post, its cover a
+ * The posts as an Atom 1.0 feed: entry id from `entryId`, link `postUrl`, summary the excerpt (or
+ * one made from the rendered body, `entrySummary`), `<content type="html">` the rendered body
+ * (`entryContent`), categories the tags, published and updated from the post, its cover a
  * `<link rel="enclosure" href type length>`; the feed's id and `rel="self"` link are
  * `<contentApiUrl>/feed.atom` (with `?tag=` for a tag feed), its author the site title.
  */
@@ -125,7 +147,8 @@ export function atomFeed(site: SiteInfo, posts: FeedPost[], options: FeedOptions
 }
 
 /**
- * The posts as an RSS 2.0 feed: the same content as `atomFeed`, the entry id as a
+ * The posts as an RSS 2.0 feed: the same content as `atomFeed` (the summary as `<description>`,
+ * the rendered body as `<content:encoded>`, declaring the `content` namespace), the entry id as a
  * `<guid isPermaLink="false">`, dates in RFC 822, the cover an `<enclosure url length type>`, the
  * self link `<contentApiUrl>/feed.rss`.
  */

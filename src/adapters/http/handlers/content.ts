@@ -2,6 +2,7 @@ import type { ContentQueries, SitemapPost } from '../../../app/content-queries.j
 import type { Media, Post, PostSummary } from '../../../domain/index.js';
 import { cacheControlOf, httpDateOf, isNotModified, strongEtagOf, type CachePolicy } from '../content/conditional.js';
 import type { FeedEnclosure, SiteInfo, SitemapEntry } from '../content/feeds.js';
+import { renderFeedBodies } from '../content/feed-bodies.js';
 import { HtmlRenderer, htmlEtagsOf, renderMediaOf } from '../content/html-renderer.js';
 import { enclosureFile, originalOf, toContentCover } from '../content/images.js';
 import { mediaFilesIn, mediaFileUrl, mediaIdsIn } from '../media-urls.js';
@@ -158,11 +159,34 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
   /** The last change to any post, or the epoch on a site that never had one. */
   const lastChange = async () => (await content.lastChange()) ?? new Date(0);
 
+  /**
+   * The feed's posts with their bodies rendered as `include=html` renders them (the same media
+   * found, so the same cache entries), within twice the renderer's budget for them all (see
+   * `renderFeedBodies`); `complete` when every body could be rendered.
+   */
   const feedPosts = async (tag: string | undefined) => {
     const [posts, updated] = await Promise.all([content.latest(tag), lastChange()]);
-    const media = await content.media(coverIdsOf(posts));
-    const entries = posts.map((post) => ({ ...post, publishedAt: post.publishedAt!, enclosure: enclosureOf(post, media, contentApiUrl) }));
-    return { entries, updated, options: { ...(tag === undefined ? {} : { tag }), updated } };
+    const mediaIds = posts.map((post) => [...new Set([...coverIdsOf([post]), ...mediaIdsIn(post.body)])]);
+    const media = await content.media(mediaIds.flat());
+    const bodies = posts.map((post, index) => ({
+      post,
+      media: mediaIds[index]!.flatMap((id) => (media.has(id) ? [renderMediaOf(media.get(id)!)] : [])),
+    }));
+    const rendered = await renderFeedBodies(html, bodies, html.budgetMs * 2);
+    const entries = posts.map((post, index) => ({
+      ...post,
+      publishedAt: post.publishedAt!,
+      enclosure: enclosureOf(post, media, contentApiUrl),
+      html: rendered[index] ?? undefined,
+    }));
+    const complete = rendered.every((one) => one !== null);
+    return { entries, updated, complete, options: { ...(tag === undefined ? {} : { tag }), updated } };
+  };
+
+  /** A feed's answer (see `conditional`): `no-store` when a body is missing from it, as `include=html` does. */
+  const feedAnswer = (headers: Conditions, xml: string, updated: Date, complete: boolean) => {
+    const answer = conditional(headers, xml, strongEtagOf(xml), updated);
+    return complete ? answer : { ...answer, headers: { ...answer.headers, 'Cache-Control': 'no-store' } };
   };
 
   return {
@@ -196,15 +220,15 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
     },
 
     async getAtomFeed({ query, headers }) {
-      const { entries, updated, options } = await feedPosts(query.tag);
+      const { entries, updated, complete, options } = await feedPosts(query.tag);
       const xml = (await feeds()).atomFeed(site, entries, options);
-      return conditional(headers, xml, strongEtagOf(xml), updated);
+      return feedAnswer(headers, xml, updated, complete);
     },
 
     async getRssFeed({ query, headers }) {
-      const { entries, updated, options } = await feedPosts(query.tag);
+      const { entries, updated, complete, options } = await feedPosts(query.tag);
       const xml = (await feeds()).rssFeed(site, entries, options);
-      return conditional(headers, xml, strongEtagOf(xml), updated);
+      return feedAnswer(headers, xml, updated, complete);
     },
 
     async getSitemap({ headers }) {

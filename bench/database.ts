@@ -25,12 +25,17 @@ export async function createScratchDatabase(serverUrl: string): Promise<ScratchD
   return { name: database.name, url: database.url, sql };
 }
 
-/** Runs a repository script with tsx, its output to the log file; rejects on a non-zero exit. */
-export function runScript(script: string, args: string[], env: Record<string, string>): Promise<void> {
+/**
+ * Runs a repository script with tsx (or, with `built`, `node <script>` in that checkout: a built
+ * command such as dist/migrate.js), its output to the log file; rejects on a non-zero exit.
+ */
+export function runScript(script: string, args: string[], env: Record<string, string>, built?: string): Promise<void> {
   const out = openSync(logFile, 'a');
-  const child = spawn('node_modules/.bin/tsx', [script, ...args], {
+  const [command, cwd] = built === undefined ? ['node_modules/.bin/tsx', process.cwd()] : [process.execPath, built];
+  const child = spawn(command, [script, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', out, out],
+    cwd,
   });
   closeSync(out);
   return new Promise((resolve, reject) => {
@@ -39,8 +44,9 @@ export function runScript(script: string, args: string[], env: Record<string, st
   });
 }
 
-export async function migrate(url: string): Promise<void> {
-  await runScript('scripts/migrate.ts', [], { DATABASE_URL: url });
+/** Applies the migrations: this checkout's by tsx, or with `built` that checkout's `dist/migrate.js`. */
+export async function migrate(url: string, built?: string): Promise<void> {
+  await runScript(built === undefined ? 'scripts/migrate.ts' : 'dist/migrate.js', [], { DATABASE_URL: url }, built);
 }
 
 export interface Credentials {
@@ -48,13 +54,15 @@ export interface Credentials {
   password: string;
 }
 
-/** A fresh bench user with a random password (never printed). */
-export async function createUser(url: string): Promise<Credentials> {
+/** A fresh bench user with a random password (never printed); `built` as for `migrate`. */
+export async function createUser(url: string, built?: string): Promise<Credentials> {
   const credentials = { email: 'bench@example.com', password: randomBytes(18).toString('base64url') };
-  await runScript('scripts/create-user.ts', ['--email', credentials.email, '--name', 'Bench'], {
-    DATABASE_URL: url,
-    ADMIN_PASSWORD: credentials.password,
-  });
+  await runScript(
+    built === undefined ? 'scripts/create-user.ts' : 'dist/create-user.js',
+    ['--email', credentials.email, '--name', 'Bench'],
+    { DATABASE_URL: url, ADMIN_PASSWORD: credentials.password },
+    built,
+  );
   return credentials;
 }
 

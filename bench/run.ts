@@ -33,6 +33,7 @@ import { cpuMicros, postgresCpu, postgresCpuDelta } from './measure.js';
 import { fmt, mean, median, table } from './report.js';
 import { findDeepPosition, seedThroughApi } from './seed.js';
 import { postgresEnv, requireBuiltApi, startServer, type RunningServer, type ServerKind } from './servers.js';
+import { enableWalInspect, measureWalPerCreate, postgresSettings, walTable, walTargetLine, type WalRun } from './wal.js';
 
 interface Cell {
   round: number;
@@ -66,6 +67,10 @@ const ONLY_RUNS: readonly MediaRun[] = MEDIA_RUNS.filter((run) => selected(proce
 /** Uploads timed per round of `media-upload` (quick: 3), by BENCH_MEDIA_PARALLEL (4) clients. */
 const UPLOADS = quick ? 3 : Math.floor(envNumber('BENCH_MEDIA_UPLOADS', 12));
 const UPLOAD_PARALLEL = Math.floor(envNumber('BENCH_MEDIA_PARALLEL', 4));
+/** Creates per WAL measurement (bench/wal.ts), per server and round, quick mode too. */
+const WAL_CREATES = Math.floor(envNumber('BENCH_WAL_CREATES', 2000));
+/** The WAL per create step runs with the `create` scenario; BENCH_WAL=0 skips it. */
+const WAL = process.env.BENCH_WAL !== '0' && ONLY.includes('create');
 /** Where the floor's `serveStatic` finds the media files (`<dir>/<id>/<name>`). */
 const floorMediaDir = mkdtempSync(join(tmpdir(), 'margin-bench-media-'));
 onCleanup(() => rmSync(floorMediaDir, { recursive: true, force: true }));
@@ -192,6 +197,35 @@ async function runPostgresCells(
     }
   }
   return cells;
+}
+
+/**
+ * WAL per create (#32): per round, the API and the floor each on a fresh process, WAL_CREATES
+ * creates right after a CHECKPOINT (bench/wal.ts); rows are reset after each.
+ */
+async function runWal(env: Record<string, string>, floorEnv: Record<string, string>, seeded: Seeded, sql: import('postgres').Sql) {
+  const inspect = await enableWalInspect(sql);
+  if (!inspect) say('pg_walinspect is not available: WAL per create is the LSN difference of the whole server only.');
+  const runs: WalRun[] = [];
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    for (const kind of ORDER) {
+      const server = await startServer(kind, kind === 'api' ? env : floorEnv, kind, profileArgs(`${round}-wal-${kind}`));
+      let run: WalRun;
+      try {
+        run = await measureWalPerCreate(sql, { server: kind, baseUrl: server.baseUrl, token: seeded.token }, round, WAL_CREATES, inspect);
+      } finally {
+        await server.stop();
+      }
+      await resetWrites(sql, seeded.cutoff);
+      log(`wal ${round} ${kind}: ${JSON.stringify(run)}`);
+      const own = run.ownBytes === null ? '' : `, ${fmt(run.ownBytes / run.creates)} B in the bench database`;
+      process.stdout.write(
+        `  round ${round} wal-create   ${kind.padEnd(5)} ${fmt(run.lsnBytes / run.creates).padStart(7)} B/create${own}\n`,
+      );
+      runs.push(run);
+    }
+  }
+  return runs;
 }
 
 interface Embedded {
@@ -413,6 +447,22 @@ function uploadTable(runs: UploadRun[]): string {
   return table(['round', '201 / uploads', 'other answers', 'MiB each', 's', 'uploads/s', 'p50/max ms', 'peak RSS MiB'], rows);
 }
 
+/** The figures #32 sets targets for that this run measures, each with `met` or `NOT met`. */
+function targetLines(cells: Cell[], wal: WalRun[]): string[] {
+  const lines = ['Targets (#32):'];
+  if (wal.some((r) => r.server === 'api')) lines.push(`- ${walTargetLine(wal)}`);
+  if (ONLY.includes('content-list')) {
+    const ratios = roundRatios(cells, 'content-list');
+    const value = median(ratios);
+    lines.push(
+      `- content-list API/floor: **${fmt(value, 2)}** (${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}) — ` +
+        `target ≥ 0.80: ${value >= 0.8 ? 'met' : 'NOT met'}`,
+    );
+  }
+  lines.push('- create req/s against an older build: `make bench-ab` (bench/ab.ts).');
+  return lines;
+}
+
 function gitDescription(): string {
   try {
     const sha = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
@@ -434,12 +484,16 @@ async function main(): Promise<void> {
   say(`Server output: ${logFile}`);
 
   const db = await createScratchDatabase(serverUrl);
+  const pgSettings = await postgresSettings(db.sql);
+  say(`PostgreSQL: ${pgSettings}`);
   await migrate(db.url);
   const credentials = await createUser(db.url);
   const env = postgresEnv(db.url, randomBytes(48).toString('base64'));
   const seeded = await seed(env, credentials, db.sql);
 
   const cells = await runPostgresCells(db.url, env, seeded, db.sql);
+  const floorEnv = { DATABASE_URL: db.url, DB_POOL_SIZE: env.DB_POOL_SIZE!, BENCH_MEDIA_DIR: floorMediaDir };
+  const wal = WAL ? await runWal(env, floorEnv, seeded, db.sql) : [];
   const media = await runMedia(env, seeded.token);
   let embedded: Embedded | null = null;
   if (EMBEDDED) {
@@ -448,7 +502,10 @@ async function main(): Promise<void> {
   }
 
   const file = join(resultsDir, `${stamp}.json`);
-  writeFileSync(file, JSON.stringify({ quick, settings, posts: POSTS, rounds: ROUNDS, order: ORDER, cells, media, embedded }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify({ quick, settings, pgSettings, posts: POSTS, rounds: ROUNDS, order: ORDER, cells, wal, media, embedded }, null, 2),
+  );
 
   say();
   say(`## PostgreSQL, ${fmt(POSTS)} posts: API vs floor (medians over cells; ratio is the median of per-round ratios)`);
@@ -456,6 +513,14 @@ async function main(): Promise<void> {
   say(comparisonTable(cells));
   say();
   say(processTable(cells));
+  say();
+  if (wal.length > 0) {
+    say(`## WAL per create on PostgreSQL: ${fmt(WAL_CREATES)} creates per run right after a CHECKPOINT, a fresh process per run`);
+    say();
+    say(walTable(wal));
+    say();
+  }
+  say(targetLines(cells, wal).join('\n'));
   say();
   if (media.uploads.length > 0) {
     say(

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { log, logFile, onCleanup } from './lifecycle.js';
 import { peakRssMiB } from './measure.js';
 
@@ -19,7 +20,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-const ENTRY: Record<ServerKind, string> = { api: 'dist/main.js', floor: 'bench/floor.mjs' };
+/** The API of the checkout a server starts in (its `cwd`); always this checkout's floor. */
+const ENTRY: Record<ServerKind, string> = { api: 'dist/main.js', floor: fileURLToPath(new URL('floor.mjs', import.meta.url)) };
 
 /** Fails early, saying what to run, when the API has not been built. */
 export function requireBuiltApi(): string {
@@ -70,13 +72,15 @@ async function waitHealthy(baseUrl: string, child: ChildProcess, timeoutMs: numb
 /**
  * Starts `node <nodeArgs> <entry>` with exactly `env` (plus PATH, HOST, PORT), output to the log
  * file, and waits for /healthz. The process is killed at exit if the caller has not stopped it.
- * `nodeArgs` is for profiling (`--cpu-prof`, which NODE_OPTIONS refuses).
+ * `nodeArgs` is for profiling (`--cpu-prof`, which NODE_OPTIONS refuses). `cwd` is the checkout
+ * whose build runs (another commit's, in bench/ab.ts); by default this one.
  */
 export async function startServer(
   kind: ServerKind,
   env: Record<string, string>,
   label: string = kind,
   nodeArgs: readonly string[] = [],
+  cwd: string = process.cwd(),
 ): Promise<RunningServer> {
   const port = await freePort();
   const out = openSync(logFile, 'a');
@@ -85,6 +89,7 @@ export async function startServer(
   const child = spawn(process.execPath, [...nodeArgs, ENTRY[kind]], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', out, out],
+    cwd,
   });
   closeSync(out);
   const forget = onCleanup(() => stopChild(child));

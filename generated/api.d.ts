@@ -514,6 +514,113 @@ export interface paths {
         patch: operations["updateMedia"];
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook subscriptions
+         * @description Every subscription, the oldest first, without their secrets. A server holds at most 50, so they come in one answer, without pages.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to post events
+         * @description Creates an enabled subscription and answers it with its signing `secret` (`whsec_…`), which is shown in this answer only: store it, then verify every delivery's `webhook-signature` with it (see the `webhooks` tag for what is sent, how it is signed and retried). Only changes made after this answer are delivered.
+         *
+         *     The `url` must be `https://` or `http://`, without credentials, and (unless the server runs with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`) its host must resolve to public addresses only; it is checked again at every delivery. A URL that breaks these rules is a 422 on `/body/url`. A server holds at most 50 subscriptions: the 51st is a 409 `webhook-limit-reached`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook subscription
+         * @description The subscription without its secret; `enabled` and `disabledReason` say whether events go out and, when the server stopped them, why.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Deletes the subscription, its secret and its delivery log; its pending deliveries are dropped, never sent. An unknown (or already deleted) id is a 404.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, enable, disable a webhook subscription or rotate its secret
+         * @description Changes the properties sent; the others keep their value. `url` follows the same rules as on createWebhook. `enabled: false` stops deliveries (events are still recorded, as pending); `enabled: true` clears `disabledReason` and sends the pending deliveries, in order, starting at once.
+         *
+         *     `rotateSecret: true` generates a new secret and answers it, once, as `secret` (the answer is then a `WebhookSubscriptionWithSecret`; otherwise a `WebhookSubscription`, without a secret). For 24 hours deliveries carry two signatures, one with each secret, so a receiver can move to the new secret without losing an event.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a subscription's deliveries
+         * @description The subscription's delivery log, cursor-paginated, the newest first (ties by id): each event sent or to send, its status, attempts, the receiver's last status code, error and latency. `status` keeps only the deliveries with that status (`failed` finds what to redeliver).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: components["parameters"]["WebhookIdPath"];
+                /** @description The delivery's id (`id` in the delivery log, not its `eventId`). */
+                deliveryId: components["parameters"]["WebhookDeliveryIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Schedules the delivery again, whatever its status, with a new schedule: `status` pending, `attempts` 0, `nextAttemptAt` now, and the full series of retries ahead of it. It carries the same `webhook-id` (`eventId`) and body as before, signed anew with a new `webhook-timestamp`; a receiver that already processed the event recognises it by its id. The last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay until the next attempt. While the subscription is disabled, the delivery waits, pending, until it is enabled again.
+         */
+        post: operations["redeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/content/posts": {
         parameters: {
             query?: never;
@@ -689,7 +796,52 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    postEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A post changed (sent by the server to each subscription's URL)
+         * @description What MarginCMS sends to a subscription's `url` for each event it subscribed to: a POST with the event as JSON and the three Standard Webhooks headers. Verify the signature on the raw body before parsing it, refuse a stale `webhook-timestamp`, and ignore a `webhook-id` already processed. Answer any 2xx within 10 seconds; do slow work after answering.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description The event's id (`msg_` and 32 hex digits), the same on every attempt and redelivery of this event to this subscription, and shown as `eventId` in the delivery log. Receivers record it and ignore an id they have already processed: that makes a retry after a lost answer harmless. */
+                    "webhook-id": components["parameters"]["WebhookIdHeader"];
+                    /**
+                     * @description When this attempt was sent, in whole seconds since the Unix epoch. It is signed: receivers should refuse a timestamp more than about 5 minutes from their clock, so a captured request cannot be replayed later.
+                     * @example 1796547600
+                     */
+                    "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+                    /**
+                     * @description `v1,` followed by the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` (the raw body bytes as received, the three parts joined by `.`), keyed with the secret's bytes (the base64 after `whsec_`, decoded). For 24 hours after a secret is rotated, two signatures are sent, separated by a space (the new secret's first): accept the request when any one matches. Compare in constant time.
+                     * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                     */
+                    "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: components["requestBodies"]["WebhookPayloadBody"];
+            responses: {
+                "2XX": components["responses"]["WebhookReceivedResponse"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ActivityEvent: {
@@ -974,7 +1126,7 @@ export interface components {
          * @description A stable URI naming the kind of problem. Clients branch on it, never on `title` or `detail`.
          * @enum {string}
          */
-        ProblemType: "https://margincms.dev/problems/malformed-request" | "https://margincms.dev/problems/validation-failed" | "https://margincms.dev/problems/unauthorized" | "https://margincms.dev/problems/invalid-credentials" | "https://margincms.dev/problems/invalid-refresh-token" | "https://margincms.dev/problems/not-found" | "https://margincms.dev/problems/method-not-allowed" | "https://margincms.dev/problems/slug-taken" | "https://margincms.dev/problems/idempotency-key-in-flight" | "https://margincms.dev/problems/idempotency-key-reused" | "https://margincms.dev/problems/precondition-failed" | "https://margincms.dev/problems/precondition-required" | "https://margincms.dev/problems/payload-too-large" | "https://margincms.dev/problems/archive-refused" | "https://margincms.dev/problems/unsupported-media-type" | "https://margincms.dev/problems/media-refused" | "https://margincms.dev/problems/media-in-use" | "https://margincms.dev/problems/too-many-attempts" | "https://margincms.dev/problems/rate-limited" | "https://margincms.dev/problems/internal-error" | "https://margincms.dev/problems/not-implemented" | "https://margincms.dev/problems/service-unavailable";
+        ProblemType: "https://margincms.dev/problems/malformed-request" | "https://margincms.dev/problems/validation-failed" | "https://margincms.dev/problems/unauthorized" | "https://margincms.dev/problems/invalid-credentials" | "https://margincms.dev/problems/invalid-refresh-token" | "https://margincms.dev/problems/not-found" | "https://margincms.dev/problems/method-not-allowed" | "https://margincms.dev/problems/slug-taken" | "https://margincms.dev/problems/idempotency-key-in-flight" | "https://margincms.dev/problems/idempotency-key-reused" | "https://margincms.dev/problems/precondition-failed" | "https://margincms.dev/problems/precondition-required" | "https://margincms.dev/problems/payload-too-large" | "https://margincms.dev/problems/archive-refused" | "https://margincms.dev/problems/unsupported-media-type" | "https://margincms.dev/problems/media-refused" | "https://margincms.dev/problems/media-in-use" | "https://margincms.dev/problems/webhook-limit-reached" | "https://margincms.dev/problems/too-many-attempts" | "https://margincms.dev/problems/rate-limited" | "https://margincms.dev/problems/internal-error" | "https://margincms.dev/problems/not-implemented" | "https://margincms.dev/problems/service-unavailable";
         Readiness: {
             /** @constant */
             status: "ready";
@@ -1370,6 +1522,150 @@ export interface components {
              */
             canonicalUrl?: string | null;
         };
+        /** @description A new webhook subscription, enabled from the start. */
+        CreateWebhookRequest: {
+            url: components["schemas"]["WebhookUrl"];
+            /** @description The kinds of event to send; at least one, each once. */
+            events: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description A note for people (what the receiver is).
+             * @default
+             */
+            description?: string;
+        };
+        /** @description What to change; at least one property. Properties left out keep their value. */
+        UpdateWebhookRequest: {
+            url?: components["schemas"]["WebhookUrl"];
+            /** @description The kinds of event to send from now on (replacing the list); deliveries already recorded are still made. */
+            events?: components["schemas"]["WebhookEventType"][];
+            description?: string;
+            /** @description `false` stops deliveries (events are still recorded as pending); `true` resumes them: it clears `disabledReason`, and the pending deliveries go out in order, starting at once. */
+            enabled?: boolean;
+            /** @description `true` generates a new secret and answers it, once, as `secret`. For the next 24 hours every delivery is signed with both the new and the previous secret (two signatures in `webhook-signature`), so a receiver can switch to the new one without losing an event; after that only the new one signs. Rotating again within the 24 hours drops the oldest secret at once. `false` changes nothing. */
+            rotateSecret?: boolean;
+        };
+        /** @description One event to deliver to one subscription, and how its attempts went. */
+        WebhookDelivery: {
+            id: components["schemas"]["WebhookDeliveryId"];
+            eventId: components["schemas"]["WebhookEventId"];
+            eventType: components["schemas"]["WebhookEventType"];
+            postId: components["schemas"]["PostId"];
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Attempts made so far (since the last redelivery). */
+            attempts: number;
+            /** @description When the next attempt is due; null unless `pending`. */
+            nextAttemptAt: components["schemas"]["Timestamp"] | null;
+            /** @description When the last attempt started; null before the first. */
+            lastAttemptAt: components["schemas"]["Timestamp"] | null;
+            /** @description The HTTP status the receiver answered the last attempt with; null before the first attempt, or when no answer came. */
+            responseStatus: number | null;
+            /** @description Why the last attempt failed, for people: `timed out after 10 s`, `connection refused`, `redirect not followed`, `address 10.0.0.1 is not public`, `HTTP 503`. Null when it succeeded or before the first attempt. */
+            error: string | null;
+            /** @description Milliseconds from sending the last attempt to its answer's status line; null before the first attempt, or when no answer came. */
+            latencyMs: number | null;
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A delivery's id, a ULID (26 characters, Crockford base32), assigned by the server. Not the `webhook-id` header: that is the delivery's `eventId`.
+         * @example 01JEX2N4Q6S8V0X2Z4B6D8F0GH
+         */
+        WebhookDeliveryId: string;
+        /** @description One page of a subscription's deliveries, the newest first. */
+        WebhookDeliveryPage: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: components["schemas"]["Cursor"] | null;
+        };
+        /**
+         * @description `pending`: not yet answered with a 2xx and attempts remain (or waiting for an earlier delivery, or for the subscription to be enabled again); `succeeded`: an attempt got a 2xx answer; `failed`: the last attempt failed, and the subscription was disabled.
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed";
+        /**
+         * @description The event's id, sent as the `webhook-id` header: `msg_` and 32 lowercase hex digits. It is the same for every attempt and every redelivery of the event to a subscription, so receivers dedupe by it.
+         * @example msg_56b9631b4884243bf983defa741a8337
+         */
+        WebhookEventId: string;
+        /**
+         * @description What happened to a post:
+         *
+         *     - `post.published`: a post became published, whoever published it: an edit or a restore, the
+         *       scheduler at its `publishAt`, a bulk action or an import.
+         *
+         *     - `post.unpublished`: a published post became a draft or was archived.
+         *     - `post.updated`: a published post changed and stayed published (its `publishedAt` may still
+         *       be ahead, when it was published with a future date).
+         *
+         *     - `post.deleted`: a post of any status was deleted.
+         *
+         *     Changes to drafts, scheduled and archived posts send nothing but `post.deleted`.
+         * @enum {string}
+         */
+        WebhookEventType: "post.published" | "post.unpublished" | "post.updated" | "post.deleted";
+        /**
+         * @description A webhook subscription's id, a ULID (26 characters, Crockford base32), assigned by the server.
+         * @example 01JEWB4K7Q2M9X3T5V8N6R1HZA
+         */
+        WebhookId: string;
+        /** @description The JSON body of every webhook request: what happened, when, and the post as the Content API shows it (`ContentPost`, without `html`), whatever its status. */
+        WebhookPayload: {
+            type: components["schemas"]["WebhookEventType"];
+            /** @description When the change was made (for the scheduler, the instant it published the post); not when it was delivered. */
+            timestamp: components["schemas"]["Timestamp"];
+            data: {
+                /** @description The post just after the change, in the Content API's shape; for `post.deleted`, as it was just before it was deleted. `publishedAt` is the post's first publication, kept when it is unpublished; for a post never published (a draft deleted), it is its `publishAt` when it was scheduled, else the event's `timestamp`. */
+                post: components["schemas"]["ContentPost"];
+            };
+        };
+        /**
+         * @description The signing secret: `whsec_` followed by the base64 of 32 random bytes. The HMAC key is those bytes (the base64 after `whsec_`, decoded), as the Standard Webhooks libraries expect. It is shown only in the answer that created it (createWebhook, or updateWebhook with `rotateSecret: true`); store it then, it cannot be read again.
+         * @example whsec_iI3FlKeccAiLL2YqinBaHmH7QpKZbM4EhBNzUiZvRNM=
+         */
+        WebhookSecret: string;
+        /** @description A webhook subscription, without its secret. */
+        WebhookSubscription: {
+            id: components["schemas"]["WebhookId"];
+            url: components["schemas"]["WebhookUrl"];
+            /** @description The kinds of event sent to `url`; any other is not. */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description A note for people (what the receiver is); empty when not given. */
+            description: string;
+            /** @description Whether events are delivered. A disabled subscription still records its events as pending deliveries; they go out, in order, once it is enabled again. */
+            enabled: boolean;
+            /**
+             * @description Why the server disabled the subscription: after a delivery's last attempt failed. Null while it is enabled, and when a user disabled it.
+             * @example Disabled at 2026-12-06T10:00:00.000Z after the delivery msg_56b9631b4884243bf983defa741a8337 failed 8 attempts over 27 hours; the last answer was HTTP 500.
+             */
+            disabledReason: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /** @description Every webhook subscription, the oldest first (at most 50, the server's limit, so in one answer). */
+        WebhookSubscriptionList: {
+            items: components["schemas"]["WebhookSubscription"][];
+        };
+        /** @description A webhook subscription with its signing secret, as answered once when it is created and when its secret is rotated: the properties of `WebhookSubscription`, and `secret`. Keep the secret: it is never shown again. */
+        WebhookSubscriptionWithSecret: {
+            id: components["schemas"]["WebhookId"];
+            url: components["schemas"]["WebhookUrl"];
+            /** @description The kinds of event sent to `url`; any other is not. */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description A note for people (what the receiver is); empty when not given. */
+            description: string;
+            /** @description Whether events are delivered (see `WebhookSubscription.enabled`). */
+            enabled: boolean;
+            /** @description Why the server disabled the subscription (see `WebhookSubscription.disabledReason`); null while it is enabled. */
+            disabledReason: string | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+            secret: components["schemas"]["WebhookSecret"];
+        };
+        /**
+         * Format: uri
+         * @description Where events are POSTed: an absolute `https://` or `http://` URL, without credentials (`user:password@`) and without a fragment. By default its host must resolve only to public addresses: not loopback, private (RFC 1918, unique local), link-local, cloud metadata (169.254.169.254), carrier-grade NAT, multicast or unspecified. The server checks it when the subscription is saved and again, by resolving the name anew, at every delivery, so a name that later points inside the network is refused then (the attempt fails with `error` saying so). A server run with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` (self-hosted setups, tests) also accepts private and loopback targets.
+         * @example https://api.netlify.com/build_hooks/5f3c2a1b9e8d7c6b5a4f3e2d
+         */
+        WebhookUrl: string;
     };
     responses: {
         /** @description One page of the activity log, newest first. */
@@ -2059,6 +2355,111 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationProblem"];
             };
         };
+        /** @description The subscription was created, enabled; its `secret` is in this answer only. Events from now on are delivered to it (earlier changes are not). */
+        WebhookCreatedResponse: {
+            headers: {
+                Location: components["headers"]["WebhookLocation"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionWithSecret"];
+            };
+        };
+        /** @description The subscription is gone, with its secret and its delivery log; its pending deliveries are dropped, and an attempt already under way is the last. */
+        WebhookDeletedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description No webhook subscription has this id, or it has no delivery with this id. */
+        WebhookDeliveryNotFoundResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description One page of the subscription's deliveries, the newest first. */
+        WebhookDeliveryPageResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryPage"];
+            };
+        };
+        /** @description The server already has 50 subscriptions, its limit (`webhook-limit-reached`); nothing was created. Delete one first. A 409 rather than a 422: the request is valid, the server's state refuses it. */
+        WebhookLimitReachedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Every webhook subscription, the oldest first. */
+        WebhookListResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionList"];
+            };
+        };
+        /** @description No webhook subscription has this id. */
+        WebhookNotFoundResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Any 2xx status within 10 seconds is a success, whatever the body (which is read no further than needed and ignored). Anything else, or no answer in time, fails the attempt. */
+        WebhookReceivedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The delivery is pending again with a new schedule: `attempts` 0, `nextAttemptAt` now; it keeps its `eventId`, so a receiver that already processed the event can recognise it. */
+        WebhookRedeliveryAcceptedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookDelivery"];
+            };
+        };
+        /** @description The subscription, without its secret. */
+        WebhookResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookSubscription"];
+            };
+        };
+        /** @description The subscription after the change: with its new `secret` (shown this once) when `rotateSecret` was true, without a secret otherwise. */
+        WebhookUpdatedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookSubscription"] | components["schemas"]["WebhookSubscriptionWithSecret"];
+            };
+        };
+        /** @description The body breaks the schema or a rule of the URL: `errors` lists every failing field (`/body/url` for a URL that is not `https://` or `http://`, carries credentials or resolves to an address that is not public; `/body/events` for an empty or repeated list or an unknown event; `/body` for an empty update). */
+        WebhookValidationFailedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ValidationProblem"];
+            };
+        };
     };
     parameters: {
         /** @description Only events about this post (its events outlive it). */
@@ -2125,6 +2526,24 @@ export interface components {
         MediaFilePath: string;
         /** @description The media's id. */
         MediaIdPath: components["schemas"]["MediaId"];
+        /** @description The delivery's id (`id` in the delivery log, not its `eventId`). */
+        WebhookDeliveryIdPath: components["schemas"]["WebhookDeliveryId"];
+        /** @description Only deliveries with this status. */
+        WebhookDeliveryStatusFilter: components["schemas"]["WebhookDeliveryStatus"];
+        /** @description The event's id (`msg_` and 32 hex digits), the same on every attempt and redelivery of this event to this subscription, and shown as `eventId` in the delivery log. Receivers record it and ignore an id they have already processed: that makes a retry after a lost answer harmless. */
+        WebhookIdHeader: components["schemas"]["WebhookEventId"];
+        /** @description The webhook subscription's id. */
+        WebhookIdPath: components["schemas"]["WebhookId"];
+        /**
+         * @description `v1,` followed by the base64 of the HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` (the raw body bytes as received, the three parts joined by `.`), keyed with the secret's bytes (the base64 after `whsec_`, decoded). For 24 hours after a secret is rotated, two signatures are sent, separated by a space (the new secret's first): accept the request when any one matches. Compare in constant time.
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        WebhookSignatureHeader: string;
+        /**
+         * @description When this attempt was sent, in whole seconds since the Unix epoch. It is signed: receivers should refuse a timestamp more than about 5 minutes from their clock, so a captured request cannot be replayed later.
+         * @example 1796547600
+         */
+        WebhookTimestampHeader: string;
     };
     requestBodies: {
         BulkPostsBody: {
@@ -2182,6 +2601,22 @@ export interface components {
                 "image/avif": components["schemas"]["MediaImage"];
                 "image/gif": components["schemas"]["MediaImage"];
                 "multipart/form-data": components["schemas"]["MediaUploadForm"];
+            };
+        };
+        CreateWebhookBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        UpdateWebhookBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        /** @description The event, as JSON (`Content-Type: application/json`, UTF-8). */
+        WebhookPayloadBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPayload"];
             };
         };
     };
@@ -2277,6 +2712,11 @@ export interface components {
          * @example /api/v1/media/k7xq2m4vtn3bz6rhw5pjd2yc4a
          */
         MediaLocation: string;
+        /**
+         * @description The created subscription's URL in this API.
+         * @example /api/v1/webhooks/01JEWB4K7Q2M9X3T5V8N6R1HZA
+         */
+        WebhookLocation: string;
     };
     pathItems: never;
 }
@@ -2925,6 +3365,156 @@ export interface operations {
             404: components["responses"]["MediaNotFoundResponse"];
             413: components["responses"]["PayloadTooLargeResponse"];
             422: components["responses"]["UpdateMediaValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookListResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["CreateWebhookBody"];
+        responses: {
+            201: components["responses"]["WebhookCreatedResponse"];
+            400: components["responses"]["MalformedRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            409: components["responses"]["WebhookLimitReachedResponse"];
+            413: components["responses"]["PayloadTooLargeResponse"];
+            422: components["responses"]["WebhookValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["WebhookNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["WebhookDeletedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["WebhookNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["UpdateWebhookBody"];
+        responses: {
+            200: components["responses"]["WebhookUpdatedResponse"];
+            400: components["responses"]["MalformedRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["WebhookNotFoundResponse"];
+            413: components["responses"]["PayloadTooLargeResponse"];
+            422: components["responses"]["WebhookValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries with this status. */
+                status?: components["parameters"]["WebhookDeliveryStatusFilter"];
+                /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["CursorQuery"];
+            };
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookDeliveryPageResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["WebhookNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    redeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook subscription's id. */
+                id: components["parameters"]["WebhookIdPath"];
+                /** @description The delivery's id (`id` in the delivery log, not its `eventId`). */
+                deliveryId: components["parameters"]["WebhookDeliveryIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: components["responses"]["WebhookRedeliveryAcceptedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["WebhookDeliveryNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
         };

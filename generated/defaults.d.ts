@@ -7,8 +7,10 @@
 export interface RequestDefaults {
   bulkPosts: { query: never; body: never };
   createPost: { query: never; body: "body" | "excerpt" | "status" | "tags" };
+  createWebhook: { query: never; body: "description" };
   deleteMedia: { query: "force"; body: never };
   deletePost: { query: never; body: never };
+  deleteWebhook: { query: never; body: never };
   exportPost: { query: never; body: never };
   exportSite: { query: "layout"; body: never };
   getAtomFeed: { query: never; body: never };
@@ -25,6 +27,7 @@ export interface RequestDefaults {
   getRssFeed: { query: never; body: never };
   getSitemap: { query: never; body: never };
   getStats: { query: never; body: never };
+  getWebhook: { query: never; body: never };
   importSite: { query: "mode"; body: never };
   listActivity: { query: "limit"; body: never };
   listContentPosts: { query: "limit"; body: never };
@@ -33,13 +36,17 @@ export interface RequestDefaults {
   listPosts: { query: "limit"; body: never };
   listRevisions: { query: "limit"; body: never };
   listTags: { query: never; body: never };
+  listWebhookDeliveries: { query: "limit"; body: never };
+  listWebhooks: { query: never; body: never };
   login: { query: never; body: never };
   logout: { query: never; body: never };
   logoutAll: { query: never; body: never };
+  redeliverWebhookDelivery: { query: never; body: never };
   refreshTokens: { query: never; body: never };
   renderPreview: { query: never; body: never };
   restoreRevision: { query: never; body: never };
   updateMedia: { query: never; body: never };
   updatePost: { query: never; body: never };
+  updateWebhook: { query: never; body: never };
   uploadMedia: { query: never; body: never };
 }

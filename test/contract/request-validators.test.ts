@@ -29,6 +29,7 @@ describe('request validators', () => {
       'getReadiness',
       'getStats',
       'listTags',
+      'listWebhooks',
       'logoutAll',
     ]);
     // What the app hands over for such an operation: no path parameters (its path has none), the

@@ -6,8 +6,10 @@ import { DbSession, withConnection, type Database, type DrizzleKind, type StoreS
 import { domainErrorFor, UNAVAILABLE_RETRY_AFTER_SECONDS } from './driver/pg-errors.js';
 import { DrizzleBlobStore } from './repositories/blob-store.js';
 import { DrizzleMediaRepository } from './repositories/media-repository.js';
+import { DrizzlePreviewLinkRepository } from './repositories/preview-link-repository.js';
 import { DrizzleUnitOfWork, transactionalRepositories } from './repositories/unit-of-work.js';
 import { DrizzleUserRepository } from './repositories/user-repository.js';
+import { DrizzleWebhookRepository } from './repositories/webhook-repository.js';
 
 export interface DrizzleStoreOptions {
   /**
@@ -37,6 +39,8 @@ export function createDrizzleStore(db: Database, kind: DrizzleKind, options: Dri
     unitOfWork: new DrizzleUnitOfWork(db, state),
     media: new DrizzleMediaRepository(session),
     blobs: new DrizzleBlobStore(session),
+    webhooks: new DrizzleWebhookRepository(session),
+    previewLinks: new DrizzlePreviewLinkRepository(session),
     async ping() {
       try {
         await withConnection(state, () => db.execute(sql`select 1`));

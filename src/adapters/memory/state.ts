@@ -6,6 +6,8 @@ import type { StoredResponse } from '../../domain/ports/idempotency-store.js';
 import type { RefreshToken } from '../../domain/ports/refresh-token-repository.js';
 import type { Revision } from '../../domain/ports/revision-repository.js';
 import type { User } from '../../domain/ports/user-repository.js';
+import type { PreviewLink } from '../../domain/preview-links.js';
+import type { WebhookDelivery, WebhookEvent, WebhookSubscription } from '../../domain/webhooks.js';
 
 interface IdempotencyRecord {
   fingerprint: string;
@@ -19,6 +21,14 @@ interface IdempotencyRecord {
   response: StoredResponse | null;
   /** What a multi-step request saved so far (see the port). */
   progress: string | null;
+}
+
+/** A delivery as the memory store keeps it: its place in its subscription's queue, and its claim. */
+export interface StoredDelivery extends WebhookDelivery {
+  /** Orders the deliveries as the writes that made them (`webhook_deliveries.seq`). */
+  seq: number;
+  /** Epoch ms until which a worker's claim holds it; null when no claim does. */
+  leaseUntil: number | null;
 }
 
 /** Every table of the memory store. Only plain data, so `structuredClone` copies it. */
@@ -39,6 +49,13 @@ export interface MemoryData {
   loginAddresses: Map<string, number>;
   /** key → its rate-limit window: hits counted, and its end in epoch ms. */
   rateWindows: Map<string, { hits: number; endsAt: number }>;
+  webhooks: Map<string, WebhookSubscription>;
+  /** The outbox: events, and their deliveries by id. Written by the post writes (post-triggers.ts). */
+  webhookEvents: Map<string, WebhookEvent>;
+  deliveries: Map<string, StoredDelivery>;
+  /** The last `seq` given to a delivery. */
+  deliverySeq: number;
+  previewLinks: Map<string, PreviewLink>;
 }
 
 function emptyData(): MemoryData {
@@ -53,6 +70,11 @@ function emptyData(): MemoryData {
     loginFailureSeq: 0,
     loginAddresses: new Map(),
     rateWindows: new Map(),
+    webhooks: new Map(),
+    webhookEvents: new Map(),
+    deliveries: new Map(),
+    deliverySeq: 0,
+    previewLinks: new Map(),
   };
 }
 

@@ -3,6 +3,7 @@ import { MemoryActivityLog } from './activity-log.js';
 import { MemoryIdempotencyStore } from './idempotency-store.js';
 import { MemoryLoginAttemptRepository } from './login-attempt-repository.js';
 import { MemoryPostRepository } from './post-repository.js';
+import { withPostTriggers } from './post-triggers.js';
 import { MemoryRateLimitCounter } from './rate-limit-counter.js';
 import { MemoryRefreshTokenRepository } from './refresh-token-repository.js';
 import { MemoryRevisionRepository } from './revision-repository.js';
@@ -10,7 +11,8 @@ import type { MemoryData, MemoryDatabase, Session } from './state.js';
 
 export function transactionalRepositories(session: Session): TransactionalRepositories {
   return {
-    posts: new MemoryPostRepository(session),
+    // Its writes run the webhook outbox and the preview links' cascade (post-triggers.ts).
+    posts: new MemoryPostRepository(withPostTriggers(session)),
     revisions: new MemoryRevisionRepository(session),
     activity: new MemoryActivityLog(session),
     idempotency: new MemoryIdempotencyStore(session),

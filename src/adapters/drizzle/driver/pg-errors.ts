@@ -6,7 +6,14 @@
  * names the violated constraint `constraint_name`, PGlite names it `constraint`. Connection
  * failures carry a Node or postgres.js code (`ECONNREFUSED`, `CONNECT_TIMEOUT`) instead.
  */
-import { DuplicateIdError, SlugTakenError, UnavailableError, VersionConflictError, type DomainError } from '../../../domain/errors.js';
+import {
+  DuplicateIdError,
+  NotFoundError,
+  SlugTakenError,
+  UnavailableError,
+  VersionConflictError,
+  type DomainError,
+} from '../../../domain/errors.js';
 
 /** What the failing call was about, so that the domain error can name it. */
 export interface PgErrorContext {
@@ -15,6 +22,10 @@ export interface PgErrorContext {
   eventId?: string;
   slug?: string;
   version?: number;
+  /** A preview link's token hash, unique beside its id. */
+  tokenHash?: string;
+  /** The post a row refers to (a preview link's). */
+  postId?: string;
 }
 
 /** The fields of a database error we look at, whichever driver raised it. */
@@ -27,6 +38,7 @@ export interface PgErrorInfo {
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
 
 type Mapper = (ctx: PgErrorContext, cause: unknown) => DomainError;
 
@@ -41,10 +53,20 @@ const UNIQUE_CONSTRAINTS: Readonly<Record<string, Mapper>> = {
   users_pkey: duplicateId,
   refresh_tokens_pkey: duplicateId,
   refresh_tokens_token_hash_key: duplicateId,
+  webhook_subscriptions_pkey: duplicateId,
+  preview_links_pkey: duplicateId,
+  preview_links_token_hash_key: (ctx) => new DuplicateIdError(ctx.tokenHash ?? ''),
+};
+
+/** 23503 by constraint name: a row referring to one that does not exist. */
+const FOREIGN_KEY_CONSTRAINTS: Readonly<Record<string, Mapper>> = {
+  preview_links_post_fkey: (ctx) => new NotFoundError('post', ctx.postId ?? ''),
 };
 
 /** The constraints whose unique violations become domain errors (a test checks they exist). */
 export const MAPPED_UNIQUE_CONSTRAINTS: readonly string[] = Object.keys(UNIQUE_CONSTRAINTS);
+/** The foreign keys whose violations become domain errors (a test checks they exist). */
+export const MAPPED_FOREIGN_KEYS: readonly string[] = Object.keys(FOREIGN_KEY_CONSTRAINTS);
 
 /** SQLSTATEs meaning "try again later": the statement or the connection, not the request, failed. */
 function isTransientSqlState(code: string): boolean {
@@ -154,8 +176,13 @@ function isConnectionFailure(error: unknown): boolean {
 export function domainErrorFor(error: unknown, ctx: PgErrorContext = {}): DomainError | null {
   const info = pgErrorInfo(error);
   if (info !== null) {
-    if (info.code === UNIQUE_VIOLATION && info.constraint !== undefined) {
-      const map = UNIQUE_CONSTRAINTS[info.constraint];
+    if (info.constraint !== undefined) {
+      const map =
+        info.code === UNIQUE_VIOLATION
+          ? UNIQUE_CONSTRAINTS[info.constraint]
+          : info.code === FOREIGN_KEY_VIOLATION
+            ? FOREIGN_KEY_CONSTRAINTS[info.constraint]
+            : undefined;
       if (map) return map(ctx, error);
     }
     if (isTransientSqlState(info.code)) return unavailable(error);

@@ -1,0 +1,343 @@
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { decodeCursor, encodeCursor } from '../../../domain/cursor.js';
+import { NotFoundError } from '../../../domain/errors.js';
+import { checkedBatchLimit, checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
+import type { Post, PostStatus } from '../../../domain/post.js';
+import {
+  DELIVERY_POSITION,
+  deliveryCursorScope,
+  type DeliveryQuery,
+  type WebhookRepository,
+} from '../../../domain/ports/webhook-repository.js';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  DeliveryStatus,
+  WebhookChanges,
+  WebhookDelivery,
+  WebhookEvent,
+  WebhookEventType,
+  WebhookSubscription,
+} from '../../../domain/webhooks.js';
+import { type Database, type DbSession } from '../driver/database.js';
+import { webhookDeliveries, webhookEvents, webhookSubscriptions } from '../schema/schema.js';
+import { coverOf, seoOf } from './post-repository.js';
+
+type SubscriptionRow = typeof webhookSubscriptions.$inferSelect;
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+type EventRow = typeof webhookEvents.$inferSelect;
+
+function toSubscription(row: SubscriptionRow): WebhookSubscription {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events as WebhookEventType[],
+    description: row.description,
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    secret: row.secret,
+    previousSecret:
+      row.previousSecret === null || row.previousSecretExpiresAt === null
+        ? null
+        : { secret: row.previousSecret, expiresAt: row.previousSecretExpiresAt },
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function subscriptionRow(s: WebhookSubscription): typeof webhookSubscriptions.$inferInsert {
+  return {
+    id: s.id,
+    url: s.url,
+    events: [...s.events],
+    description: s.description,
+    enabled: s.enabled,
+    disabledReason: s.disabledReason,
+    secret: s.secret,
+    previousSecret: s.previousSecret?.secret ?? null,
+    previousSecretExpiresAt: s.previousSecret?.expiresAt ?? null,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+/** The columns an update sets: the changes given, `updatedAt`, and nothing else. */
+function changesRow(changes: WebhookChanges, at: Date): Partial<typeof webhookSubscriptions.$inferInsert> {
+  return {
+    ...(changes.url !== undefined ? { url: changes.url } : {}),
+    ...(changes.events !== undefined ? { events: [...changes.events] } : {}),
+    ...(changes.description !== undefined ? { description: changes.description } : {}),
+    ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+    ...(changes.disabledReason !== undefined ? { disabledReason: changes.disabledReason } : {}),
+    ...(changes.secret !== undefined ? { secret: changes.secret } : {}),
+    ...(changes.previousSecret !== undefined
+      ? { previousSecret: changes.previousSecret?.secret ?? null, previousSecretExpiresAt: changes.previousSecret?.expiresAt ?? null }
+      : {}),
+    updatedAt: at,
+  };
+}
+
+function toDelivery(row: DeliveryRow): WebhookDelivery {
+  return {
+    id: row.id,
+    subscriptionId: row.subscriptionId,
+    eventId: row.eventId,
+    eventType: row.eventType as WebhookEventType,
+    postId: row.postId,
+    status: row.status as DeliveryStatus,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    lastAttemptAt: row.lastAttemptAt,
+    responseStatus: row.responseStatus,
+    error: row.error,
+    latencyMs: row.latencyMs,
+    createdAt: row.createdAt,
+  };
+}
+
+/** A timestamp of the posts row's JSON (`to_jsonb` writes ISO 8601 with an offset), or null. */
+function instantOf(value: unknown): Date | null {
+  return typeof value === 'string' ? new Date(value) : null;
+}
+
+/**
+ * The post of an event: the `posts` row as the trigger `webhook_outbox` wrote it (`to_jsonb`, so
+ * snake_case columns, timestamps as strings), as a domain `Post`.
+ */
+export function postOfRowJson(json: unknown): Post {
+  const row = json as Record<string, unknown>;
+  const text = (key: string) => row[key] as string;
+  const nullableText = (key: string) => (row[key] ?? null) as string | null;
+  return {
+    id: text('id'),
+    title: text('title'),
+    slug: text('slug'),
+    excerpt: text('excerpt'),
+    body: text('body'),
+    tags: [...(row.tags as string[])],
+    status: text('status') as PostStatus,
+    version: row.version as number,
+    wordCount: row.word_count as number,
+    createdAt: instantOf(row.created_at)!,
+    updatedAt: instantOf(row.updated_at)!,
+    publishedAt: instantOf(row.published_at),
+    publishAt: instantOf(row.publish_at),
+    coverImage: coverOf({ coverMediaId: nullableText('cover_media_id'), coverAlt: nullableText('cover_alt') }),
+    seo: seoOf({
+      seoTitle: nullableText('seo_title'),
+      seoDescription: nullableText('seo_description'),
+      seoCanonicalUrl: nullableText('seo_canonical_url'),
+    }),
+  };
+}
+
+function toEvent(row: EventRow): WebhookEvent {
+  return { id: row.id, type: row.type as WebhookEventType, postId: row.postId, occurredAt: row.occurredAt, post: postOfRowJson(row.post) };
+}
+
+const iso = (d: Date) => d.toISOString();
+
+/**
+ * The ids of the deliveries a claim at `now` takes, locked (`FOR UPDATE SKIP LOCKED`): each
+ * subscription's oldest pending delivery, when its subscription is enabled, it is due (never
+ * attempted, or its retry time has come) and no unexpired claim holds it. Every condition on the
+ * row is in this WHERE, so that PostgreSQL rechecks it (EvalPlanQual) on a row another
+ * transaction updated since this statement's snapshot: a delivery just claimed elsewhere has a
+ * lease then, and is left alone.
+ */
+function claimable(now: Date, limit: number): SQL {
+  const d = sql.raw('d');
+  return sql`SELECT ${d}.id FROM ${webhookDeliveries} ${d}
+    WHERE ${d}.status = 'pending'
+      AND (${d}.attempts = 0 OR ${d}.next_attempt_at <= ${iso(now)}::timestamptz)
+      AND (${d}.lease_until IS NULL OR ${d}.lease_until <= ${iso(now)}::timestamptz)
+      AND ${d}.seq = (SELECT min(q.seq) FROM ${webhookDeliveries} q WHERE q.subscription_id = ${d}.subscription_id AND q.status = 'pending')
+      AND EXISTS (SELECT 1 FROM ${webhookSubscriptions} s WHERE s.id = ${d}.subscription_id AND s.enabled)
+    ORDER BY ${d}.seq
+    LIMIT ${limit}
+    FOR UPDATE OF ${d} SKIP LOCKED`;
+}
+
+/** `claim` as one statement: the UPDATE of the deliveries taken, joined with their events and subscriptions. */
+function claimStatement(db: Database, now: Date, leaseUntil: Date, limit: number) {
+  const c = db.$with('c').as(
+    db
+      .update(webhookDeliveries)
+      .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: now, leaseUntil })
+      .where(sql`${webhookDeliveries.id} IN (${claimable(now, limit)})`)
+      .returning(),
+  );
+  return db
+    .with(c)
+    .select()
+    .from(c)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, c.eventId))
+    .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.id, c.subscriptionId))
+    .orderBy(asc(c.seq));
+}
+
+/** The claim `settle` needs still holding: pending, the same attempt, the same lease. */
+function heldBy(claimed: ClaimedDelivery): SQL | undefined {
+  const t = webhookDeliveries;
+  return and(
+    eq(t.id, claimed.delivery.id),
+    eq(t.status, 'pending'),
+    eq(t.attempts, claimed.delivery.attempts),
+    eq(t.leaseUntil, claimed.leaseUntil),
+  );
+}
+
+/** What `settle` writes on the delivery for `outcome`. */
+function settledRow(outcome: AttemptOutcome): Partial<typeof webhookDeliveries.$inferInsert> {
+  const status: DeliveryStatus = outcome.ok ? 'succeeded' : outcome.retryAt !== null ? 'pending' : 'failed';
+  return {
+    status,
+    nextAttemptAt: status === 'pending' ? outcome.retryAt : null,
+    leaseUntil: null,
+    responseStatus: outcome.responseStatus,
+    error: outcome.error,
+    latencyMs: outcome.latencyMs,
+  };
+}
+
+export class DrizzleWebhookRepository implements WebhookRepository {
+  constructor(private readonly session: DbSession) {}
+
+  async create(subscription: WebhookSubscription): Promise<WebhookSubscription> {
+    const rows = await this.session.run((db) => db.insert(webhookSubscriptions).values(subscriptionRow(subscription)).returning(), {
+      id: subscription.id,
+    });
+    return toSubscription(rows[0]!);
+  }
+
+  async get(id: string): Promise<WebhookSubscription | null> {
+    const rows = await this.session.run((db) => db.select().from(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)));
+    return rows[0] === undefined ? null : toSubscription(rows[0]);
+  }
+
+  async list(): Promise<WebhookSubscription[]> {
+    const rows = await this.session.run((db) =>
+      db.select().from(webhookSubscriptions).orderBy(asc(webhookSubscriptions.createdAt), asc(webhookSubscriptions.id)),
+    );
+    return rows.map(toSubscription);
+  }
+
+  async count(): Promise<number> {
+    const rows = await this.session.run((db) => db.select({ n: count() }).from(webhookSubscriptions));
+    return rows[0]?.n ?? 0;
+  }
+
+  async update(id: string, changes: WebhookChanges, at: Date): Promise<WebhookSubscription> {
+    const rows = await this.session.run((db) =>
+      db.update(webhookSubscriptions).set(changesRow(changes, at)).where(eq(webhookSubscriptions.id, id)).returning(),
+    );
+    if (rows[0] === undefined) throw new NotFoundError('webhook', id);
+    return toSubscription(rows[0]);
+  }
+
+  /** Its deliveries go with it (the foreign key cascades); their events stay until `purge`. */
+  async delete(id: string): Promise<void> {
+    const rows = await this.session.run((db) =>
+      db.delete(webhookSubscriptions).where(eq(webhookSubscriptions.id, id)).returning({ id: webhookSubscriptions.id }),
+    );
+    if (rows.length === 0) throw new NotFoundError('webhook', id);
+  }
+
+  async deliveries(subscriptionId: string, query: DeliveryQuery): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }> {
+    const limit = checkedPageLimit(query.limit);
+    const t = webhookDeliveries;
+    const scope = deliveryCursorScope(subscriptionId, query.status);
+    let after: SQL | undefined;
+    if (hasCursor(query.cursor)) {
+      const [at, id] = decodeCursor(query.cursor, scope, DELIVERY_POSITION) as [string, string];
+      after = sql`(${t.createdAt}, ${t.id}) < (${at}::timestamptz, ${id})`;
+    }
+    const rows = await this.session.run((db) =>
+      db
+        .select()
+        .from(t)
+        .where(and(eq(t.subscriptionId, subscriptionId), query.status === undefined ? undefined : eq(t.status, query.status), after))
+        .orderBy(desc(t.createdAt), desc(t.id))
+        .limit(limit + 1),
+    );
+    return pageOf(rows.map(toDelivery), limit, (last) => encodeCursor(scope, [last.createdAt.toISOString(), last.id]));
+  }
+
+  async getDelivery(subscriptionId: string, id: string): Promise<WebhookDelivery | null> {
+    const t = webhookDeliveries;
+    const rows = await this.session.run((db) =>
+      db
+        .select()
+        .from(t)
+        .where(and(eq(t.id, id), eq(t.subscriptionId, subscriptionId))),
+    );
+    return rows[0] === undefined ? null : toDelivery(rows[0]);
+  }
+
+  async claim(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+    checkedBatchLimit(limit);
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const rows = await this.session.run((db) => claimStatement(db, now, leaseUntil, limit));
+    return rows.map((row) => ({
+      delivery: toDelivery(row.c),
+      event: toEvent(row.webhook_events),
+      subscription: toSubscription(row.webhook_subscriptions),
+      leaseUntil: row.c.leaseUntil ?? leaseUntil,
+    }));
+  }
+
+  /**
+   * One statement, guarded by the claim: the delivery's UPDATE and, when it gives up, the
+   * subscription's (a CTE reading the delivery's RETURNING row, so nothing is disabled when the
+   * claim was lost).
+   */
+  async settle(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<boolean> {
+    const d = webhookDeliveries;
+    const s = webhookSubscriptions;
+    const rows = await this.session.run((db) => {
+      const settled = db
+        .$with('settled')
+        .as(db.update(d).set(settledRow(outcome)).where(heldBy(claimed)).returning({ subscriptionId: d.subscriptionId, status: d.status }));
+      const disabled = db.$with('disabled').as(
+        db
+          .update(s)
+          .set({ enabled: false, disabledReason: outcome.disableReason ?? null, updatedAt: outcome.at })
+          .where(inArray(s.id, db.select({ id: settled.subscriptionId }).from(settled).where(eq(settled.status, 'failed'))))
+          .returning({ id: s.id }),
+      );
+      return db.with(settled, disabled).select({ status: settled.status }).from(settled);
+    });
+    return rows.length > 0;
+  }
+
+  /** Its `seq` stays: it goes back to its place in its subscription's order. */
+  async redeliver(subscriptionId: string, id: string, now: Date): Promise<WebhookDelivery> {
+    const t = webhookDeliveries;
+    const rows = await this.session.run((db) =>
+      db
+        .update(t)
+        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseUntil: null })
+        .where(and(eq(t.id, id), eq(t.subscriptionId, subscriptionId)))
+        .returning(),
+    );
+    if (rows[0] === undefined) throw new NotFoundError('delivery', id);
+    return toDelivery(rows[0]);
+  }
+
+  /** Two statements: the deliveries, then the events none refers to (a statement sees no deletion of its own CTEs). */
+  async purge(before: Date, limit: number): Promise<number> {
+    const batch = checkedBatchLimit(limit);
+    const d = webhookDeliveries;
+    const e = webhookEvents;
+    const deleted = await this.session.run((db) =>
+      db
+        .delete(d)
+        .where(
+          sql`${d.id} IN (SELECT x.id FROM ${d} x WHERE x.status <> 'pending' AND x.created_at < ${iso(before)}::timestamptz ORDER BY x.seq LIMIT ${batch})`,
+        )
+        .returning({ id: d.id }),
+    );
+    await this.session.run((db) => db.execute(sql`DELETE FROM ${e} WHERE NOT EXISTS (SELECT 1 FROM ${d} x WHERE x.event_id = ${e}.id)`));
+    return deleted.length;
+  }
+}

@@ -20,6 +20,7 @@ export const DOMAIN_ERROR_CODES = [
   'unavailable',
   'media_refused',
   'media_in_use',
+  'webhook_limit_reached',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
@@ -290,7 +291,8 @@ export type AnyDomainError =
   | TooManyAttemptsError
   | UnavailableError
   | MediaRefusedError
-  | MediaInUseError;
+  | MediaInUseError
+  | WebhookLimitReachedError;
 
 /**
  * Why an image is not taken: its bytes are none of `MEDIA_TYPES` (`unsupported-type`), it is
@@ -321,5 +323,14 @@ export class MediaInUseError extends DomainError {
     super(
       `Media '${mediaId}' is shown by ${posts.length === 1 ? 'a post' : `${posts.length} posts`}; delete it with force=true to delete it anyway.`,
     );
+  }
+}
+
+/** A subscription asked for while the site has `limit` already (`WEBHOOK_SUBSCRIPTIONS_MAX`): nothing was created. */
+export class WebhookLimitReachedError extends DomainError {
+  readonly code = 'webhook_limit_reached' as const;
+
+  constructor(readonly limit: number) {
+    super(`The server already has ${limit} webhook subscriptions, its limit; delete one to add another.`);
   }
 }

@@ -76,6 +76,7 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
         : new HttpProblem(422, 'media-refused', e.message, { reason: e.reason }),
   media_in_use: (e) =>
     new HttpProblem(409, 'media-in-use', e.message, { posts: e.posts.map((p) => ({ id: p.postId, title: p.title, slug: p.slug })) }),
+  webhook_limit_reached: (e) => new HttpProblem(409, 'webhook-limit-reached', e.message),
 };
 
 export function problemFromDomainError(error: DomainError): HttpProblem {

@@ -19,6 +19,7 @@ const PROBLEM_TYPES = {
   'unsupported-media-type': 'Unsupported media type',
   'media-refused': 'Image refused',
   'media-in-use': 'Media in use',
+  'webhook-limit-reached': 'Webhook limit reached',
   'too-many-attempts': 'Too many attempts',
   'rate-limited': 'Too many requests',
   'internal-error': 'Internal server error',

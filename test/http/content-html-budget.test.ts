@@ -127,4 +127,25 @@ describe('a published post of 148,000 unclosed <div> lines asked for with includ
     expect(response.headers.get('cache-control')).toMatch(/^public/);
     expect(((await response.json()) as ContentPost).html).toBe('<h1>Fine</h1>\n<p><a href="/%5Cevil.example">out</a></p>\n');
   });
+
+  it('answers the feeds 200 and no-store, a hostile entry without content and the others with theirs, without holding /healthz', async () => {
+    await create('Fine, in the feed', 'A **fine** post.');
+    await create('Hostile, in the feed', `${HOSTILE}\n`); // a body never rendered yet
+    const healthz = pollHealthz();
+    try {
+      for (const path of ['/content/feed.atom', '/content/feed.rss']) {
+        const response = await fetch(`${base}${path}`);
+        expect(response.status, path).toBe(200);
+        expect(response.headers.get('cache-control'), path).toBe('no-store');
+        const xml = await response.text();
+        const entries = xml.split(/<entry>|<item>/).slice(1);
+        expect(entries[0], path).toContain('Hostile, in the feed');
+        expect(entries[0], path).not.toMatch(/<content|<div>/);
+        expect(entries[1], path).toMatch(/<(content type="html"|content:encoded)><!\[CDATA\[<p>A <strong>fine<\/strong> post.<\/p>/);
+      }
+    } finally {
+      const polls = await healthz.stop();
+      expect(Math.max(...polls.map((poll) => poll.ms))).toBeLessThan(HEALTHZ_BUDGET_MS);
+    }
+  }, 120_000);
 });

@@ -195,6 +195,28 @@ describeOnEveryStore('content API images', (make) => {
     expect(parseFeed(rssXml).items[1]!.media).toEqual([expect.objectContaining({ url: enclosure.url, mimeType: 'image/webp' })]);
   });
 
+  it('shows the media images of a body in the feeds with absolute src and srcset, as include=html renders them', async () => {
+    const t = await site(make);
+    const body = `![Inline](/api/v1/content/media/${INLINE}/640.jpg)`;
+    const post = await t.create({ title: 'Pictures', body, status: 'published' });
+    const { html } = await jsonOf<ContentPost>(await t.read(`/posts/${post.id}?include=html`));
+    expect(html).toContain(`srcset="/api/v1/content/media/${INLINE}/320.webp 320w`);
+    const absolute = html!.replaceAll('/api/v1/content/media/', `${MEDIA}/`);
+    const srcset =
+      [320, 640, 1024, 1600].map((w) => `${MEDIA}/${INLINE}/${w}.webp ${w}w`).join(', ') + `, ${MEDIA}/${INLINE}/original.jpg 2000w`;
+    expect(absolute).toContain(`<img src="${MEDIA}/${INLINE}/640.jpg" alt="Inline" width="640" height="320" srcset="${srcset}" `);
+
+    const atomXml = await (await t.read('/feed.atom')).text();
+    expect(XMLValidator.validate(atomXml)).toBe(true);
+    const atom = new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse(atomXml) as {
+      feed: { entry: { content: { '#text': string } } };
+    };
+    expect(atom.feed.entry.content['#text']).toBe(absolute);
+    const rssXml = await (await t.read('/feed.rss')).text();
+    const rss = new XMLParser({ parseTagValue: false }).parse(rssXml) as { rss: { channel: { item: { 'content:encoded': string } } } };
+    expect(rss.rss.channel.item['content:encoded']).toBe(absolute);
+  });
+
   it("lists in the sitemap each post's cover and the media files its body links to that exist, as absolute URLs, and nothing else", async () => {
     const t = await site(make);
     const body = [

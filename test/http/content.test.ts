@@ -440,6 +440,85 @@ describeOnEveryStore('content API', (make) => {
       expect(xml).toContain('https://api.example.com/api/v1/content/feed.atom?tag=postgres');
     });
 
+    it('carries each body rendered in Atom <content type="html"> and RSS content:encoded, the summary the excerpt or one made from the body', async () => {
+      const t = await site(make);
+      const excerpted = await publish(t, 'Excerpted', { excerpt: 'Cats & mice', body: 'Some **bold** text and [a page](/about).' });
+      t.clock.advance(1000);
+      const long = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
+      await publish(t, 'Plain', { body: `# Heading\n\n*${long}*` });
+      const { html } = await jsonOf<ContentPost>(await t.read(`/posts/${excerpted.id}?include=html`));
+      expect(html).toContain('<strong>bold</strong>');
+
+      const atomXml = await (await t.read('/feed.atom')).text();
+      expect(XMLValidator.validate(atomXml)).toBe(true);
+      expect(atomXml).toContain('<content type="html"><![CDATA[<p>Some <strong>bold</strong> text');
+      const atom = new XMLParser({ ignoreAttributes: false, parseTagValue: false }).parse(atomXml) as {
+        feed: { entry: { title: { '#text': string }; summary: { '#text': string }; content: { '#text': string; '@_type': string } }[] };
+      };
+      const [plain, withExcerpt] = atom.feed.entry;
+      // The same HTML as include=html, its relative link made absolute against the post's page.
+      expect(withExcerpt!.content).toEqual({
+        '#text': html!.replace('href="/about"', 'href="https://blog.example.com/about"'),
+        '@_type': 'html',
+      });
+      expect(withExcerpt!.summary['#text']).toBe('Cats &amp; mice');
+      expect(plain!.content['#text']).toContain('<h1>Heading</h1>');
+      const summary = plain!.summary['#text'];
+      expect(summary).toMatch(/^Heading word0 word1 .* word\d+…$/);
+      expect([...summary].length).toBeLessThanOrEqual(281);
+      expect(parseFeed(atomXml).items[1]!.content).toContain('<strong>bold</strong>');
+
+      const rssXml = await (await t.read('/feed.rss')).text();
+      expect(XMLValidator.validate(rssXml)).toBe(true);
+      expect(rssXml).toContain('xmlns:content="http://purl.org/rss/1.0/modules/content/"');
+      const rss = new XMLParser({ parseTagValue: false }).parse(rssXml) as {
+        rss: { channel: { item: { description: string; 'content:encoded': string }[] } };
+      };
+      expect(rss.rss.channel.item.map((item) => item['content:encoded'])).toEqual([plain!.content['#text'], withExcerpt!.content['#text']]);
+      expect(rss.rss.channel.item.map((item) => item.description)).toEqual([summary, 'Cats &amp; mice']);
+    });
+
+    it('never lets script from a hostile body into a feed', async () => {
+      const t = await site(make);
+      const body = [
+        '<script>alert(1)</script>',
+        '<img src=x onerror=alert(2)>',
+        '[click](javascript:alert(3))',
+        ']]><script>alert(4)</script>',
+      ].join('\n\n');
+      await publish(t, 'Hostile', { body });
+      for (const path of ['/feed.atom', '/feed.rss']) {
+        const xml = await (await t.read(path)).text();
+        expect(XMLValidator.validate(xml), path).toBe(true);
+        const item = parseFeed(xml).items[0]!;
+        expect(item.content, path).toBeTruthy();
+        for (const html of [xml, item.content!]) {
+          expect(html, path).not.toMatch(/<script|\son[a-z]+=|alert\(1\)|alert\(4\)/i);
+          expect(html, path).not.toMatch(/(href|src)\s*=\s*["']?\s*javascript:/i);
+        }
+      }
+    });
+
+    it.each(['/feed.atom', '/feed.rss'])(
+      'answers %s 304 while no body changed, and a new ETag with the new body once one did',
+      async (path) => {
+        const t = await site(make);
+        const post = await publish(t, 'Edited', { body: 'First **draft**.' });
+        const first = await t.read(path);
+        const etag = first.headers.get('etag')!;
+        expect(await first.text()).toContain('<strong>draft</strong>');
+        expect((await t.read(path, { 'if-none-match': etag })).status).toBe(304);
+        await t.patch(post.id, post.version, { body: 'Second **take**.' });
+        const second = await t.read(path, { 'if-none-match': etag });
+        expect(second.status).toBe(200);
+        expect(second.headers.get('etag')).not.toBe(etag);
+        const xml = await second.text();
+        expect(xml).toContain('<strong>take</strong>');
+        expect(xml).not.toContain('draft');
+        expect((await t.read(path, { 'if-none-match': second.headers.get('etag')! })).status).toBe(304);
+      },
+    );
+
     it('lists every published post in the sitemap and nothing else', async () => {
       const t = await site(make);
       const a = await publish(t, 'First');

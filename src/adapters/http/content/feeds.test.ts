@@ -132,7 +132,7 @@ describe('atomFeed', () => {
     expect(xml).not.toContain('& ');
   });
 
-  it('omits the summary of a post without an excerpt', () => {
+  it('omits the summary of a post without an excerpt or a rendered body', () => {
     const entries = parseXml(xml).feed.entry;
     expect(entries[0].summary).toBeDefined();
     expect(entries[1].summary).toBeUndefined();
@@ -226,7 +226,7 @@ describe('rssFeed', () => {
     expect(feed.items[0]!.categories.map((category) => category.term)).toEqual(['feeds', 'xml']);
   });
 
-  it('keeps no raw <3 in the XML and omits the description of a post without an excerpt', () => {
+  it('keeps no raw <3 in the XML and omits the description of a post without an excerpt or a rendered body', () => {
     expect(xml).not.toContain('<3');
     const items = parseXml(xml).rss.channel.item;
     expect(items[1].description).toBeUndefined();
@@ -284,6 +284,56 @@ describe('the cover image as an enclosure', () => {
     const items = parseXml(xml).rss.channel.item;
     expect(items[0].enclosure).toEqual({ '@_url': `${MEDIA}/original.jpg`, '@_length': '183204', '@_type': 'image/jpeg' });
     expect(items[1].enclosure).toBeUndefined();
+  });
+});
+
+describe('the whole post', () => {
+  const MEDIA_ID = 'd3rmw6a2ztq5hkx4np7ucb2fya';
+  const html =
+    '<p><strong>bold</strong> &amp; <a href="/about">about</a> ]]&gt; done</p>\n' +
+    `<p><img src="/api/v1/content/media/${MEDIA_ID}/original.jpg" alt="x" srcset="/api/v1/content/media/${MEDIA_ID}/640.webp 640w" /></p>\n`;
+  const absolute =
+    '<p><strong>bold</strong> &amp; <a href="https://blog.example.com/about">about</a> ]]&gt; done</p>\n' +
+    `<p><img src="https://api.example.com/api/v1/content/media/${MEDIA_ID}/original.jpg" alt="x" ` +
+    `srcset="https://api.example.com/api/v1/content/media/${MEDIA_ID}/640.webp 640w" /></p>\n`;
+  const rendered: FeedPost = { ...unicode, html };
+  const excerpted: FeedPost = { ...tomAndJerry, html };
+
+  it('is the Atom entry\'s <content type="html">, its URLs absolute, and its summary the excerpt when there is one', () => {
+    const xml = atomFeed(site, [excerpted, rendered], { updated });
+    const [first, second] = parseXml(xml).feed.entry;
+    expect(first.content).toEqual({ '#text': absolute, '@_type': 'html' });
+    expect(first.summary['#text']).toBe('Five characters break XML: &amp; &lt; &gt; " \'');
+    expect(second.content).toEqual({ '#text': absolute, '@_type': 'html' });
+    expect(parseFeed(xml).items[1]!.content).toContain(`<img src="https://api.example.com/api/v1/content/media/${MEDIA_ID}/original.jpg"`);
+  });
+
+  it("makes the summary of a post without an excerpt from its rendered body's text", () => {
+    const entry = parseXml(atomFeed(site, [rendered], { updated })).feed.entry[0];
+    expect(entry.summary).toEqual({ '#text': 'bold &amp; about ]]&gt; done', '@_type': 'html' });
+  });
+
+  it("is the RSS item's <content:encoded>, declaring its namespace, with the summary as <description>", () => {
+    const xml = rssFeed(site, [excerpted, rendered], { updated });
+    const { rss } = parseXml(xml);
+    expect(rss['@_xmlns:content']).toBe('http://purl.org/rss/1.0/modules/content/');
+    expect(rss.channel.item.map((item: Record<string, unknown>) => item['content:encoded'])).toEqual([absolute, absolute]);
+    expect(rss.channel.item.map((item: Record<string, unknown>) => item.description)).toEqual([
+      'Five characters break XML: &amp; &lt; &gt; " \'',
+      'bold &amp; about ]]&gt; done',
+    ]);
+    expect(parseFeed(xml).items[1]!.content).toContain('<strong>bold</strong>');
+  });
+
+  it('keeps a body holding ]]> twice, and characters XML cannot carry, from breaking the feed', () => {
+    const tricky = { ...rendered, html: '<p>a ]]> b ]]> c \u0007</p>' };
+    const atom = parseXml(atomFeed(site, [tricky], { updated })).feed.entry[0].content['#text'];
+    const rss = parseXml(rssFeed(site, [tricky], { updated })).rss.channel.item[0]['content:encoded'];
+    expect([atom, rss]).toEqual(['<p>a ]]&gt; b ]]&gt; c </p>', '<p>a ]]&gt; b ]]&gt; c </p>']);
+  });
+
+  it('has no content namespace in an RSS feed of posts without a rendered body', () => {
+    expect(parseXml(rssFeed(site, [unicode], { updated })).rss['@_xmlns:content']).toBeUndefined();
   });
 });
 

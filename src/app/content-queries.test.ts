@@ -74,6 +74,41 @@ describe('ContentQueries.allWith', () => {
   });
 });
 
+describe('ContentQueries.latest', () => {
+  it('answers the twenty newest visible posts, newest published first, with their bodies; of one tag when given', async () => {
+    const store = await storeWith([
+      ...Array.from({ length: 22 }, (_, i) =>
+        post(`01${String(i).padStart(3, '0')}`, { publishedAt: at(-i - 1), tags: i % 2 === 0 ? ['even'] : [] }),
+      ),
+      post('01D', { status: 'draft', publishedAt: null }),
+      post('01F', { publishedAt: at(5) }),
+    ]);
+    const queries = new ContentQueries(store, new FixedClock(NOW));
+    const latest = await queries.latest();
+    expect(latest.map((one) => one.id)).toEqual(Array.from({ length: 20 }, (_, i) => `01${String(i).padStart(3, '0')}`));
+    expect(latest[0]!.body).toBe('body of 01000');
+    expect((await queries.latest('even')).map((one) => one.id)).toEqual(
+      Array.from({ length: 11 }, (_, i) => `01${String(2 * i).padStart(3, '0')}`),
+    );
+  });
+
+  it('leaves out a post that was deleted or unpublished between the list and the read of its body', async () => {
+    const store = await storeWith([
+      post('01A', { publishedAt: at(-3) }),
+      post('01B', { publishedAt: at(-2) }),
+      post('01C', { publishedAt: at(-1) }),
+    ]);
+    const get = store.posts.get.bind(store.posts);
+    store.posts.get = async (id) => {
+      if (id === '01B') return null;
+      const found = await get(id);
+      return id === '01C' && found !== null ? { ...found, status: 'draft' } : found;
+    };
+    const latest = await new ContentQueries(store, new FixedClock(NOW)).latest();
+    expect(latest.map((one) => one.id)).toEqual(['01A']);
+  });
+});
+
 describe('ContentQueries.media', () => {
   it('answers the media that exist by id, reading each id once and at most twenty at a time', async () => {
     const store = createMemoryStore();

@@ -333,6 +333,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/posts/{id}/preview-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a post's preview links
+         * @description The post's preview links, the newest first (at most the 100 newest), active, expired and revoked alike, without their tokens.
+         */
+        get: operations["listPreviewLinks"];
+        put?: never;
+        /**
+         * Create a preview link to a post
+         * @description Creates an unguessable link that shows the post, whatever its status (a draft, a scheduled or archived post), on the Content API without credentials, for a reviewer or a frontend's preview mode: getContentPreview at `url`. The link shows the post as it is at each request, so later edits show too. It works until `expiresAt` (7 days from now by default, at most 90 days) or until it is revoked (revokePreviewLink), or the post is deleted; then it answers 404 like any missing post. The `token` (and so the `url`) is in this answer only. The post stays 404 everywhere else on the Content API until it is published.
+         */
+        post: operations["createPreviewLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}/preview-links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+                /** @description The preview link's id (not its token). */
+                linkId: components["parameters"]["PreviewLinkIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a preview link
+         * @description Revokes the link at once: its URL answers 404 from now on, and it is listed as `revoked`. Idempotent: revoking it again answers 204 and keeps the first `revokedAt`. An unknown post or link id is a 404.
+         */
+        delete: operations["revokePreviewLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tags": {
         parameters: {
             query?: never;
@@ -759,6 +811,31 @@ export interface paths {
          * @description A sitemaps.org `urlset` with the absolute URL and last change of every published post (at most 50,000, the protocol's limit; the newest first). Query parameters (`utm_source`, `fbclid`, …) are ignored: the answer and its ETag are those of the bare URL.
          */
         get: operations["getSitemap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/content/preview/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The preview link's token, as in its `url`. */
+                token: components["parameters"]["PreviewTokenPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Preview a post through a preview link
+         * @description The post of an active preview link as it is now, whatever its status (draft, scheduled, archived or published), in the shape of getContentPost, so a frontend renders it with the same code; `include=html` adds the rendered body. `publishedAt` is the post's first publication; for a post never published, its `publishAt` when it is scheduled, else the time of the answer.
+         *
+         *     Public like the rest of the Content API (no credentials, the same rate limit and CORS), but never cached or indexed: `Cache-Control: no-store` and `X-Robots-Tag: noindex`, and no ETag. An unknown token, a link expired or revoked, and a deleted post are the same 404 as any missing content post.
+         */
+        get: operations["getContentPreview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1589,16 +1666,13 @@ export interface components {
         /**
          * @description What happened to a post:
          *
-         *     - `post.published`: a post became published, whoever published it: an edit or a restore, the
-         *       scheduler at its `publishAt`, a bulk action or an import.
-         *
+         *     - `post.published`: a post became published, however it happened: created published, changed
+         *       to published, published by the scheduler at its `publishAt`, by a bulk action or by an import.
          *     - `post.unpublished`: a published post became a draft or was archived.
-         *     - `post.updated`: a published post changed and stayed published (its `publishedAt` may still
-         *       be ahead, when it was published with a future date).
-         *
+         *     - `post.updated`: a published post changed and stayed published.
          *     - `post.deleted`: a post of any status was deleted.
          *
-         *     Changes to drafts, scheduled and archived posts send nothing but `post.deleted`.
+         *     Other changes to drafts, scheduled and archived posts send nothing.
          * @enum {string}
          */
         WebhookEventType: "post.published" | "post.unpublished" | "post.updated" | "post.deleted";
@@ -1666,6 +1740,51 @@ export interface components {
          * @example https://api.netlify.com/build_hooks/5f3c2a1b9e8d7c6b5a4f3e2d
          */
         WebhookUrl: string;
+        /** @description How long the link lives; the body may be left out for the default. */
+        CreatePreviewLinkRequest: {
+            /** @description When the link stops working: in the future and at most 90 days from now (otherwise a 422 on `/body/expiresAt`). Left out: 7 days from now. */
+            expiresAt?: components["schemas"]["RequestTimestamp"];
+        };
+        /** @description A preview link of a post, as listed: without its token, which is shown only when it is created. */
+        PreviewLink: {
+            id: components["schemas"]["PreviewLinkId"];
+            createdAt: components["schemas"]["Timestamp"];
+            expiresAt: components["schemas"]["Timestamp"];
+            /** @description When the link was first revoked; null while it is not. */
+            revokedAt: components["schemas"]["Timestamp"] | null;
+            status: components["schemas"]["PreviewLinkStatus"];
+        };
+        /** @description A new preview link with its `url` and `token`, shown this once: the server keeps only a hash of the token and cannot show it again. */
+        PreviewLinkCreated: {
+            id: components["schemas"]["PreviewLinkId"];
+            /**
+             * Format: uri
+             * @description The absolute URL of the preview on the Content API, `<origin>/api/v1/content/preview/<token>` (getContentPreview): hand it to a frontend, which fetches the post from it as it fetches a published one.
+             */
+            url: string;
+            token: components["schemas"]["PreviewToken"];
+            expiresAt: components["schemas"]["Timestamp"];
+            createdAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A preview link's id, a ULID (26 characters, Crockford base32), assigned by the server. Not its token.
+         * @example 01JEXP3R5T7V9X1Z3B5D7F9H2K
+         */
+        PreviewLinkId: string;
+        /** @description A post's preview links, the newest first, at most the 100 newest; active, expired and revoked alike. */
+        PreviewLinkList: {
+            items: components["schemas"]["PreviewLink"][];
+        };
+        /**
+         * @description `revoked` once revoked (even if it has expired since); else `expired` once `expiresAt` has passed; else `active`: the link shows the post.
+         * @enum {string}
+         */
+        PreviewLinkStatus: "active" | "expired" | "revoked";
+        /**
+         * @description A preview link's secret: 43 base64url characters (32 random bytes). Whoever has it can read the post until the link expires or is revoked; the server keeps only a hash of it, so it is shown once, when the link is created.
+         * @example p8i8QA7hrHI-5ZkQlc7WZsE5Wac35DJDtFLLOYZYMzs
+         */
+        PreviewToken: string;
     };
     responses: {
         /** @description One page of the activity log, newest first. */
@@ -2460,6 +2579,71 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationProblem"];
             };
         };
+        /** @description No preview here: an unknown token, a link expired or revoked, and a deleted post all answer this, alike, with the `not-found` problem of any missing content post. */
+        ContentPreviewNotFoundResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The post as it is now, whatever its status, in the Content API's shape, with `html` when `include=html` was asked for. Never cached, never indexed. */
+        ContentPreviewResponse: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStoreCacheControl"];
+                "X-Robots-Tag": components["headers"]["RobotsNoindex"];
+                "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ContentPost"];
+            };
+        };
+        /** @description The preview link was created; its `url` and `token` are in this answer only. */
+        PreviewLinkCreatedResponse: {
+            headers: {
+                Location: components["headers"]["PreviewLinkLocation"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PreviewLinkCreated"];
+            };
+        };
+        /** @description The post's preview links, the newest first, without their tokens. */
+        PreviewLinkListResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PreviewLinkList"];
+            };
+        };
+        /** @description No post has this id, or the post has no preview link with this id. */
+        PreviewLinkNotFoundResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The link is revoked: its URL answers 404 from now on. Revoking a link already revoked (or expired) answers 204 too. */
+        PreviewLinkRevokedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The body breaks the schema or `expiresAt` is not in the future or more than 90 days ahead; `errors` lists every failing field. */
+        PreviewLinkValidationFailedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ValidationProblem"];
+            };
+        };
     };
     parameters: {
         /** @description Only events about this post (its events outlive it). */
@@ -2544,6 +2728,10 @@ export interface components {
          * @example 1796547600
          */
         WebhookTimestampHeader: string;
+        /** @description The preview link's id (not its token). */
+        PreviewLinkIdPath: components["schemas"]["PreviewLinkId"];
+        /** @description The preview link's token, as in its `url`. */
+        PreviewTokenPath: components["schemas"]["PreviewToken"];
     };
     requestBodies: {
         BulkPostsBody: {
@@ -2617,6 +2805,11 @@ export interface components {
         WebhookPayloadBody: {
             content: {
                 "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        CreatePreviewLinkBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePreviewLinkRequest"];
             };
         };
     };
@@ -2717,6 +2910,15 @@ export interface components {
          * @example /api/v1/webhooks/01JEWB4K7Q2M9X3T5V8N6R1HZA
          */
         WebhookLocation: string;
+        /** @description `no-store`: a preview shows the post as it is at this instant and stops working when its link expires or is revoked, so neither browsers nor CDNs may keep a copy. */
+        NoStoreCacheControl: "no-store";
+        /**
+         * @description The created preview link's URL in this API (DELETE it to revoke the link).
+         * @example /api/v1/posts/01JDQ8Z4M6X2V7K9T3N5R8W1YB/preview-links/01JEXP3R5T7V9X1Z3B5D7F9H2K
+         */
+        PreviewLinkLocation: string;
+        /** @description `noindex`: search engines must not index a preview, even if its URL leaks. */
+        RobotsNoindex: "noindex";
     };
     pathItems: never;
 }
@@ -3128,6 +3330,72 @@ export interface operations {
             400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["PostNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    listPreviewLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PreviewLinkListResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["PostNotFoundResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    createPreviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: components["requestBodies"]["CreatePreviewLinkBody"];
+        responses: {
+            201: components["responses"]["PreviewLinkCreatedResponse"];
+            400: components["responses"]["MalformedRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["PostNotFoundResponse"];
+            413: components["responses"]["PayloadTooLargeResponse"];
+            422: components["responses"]["PreviewLinkValidationFailedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    revokePreviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The post's id. */
+                id: components["parameters"]["PostIdPath"];
+                /** @description The preview link's id (not its token). */
+                linkId: components["parameters"]["PreviewLinkIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["PreviewLinkRevokedResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
+            404: components["responses"]["PreviewLinkNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
@@ -3745,6 +4013,30 @@ export interface operations {
             200: components["responses"]["SitemapResponse"];
             304: components["responses"]["ContentNotModifiedResponse"];
             400: components["responses"]["InvalidHttpRequestResponse"];
+            422: components["responses"]["ValidationFailedResponse"];
+            429: components["responses"]["RateLimitedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getContentPreview: {
+        parameters: {
+            query?: {
+                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget is answered without `html` (see `ContentPost.html`). */
+                include?: components["parameters"]["ContentInclude"];
+            };
+            header?: never;
+            path: {
+                /** @description The preview link's token, as in its `url`. */
+                token: components["parameters"]["PreviewTokenPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ContentPreviewResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            404: components["responses"]["ContentPreviewNotFoundResponse"];
             422: components["responses"]["ValidationFailedResponse"];
             429: components["responses"]["RateLimitedResponse"];
             500: components["responses"]["InternalErrorResponse"];

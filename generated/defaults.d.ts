@@ -7,6 +7,7 @@
 export interface RequestDefaults {
   bulkPosts: { query: never; body: never };
   createPost: { query: never; body: "body" | "excerpt" | "status" | "tags" };
+  createPreviewLink: { query: never; body: never };
   createWebhook: { query: never; body: "description" };
   deleteMedia: { query: "force"; body: never };
   deletePost: { query: never; body: never };
@@ -16,6 +17,7 @@ export interface RequestDefaults {
   getAtomFeed: { query: never; body: never };
   getContentPost: { query: never; body: never };
   getContentPostBySlug: { query: never; body: never };
+  getContentPreview: { query: never; body: never };
   getHealth: { query: never; body: never };
   getMe: { query: never; body: never };
   getMedia: { query: never; body: never };
@@ -34,6 +36,7 @@ export interface RequestDefaults {
   listContentTags: { query: never; body: never };
   listMedia: { query: "limit"; body: never };
   listPosts: { query: "limit"; body: never };
+  listPreviewLinks: { query: never; body: never };
   listRevisions: { query: "limit"; body: never };
   listTags: { query: never; body: never };
   listWebhookDeliveries: { query: "limit"; body: never };
@@ -45,6 +48,7 @@ export interface RequestDefaults {
   refreshTokens: { query: never; body: never };
   renderPreview: { query: never; body: never };
   restoreRevision: { query: never; body: never };
+  revokePreviewLink: { query: never; body: never };
   updateMedia: { query: never; body: never };
   updatePost: { query: never; body: never };
   updateWebhook: { query: never; body: never };

@@ -31,6 +31,7 @@ const contentOperationIds = [
   'getRssFeed',
   'getSitemap',
   'getMediaFile',
+  'getContentPreview',
 ];
 const expectedOperationIds = [
   'getHealth',
@@ -69,6 +70,9 @@ const expectedOperationIds = [
   'deleteWebhook',
   'listWebhookDeliveries',
   'redeliverWebhookDelivery',
+  'listPreviewLinks',
+  'createPreviewLink',
+  'revokePreviewLink',
   ...contentOperationIds,
 ];
 
@@ -124,9 +128,9 @@ describe("the split spec's index (openapi/openapi.yaml)", () => {
 describe("the bundle's operations (generated/openapi.json)", () => {
   const ops = operations(bundle);
 
-  it('has exactly the 44 operations of v1 (36 admin, 8 content), each operationId once', () => {
+  it('has exactly the 48 operations of v1 (39 admin, 9 content), each operationId once', () => {
     const ids = ops.map((op) => op.operationId);
-    expect(ids).toHaveLength(44);
+    expect(ids).toHaveLength(48);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...expectedOperationIds].sort());
   });

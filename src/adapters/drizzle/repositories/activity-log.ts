@@ -3,13 +3,24 @@ import { and, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm';
 import { ACTIVITY_POSITION, activityCursorScope, decodeCursor, encodeCursor } from '../../../domain/cursor.js';
 import type { ActivityType } from '../../../domain/post.js';
 import type { ActivityEvent, ActivityLog, ActivityQuery, DailyCount } from '../../../domain/ports/activity-log.js';
-import { type DbSession } from '../driver/database.js';
+import { type Database, type DbSession } from '../driver/database.js';
 import { activityEvents } from '../schema/schema.js';
 
 const DAY_MS = 86_400_000;
 
 export class DrizzleActivityLog implements ActivityLog {
   constructor(private readonly session: DbSession) {}
+
+  #newestStatement: ReturnType<typeof newestStatement> | undefined;
+
+  /**
+   * The newest events, unfiltered: what every Content API list, feed and tag list asks (their
+   * Last-Modified, `ContentQueries.lastChange`), so it is prepared once, not built and planned
+   * per request (the auto-commit session only: its `db` never changes).
+   */
+  get #newest() {
+    return (this.#newestStatement ??= newestStatement(this.session.db));
+  }
 
   async append(event: ActivityEvent): Promise<void> {
     await this.session.run(
@@ -43,12 +54,14 @@ export class DrizzleActivityLog implements ActivityLog {
       where.push(sql`(${activityEvents.occurredAt}, ${activityEvents.id}) < (${iso}::timestamptz, ${id})`);
     }
     const rows = await this.session.run((db) =>
-      db
-        .select()
-        .from(activityEvents)
-        .where(and(...where))
-        .orderBy(desc(activityEvents.occurredAt), desc(activityEvents.id))
-        .limit(limit + 1),
+      where.length === 0 && !this.session.inTransaction
+        ? this.#newest.execute({ fetch: limit + 1 })
+        : db
+            .select()
+            .from(activityEvents)
+            .where(and(...where))
+            .orderBy(desc(activityEvents.occurredAt), desc(activityEvents.id))
+            .limit(limit + 1),
     );
     const events = rows.map((row): ActivityEvent => ({
       id: row.id,
@@ -88,4 +101,13 @@ export class DrizzleActivityLog implements ActivityLog {
       count,
     }));
   }
+}
+
+function newestStatement(db: Database) {
+  return db
+    .select()
+    .from(activityEvents)
+    .orderBy(desc(activityEvents.occurredAt), desc(activityEvents.id))
+    .limit(sql.placeholder('fetch'))
+    .prepare('activity_newest');
 }

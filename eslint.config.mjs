@@ -140,6 +140,12 @@ export default tseslint.config(
     why: 'The system adapters implement domain ports; they import no other adapter and no config (docs/ARCHITECTURE.md).',
   }),
   layer({
+    files: ['src/adapters/webhooks/**/*.ts'],
+    code: ['src/domain', 'src/adapters/webhooks'],
+    packages: ['node:', 'ipaddr.js'],
+    why: 'The webhook transport implements a domain port; it imports no other adapter and no config (docs/ARCHITECTURE.md).',
+  }),
+  layer({
     files: ['src/adapters/images/**/*.ts'],
     code: ['src/domain', 'src/adapters/images'],
     packages: ['node:', 'sharp', 'file-type'],

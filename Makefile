@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-scale bench-soak bench-transfer bench-admin clean delete-data
+.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-ab bench-scale bench-soak bench-transfer bench-admin clean delete-data
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$(MOCK_PORT)/$(MOCK_PORT)/g' | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -90,6 +90,9 @@ soak-pool: install ## Saturate the PostgreSQL pool for SOAK_SECONDS (300) and co
 
 bench: install ## API vs a minimal floor server on scratch PostgreSQL (BENCH_QUICK=1: one short round, ~1 min); run `make build` first
 	$(BIN)/tsx bench/run.ts
+
+bench-ab: install ## Creates of this build vs REV's (default 6ae7ed6), built in a git worktree, interleaved; WAL per create; run `make build` first
+	bash scripts/bench-ab.sh $(or $(REV),6ae7ed6)
 
 bench-scale: install ## API p50 of list, deep page, tag and q at 1k and 100k posts (BENCH_SCALE_MAX); run `make build` first
 	$(BIN)/tsx bench/scale.ts

@@ -13,9 +13,9 @@ export interface ScratchDatabase {
   sql: postgres.Sql;
 }
 
-/** Creates `margin_bench_<…>` on `serverUrl`; it is dropped at exit, whatever happens. */
+/** Creates `margin_bench_<…>` on `serverUrl`, empty (the caller migrates it with the build under test); dropped at exit, whatever happens. */
 export async function createScratchDatabase(serverUrl: string): Promise<ScratchDatabase> {
-  const database = await createTestDatabase(serverUrl, { prefix: 'margin_bench' });
+  const database = await createTestDatabase(serverUrl, { prefix: 'margin_bench', migrate: false });
   const sql = postgres(database.url, { max: 2, onnotice: () => undefined });
   onCleanup(async () => {
     await sql.end({ timeout: 2 });

@@ -147,3 +147,29 @@ export function sentences(count: number): string[] {
   while (out.size < count) out.add(sentence(rnd));
   return [...out];
 }
+
+/**
+ * Syllables of the made-up topic words, each consonant with one vowel: a word's first five letters
+ * name it alone (the prefix query of bench/scale.ts finds one word).
+ */
+const SYLLABLES = ['ba', 'ce', 'di', 'fo', 'gu', 'ha', 'je', 'ki', 'lo', 'mu', 'na', 'pe', 'ri', 'so', 'tu', 'va', 'we', 'xi', 'yo', 'zu'];
+
+/** Topic word number `k` (0 to 7,999): three syllables, `bacedi`, no English word. */
+export function topicWord(k: number): string {
+  const n = SYLLABLES.length;
+  return `${SYLLABLES[Math.floor(k / (n * n)) % n]}${SYLLABLES[Math.floor(k / n) % n]}${SYLLABLES[k % n]}`;
+}
+
+/** The 8,000 topic words, in order (a large vocabulary, as real writing has). */
+export const topicWords = (): string[] => Array.from({ length: SYLLABLES.length ** 3 }, (_, k) => topicWord(k));
+
+/**
+ * Scale post `i` mentions four topic words from a window that moves along as posts are added:
+ * numbers `⌊i / TOPIC_STRIDE⌋ + ((i · m) mod TOPIC_WINDOW)` for m in TOPIC_MULTIPLIERS. So a topic
+ * is written about for a while and then no more, as on a real blog: a topic word matches about
+ * TOPIC_STRIDE × 4 posts (~100) however many posts follow, while common words ("latency") match a
+ * share of all posts.
+ */
+export const TOPIC_STRIDE = 25;
+export const TOPIC_WINDOW = 40;
+export const TOPIC_MULTIPLIERS = [7, 13, 29, 31] as const;

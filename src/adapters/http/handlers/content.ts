@@ -1,7 +1,7 @@
 import type { ContentQueries, SitemapPost } from '../../../app/content-queries.js';
 import type { Media, Post, PostSummary } from '../../../domain/index.js';
 import { cacheControlOf, httpDateOf, isNotModified, strongEtagOf, type CachePolicy } from '../content/conditional.js';
-import type { FeedEnclosure, SiteInfo, SitemapEntry } from '../content/feeds.js';
+import type { FeedEnclosure, FeedPost, SiteInfo, SitemapEntry } from '../content/feeds.js';
 import { renderFeedBodies } from '../content/feed-bodies.js';
 import { HtmlRenderer, htmlEtagsOf, renderMediaOf } from '../content/html-renderer.js';
 import { enclosureFile, originalOf, toContentCover } from '../content/images.js';
@@ -94,6 +94,31 @@ function enclosureOf(post: PostSummary, media: FoundMedia, contentApiUrl: string
 /** A media file a body links to. */
 type BodyLink = ReturnType<typeof mediaFilesIn>[number];
 
+/**
+ * The feed's posts (`ContentQueries.latest`) with their bodies rendered as `include=html` renders
+ * them (the same media found, so the same cache entries), within twice the renderer's budget for
+ * them all (see `renderFeedBodies`); `complete` when every body could be rendered.
+ */
+async function feedEntries(content: ContentQueries, renderer: HtmlRenderer, contentApiUrl: string, posts: Post[]) {
+  const mediaIds = posts.map((post) => [...new Set([...coverIdsOf([post]), ...mediaIdsIn(post.body)])]);
+  const media = await content.media(mediaIds.flat());
+  const bodies = posts.map((post, index) => ({
+    post,
+    media: mediaIds[index]!.flatMap((id) => (media.has(id) ? [renderMediaOf(media.get(id)!)] : [])),
+  }));
+  const rendered = await renderFeedBodies(renderer, bodies, renderer.budgetMs * 2);
+  const entries: FeedPost[] = posts.map((post, index) => ({
+    ...post,
+    publishedAt: post.publishedAt!,
+    enclosure: enclosureOf(post, media, contentApiUrl),
+    html: rendered[index] ?? undefined,
+  }));
+  return { entries, complete: rendered.every((one) => one !== null) };
+}
+
+/** What a feed is written with: its entries, and the tag it is of and its date. */
+type FeedWriter = (entries: FeedPost[], options: { tag?: string; updated: Date }) => string;
+
 /** The conditional request headers every content operation declares. */
 interface Conditions {
   'if-none-match'?: string;
@@ -159,32 +184,11 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
   /** The last change to any post, or the epoch on a site that never had one. */
   const lastChange = async () => (await content.lastChange()) ?? new Date(0);
 
-  /**
-   * The feed's posts with their bodies rendered as `include=html` renders them (the same media
-   * found, so the same cache entries), within twice the renderer's budget for them all (see
-   * `renderFeedBodies`); `complete` when every body could be rendered.
-   */
-  const feedPosts = async (tag: string | undefined) => {
+  /** A feed (see `feedEntries`), dated by the last change; `no-store` when a body is missing from it, as `include=html` does. */
+  const feed = async (headers: Conditions, tag: string | undefined, write: FeedWriter) => {
     const [posts, updated] = await Promise.all([content.latest(tag), lastChange()]);
-    const mediaIds = posts.map((post) => [...new Set([...coverIdsOf([post]), ...mediaIdsIn(post.body)])]);
-    const media = await content.media(mediaIds.flat());
-    const bodies = posts.map((post, index) => ({
-      post,
-      media: mediaIds[index]!.flatMap((id) => (media.has(id) ? [renderMediaOf(media.get(id)!)] : [])),
-    }));
-    const rendered = await renderFeedBodies(html, bodies, html.budgetMs * 2);
-    const entries = posts.map((post, index) => ({
-      ...post,
-      publishedAt: post.publishedAt!,
-      enclosure: enclosureOf(post, media, contentApiUrl),
-      html: rendered[index] ?? undefined,
-    }));
-    const complete = rendered.every((one) => one !== null);
-    return { entries, updated, complete, options: { ...(tag === undefined ? {} : { tag }), updated } };
-  };
-
-  /** A feed's answer (see `conditional`): `no-store` when a body is missing from it, as `include=html` does. */
-  const feedAnswer = (headers: Conditions, xml: string, updated: Date, complete: boolean) => {
+    const { entries, complete } = await feedEntries(content, html, contentApiUrl, posts);
+    const xml = write(entries, { ...(tag === undefined ? {} : { tag }), updated });
     const answer = conditional(headers, xml, strongEtagOf(xml), updated);
     return complete ? answer : { ...answer, headers: { ...answer.headers, 'Cache-Control': 'no-store' } };
   };
@@ -220,15 +224,13 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
     },
 
     async getAtomFeed({ query, headers }) {
-      const { entries, updated, complete, options } = await feedPosts(query.tag);
-      const xml = (await feeds()).atomFeed(site, entries, options);
-      return feedAnswer(headers, xml, updated, complete);
+      const { atomFeed } = await feeds();
+      return feed(headers, query.tag, (entries, options) => atomFeed(site, entries, options));
     },
 
     async getRssFeed({ query, headers }) {
-      const { entries, updated, complete, options } = await feedPosts(query.tag);
-      const xml = (await feeds()).rssFeed(site, entries, options);
-      return feedAnswer(headers, xml, updated, complete);
+      const { rssFeed } = await feeds();
+      return feed(headers, query.tag, (entries, options) => rssFeed(site, entries, options));
     },
 
     async getSitemap({ headers }) {

@@ -6,11 +6,14 @@ import { describeIdempotencyStoreContract } from './idempotency-store.contract.j
 import { describeLoginAttemptRepositoryContract } from './login-attempt-repository.contract.js';
 import { describeMediaRepositoryContract } from './media-repository.contract.js';
 import { describePostRepositoryContract } from './post-repository.contract.js';
+import { describePreviewLinkRepositoryContract } from './preview-link-repository.contract.js';
 import { describeRateLimitCounterContract } from './rate-limit-counter.contract.js';
 import { describeRefreshTokenRepositoryContract } from './refresh-token-repository.contract.js';
 import { describeRevisionRepositoryContract } from './revision-repository.contract.js';
 import { describeUnitOfWorkContract } from './unit-of-work.contract.js';
 import { describeUserRepositoryContract } from './user-repository.contract.js';
+import { describeWebhookOutboxContract } from './webhook-outbox.contract.js';
+import { describeWebhookRepositoryContract } from './webhook-repository.contract.js';
 
 export type { MakeStore } from './fixtures.js';
 export {
@@ -20,11 +23,14 @@ export {
   describeLoginAttemptRepositoryContract,
   describeMediaRepositoryContract,
   describePostRepositoryContract,
+  describePreviewLinkRepositoryContract,
   describeRateLimitCounterContract,
   describeRefreshTokenRepositoryContract,
   describeRevisionRepositoryContract,
   describeUnitOfWorkContract,
   describeUserRepositoryContract,
+  describeWebhookOutboxContract,
+  describeWebhookRepositoryContract,
 };
 
 /**
@@ -44,5 +50,8 @@ export function describeStoreContract(adapterName: string, make: MakeStore): voi
     describeUnitOfWorkContract(make);
     describeMediaRepositoryContract(make);
     describeBlobStoreContract(make);
+    describeWebhookOutboxContract(make);
+    describeWebhookRepositoryContract(make);
+    describePreviewLinkRepositoryContract(make);
   });
 }

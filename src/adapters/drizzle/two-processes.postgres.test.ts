@@ -5,6 +5,7 @@ import { History } from '../../app/history.js';
 import { ScheduledPublishing } from '../../app/scheduled-publishing.js';
 import { createUlidIds } from '../system/ulid-ids.js';
 import { newPost } from '../contract/fixtures.js';
+import { newSubscription, success } from '../contract/webhook-fixtures.js';
 import { FixedClock } from '../../domain/clock.js';
 import type { Store } from '../../domain/ports/store.js';
 import { openPostgres, type PostgresConnection } from './driver/connect-postgres.js';
@@ -114,6 +115,37 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
         expect((await b.revisions.list(id, { limit: 10 })).items.map((r) => r.version)).toEqual([2]);
       }
       expect((await jobs[1]!.runOnce()).published).toEqual([]);
+    });
+  });
+
+  describe('webhook deliveries', () => {
+    it('claims each delivery once while workers of both processes claim at once, each subscription in the order of its events', async () => {
+      const [a, b] = stores as [Store, Store];
+      const subscriptions = Array.from({ length: 8 }, (_, i) => newSubscription(i + 1));
+      for (const s of subscriptions) await a.webhooks.create(s);
+      const published: string[] = [];
+      for (let i = 0; i < 15; i++) published.push((await a.posts.create(newPost(300 + i, { status: 'published' }))).id);
+      const now = new Date('2026-06-01T12:00:00.000Z');
+      const claimed: string[] = [];
+      const order = new Map<string, string[]>();
+      let lost = 0;
+      // Three workers per process; each claims a few, then settles them, until nothing is left.
+      const worker = async (store: Store) => {
+        for (let idle = 0; idle < 3;) {
+          const batch = await store.webhooks.claim(now, 60_000, 3);
+          idle = batch.length === 0 ? idle + 1 : 0;
+          for (const c of batch) {
+            claimed.push(c.delivery.id);
+            order.set(c.subscription.id, [...(order.get(c.subscription.id) ?? []), c.event.postId]);
+          }
+          for (const c of batch) if (!(await store.webhooks.settle(c, success(now)))) lost++;
+        }
+      };
+      await Promise.all([a, b, a, b, a, b].map(worker));
+      expect(claimed).toHaveLength(subscriptions.length * published.length);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      expect(lost).toBe(0);
+      for (const s of subscriptions) expect(order.get(s.id), s.id).toEqual(published);
     });
   });
 });

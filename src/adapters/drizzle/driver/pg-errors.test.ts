@@ -1,6 +1,6 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { DuplicateIdError, SlugTakenError, UnavailableError, VersionConflictError } from '../../../domain/errors.js';
+import { DuplicateIdError, NotFoundError, SlugTakenError, UnavailableError, VersionConflictError } from '../../../domain/errors.js';
 import { connectionFailureOf, domainErrorFor, mapPgErrors, pgErrorInfo, toDomainError } from './pg-errors.js';
 
 /** A postgres.js `PostgresError`: the constraint is in `constraint_name`. */
@@ -54,6 +54,26 @@ describe.each(shapes)('domainErrorFor (%s error shape)', (_name, make) => {
 
   it.each(['activity_events_pkey', 'users_pkey', 'refresh_tokens_pkey'])('maps 23505 on %s to DuplicateIdError', (constraint) => {
     expect(domainErrorFor(wrapped(make('23505', constraint)), { id: 'X' })).toBeInstanceOf(DuplicateIdError);
+  });
+
+  it.each(['webhook_subscriptions_pkey', 'preview_links_pkey'])('maps 23505 on %s to DuplicateIdError naming the id', (constraint) => {
+    const e = domainErrorFor(wrapped(make('23505', constraint)), { id: 'X' });
+    expect(e).toBeInstanceOf(DuplicateIdError);
+    expect((e as DuplicateIdError).id).toBe('X');
+  });
+
+  it('maps 23505 on preview_links_token_hash_key to DuplicateIdError naming the hash', () => {
+    const e = domainErrorFor(wrapped(make('23505', 'preview_links_token_hash_key')), { id: 'X', tokenHash: 'ab12' });
+    expect(e).toBeInstanceOf(DuplicateIdError);
+    expect((e as DuplicateIdError).id).toBe('ab12');
+  });
+
+  it('maps 23503 on preview_links_post_fkey to NotFoundError(post) naming the post; an unknown foreign key stays unmapped', () => {
+    const e = domainErrorFor(wrapped(make('23503', 'preview_links_post_fkey')), { id: 'L1', postId: 'P1' });
+    expect(e).toBeInstanceOf(NotFoundError);
+    expect([(e as NotFoundError).entity, (e as NotFoundError).id]).toEqual(['post', 'P1']);
+    expect(domainErrorFor(wrapped(make('23503', 'webhook_deliveries_event_fkey')))).toBeNull();
+    expect(domainErrorFor(wrapped(make('23505', 'preview_links_post_fkey')))).toBeNull();
   });
 
   it('finds the driver error unwrapped too', () => {

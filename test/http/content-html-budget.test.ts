@@ -128,8 +128,10 @@ describe('a published post of 148,000 unclosed <div> lines asked for with includ
     expect(((await response.json()) as ContentPost).html).toBe('<h1>Fine</h1>\n<p><a href="/%5Cevil.example">out</a></p>\n');
   });
 
-  it('answers the feeds 200 and no-store, a hostile entry without content and the others with theirs, without holding /healthz', async () => {
-    await create('Fine, in the feed', 'A **fine** post.');
+  it('answers the feeds 200 and no-store, a hostile entry without content and a rendered one with its own, without holding /healthz', async () => {
+    const fine = await create('Fine, in the feed', 'A **fine** post.');
+    // Rendered once for include=html: the feed takes it from the renderer's cache.
+    expect(((await (await fetch(`${base}/content/posts/${fine.id}?include=html`)).json()) as ContentPost).html).toBeDefined();
     await create('Hostile, in the feed', `${HOSTILE}\n`); // a body never rendered yet
     const healthz = pollHealthz();
     try {

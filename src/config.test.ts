@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REQUEST_TIMEOUTS } from './adapters/http/node-server.js';
 import { ConfigError, ENV_VARIABLES, loadConfig, loadDatabaseConfig } from './config.js';
+import { DEFAULT_RETRY_SCHEDULE_MS } from './domain/index.js';
 
 describe('loadConfig', () => {
   it('defaults to embedded PGlite under .data on 127.0.0.1:8080 with a 1 MiB body limit (64 MiB for an import), the access log on and metrics off', () => {
@@ -41,6 +42,12 @@ describe('loadConfig', () => {
         rateLimitPerMinute: 600,
       },
       publishIntervalSeconds: 10,
+      webhooks: {
+        allowPrivateNetworks: false,
+        timeoutMs: 10_000,
+        retryScheduleMs: [...DEFAULT_RETRY_SCHEDULE_MS],
+        pollMs: 1000,
+      },
       database: { kind: 'pglite', dataDir: '.data' },
     });
     // What serveApp uses when it is given none (tests).
@@ -188,6 +195,22 @@ describe('loadConfig', () => {
     expect(both).toThrow(/PUBLIC_POST_PATH must be a path starting with \/ and containing \{slug\}/);
     expect(() => loadConfig({ PUBLIC_API_URL: 'ftp://api.example.com' })).toThrow(/PUBLIC_API_URL/);
     expect(() => loadConfig({ PUBLIC_SITE_URL: 'https://blog.example.com/?x=1' })).toThrow(/PUBLIC_SITE_URL/);
+  });
+
+  it('reads the webhook settings: private networks, the timeout, the retry schedule in units and the poll interval', () => {
+    expect(
+      loadConfig({
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_TIMEOUT_MS: '2500',
+        WEBHOOK_RETRY_SCHEDULE: '500ms, 2s,1m,1h,1d',
+        WEBHOOK_POLL_MS: '0',
+      }).webhooks,
+    ).toEqual({ allowPrivateNetworks: true, timeoutMs: 2500, retryScheduleMs: [500, 2000, 60_000, 3_600_000, 86_400_000], pollMs: 0 });
+    const bad = () => loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes', WEBHOOK_RETRY_SCHEDULE: '5s,soon', WEBHOOK_TIMEOUT_MS: '0' });
+    expect(bad).toThrow(/WEBHOOK_ALLOW_PRIVATE_NETWORKS must be true or false/);
+    expect(bad).toThrow(/WEBHOOK_RETRY_SCHEDULE must be up to 50 comma-separated durations .* \(got "5s,soon"\)/);
+    expect(bad).toThrow(/WEBHOOK_TIMEOUT_MS must be an integer from 100/);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '8d' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
   });
 
   it('lists every variable it reads in .env.example', () => {

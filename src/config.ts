@@ -52,6 +52,7 @@ export interface Config {
   content: ContentConfig;
   /** Seconds between runs of the job that publishes due scheduled drafts; 0 runs none in this process. */
   publishIntervalSeconds: number;
+  webhooks: WebhooksConfig;
   database:
     | { kind: 'pglite'; dataDir: string }
     | {
@@ -103,6 +104,18 @@ export interface HousekeepingConfig {
   intervalSeconds: number;
   /** Rows per table deleted in one transaction. */
   batchSize: number;
+}
+
+/** Webhook delivery: which targets may receive them, how long an attempt may take, when to retry. */
+export interface WebhooksConfig {
+  /** Allow loopback, private and other non-public targets (self-hosted receivers, tests). */
+  allowPrivateNetworks: boolean;
+  /** One deadline per attempt: resolving, connecting and the response's headers. */
+  timeoutMs: number;
+  /** The pauses after each failed attempt; one more attempt than pauses, then the subscription is disabled. */
+  retryScheduleMs: number[];
+  /** Milliseconds between this process's looks at the outbox; 0: this process delivers none. */
+  pollMs: number;
 }
 
 /** The public Content API: where readers find posts, and how its answers are cached and limited. */
@@ -213,6 +226,19 @@ export const ENV_VARIABLES = {
     default: '10',
     doc: 'Seconds between runs of the job that publishes due scheduled drafts (once across processes); 0: none in this process.',
   },
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: {
+    default: 'false',
+    doc: 'true: webhooks may go to loopback, private and link-local addresses (a receiver on this machine or network); false: public addresses only.',
+  },
+  WEBHOOK_TIMEOUT_MS: { default: '10000', doc: 'How long one webhook attempt may take to connect and get the response headers.' },
+  WEBHOOK_RETRY_SCHEDULE: {
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    doc: 'Pauses after each failed webhook attempt (ms, s, m, h, d), each spread by ±20 %; after the last the subscription is disabled.',
+  },
+  WEBHOOK_POLL_MS: {
+    default: '1000',
+    doc: 'Milliseconds between looks at the webhook outbox in each process; 0: this process delivers none.',
+  },
   PUBLIC_SITE_URL: { default: 'http://localhost:3000', doc: "The blog's public address: feeds and the sitemap link to posts there." },
   PUBLIC_POST_PATH: { default: '/blog/{slug}', doc: 'Path of a post page on the blog, with {slug}.' },
   PUBLIC_API_URL: { default: '', doc: "This API's public address for the feeds' self links; empty: http://localhost:PORT." },
@@ -284,6 +310,7 @@ export function loadConfig(env: Env): Config {
   const loginThrottle = readLoginThrottle(integer);
   const housekeeping = readHousekeeping(integer);
   const publishIntervalSeconds = integer('PUBLISH_INTERVAL_SECONDS', 0, 86400);
+  const webhooks = readWebhooks(read, integer, boolean, problems);
   const content = readContent(read, integer, problems, port);
   const trustProxy = boolean('TRUST_PROXY');
   const corsOrigins = read('CORS_ORIGINS')
@@ -338,7 +365,28 @@ export function loadConfig(env: Env): Config {
     housekeeping,
     content,
     publishIntervalSeconds,
+    webhooks,
     database,
+  };
+}
+
+const DURATION_UNITS_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+function readWebhooks(read: Read, integer: Integer, boolean: Bool, problems: string[]): WebhooksConfig {
+  const raw = read('WEBHOOK_RETRY_SCHEDULE');
+  const retryScheduleMs = raw.split(',').map((part) => {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(part.trim());
+    const ms = match ? Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS] : NaN;
+    return ms >= 1 && ms <= 7 * 86_400_000 ? ms : NaN;
+  });
+  if (retryScheduleMs.some(Number.isNaN) || retryScheduleMs.length > 50) {
+    problems.push(`WEBHOOK_RETRY_SCHEDULE must be up to 50 comma-separated durations of 1 ms to 7 days like 5s,5m,30m,2h (got "${raw}")`);
+  }
+  return {
+    allowPrivateNetworks: boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS'),
+    timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 100, 120_000),
+    retryScheduleMs: retryScheduleMs.filter((ms) => !Number.isNaN(ms)),
+    pollMs: integer('WEBHOOK_POLL_MS', 0, 3_600_000),
   };
 }
 

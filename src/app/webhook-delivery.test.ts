@@ -1,6 +1,9 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createWebhookSigner } from '../adapters/crypto/webhook-signer.js';
+import { createHttpWebhookTransport } from '../adapters/webhooks/http-transport.js';
 import { newPost, ulid } from '../adapters/contract/fixtures.js';
 import { newSubscription, subscriptionId } from '../adapters/contract/webhook-fixtures.js';
 import { createMemoryStore } from '../adapters/memory/store.js';
@@ -305,6 +308,45 @@ describe('WebhookDeliveryWorker', () => {
     expect(log.lines.some((l) => l.level === 'warn' && l.message.includes('retried when its claim lapses'))).toBe(true);
     advance(worker.leaseMs);
     expect(await worker.runOnce()).toEqual({ claimed: 1, succeeded: 1, failed: 0 });
+  });
+});
+
+describe('WebhookDeliveryWorker over HTTP', () => {
+  it('a receiver on loopback, with private networks allowed, gets post.published once, verified by the reference implementation', async () => {
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200).end('thanks');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const subscription = await listen(1, { url: `http://127.0.0.1:${port}/hooks`, secret: signer.newSecret() });
+      const post = await publish(1);
+      const { worker } = workerOf(createHttpWebhookTransport({ allowPrivateNetworks: true, timeoutMs: 5000 }));
+      await worker.runDue();
+      expect(received).toHaveLength(1);
+      const payload = new Webhook(subscription.secret).verify(received[0]!.body, received[0]!.headers) as {
+        type: string;
+        data: { post: { id: string } };
+      };
+      expect(payload).toMatchObject({ type: 'post.published', data: { post: { id: post.id } } });
+      expect((await deliveriesOf())[0]).toMatchObject({ status: 'succeeded', responseStatus: 200 });
+
+      // The same receiver, private networks not allowed: refused before connecting, and retried later.
+      await publish(2);
+      const { worker: strict } = workerOf(createHttpWebhookTransport({ allowPrivateNetworks: false }));
+      await strict.runOnce();
+      expect(received).toHaveLength(1);
+      const refusedOne = (await deliveriesOf()).find((d) => d.status === 'pending');
+      expect(refusedOne).toMatchObject({ attempts: 1, responseStatus: null, error: 'address 127.0.0.1 is not public' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

@@ -64,6 +64,13 @@ describe('summaryOf', () => {
     expect(words.slice(kept.length + 1)).toMatch(/^word\d+ /);
   });
 
+  it('reads as far into a long body as its text needs, past markup that holds no text', () => {
+    const words = Array.from({ length: 2000 }, (_, i) => `word${i}`).join(' ');
+    const summary = summaryOf(`<p><img src="https://img.example/${'x'.repeat(5000)}.png" /></p>\n<p><strong>${words}</strong></p>`);
+    expect(summary).toBe(summaryOf(`<p>${words.slice(0, 400)}</p>`));
+    expect(summary).toMatch(/^word0 word1 .* word\d+…$/);
+  });
+
   it('cuts one long word at 280 characters (code points, not UTF-16 units)', () => {
     const summary = summaryOf(`<p>${'👋'.repeat(400)}</p>`);
     expect(summary).toBe(`${'👋'.repeat(SUMMARY_MAX)}…`);

@@ -35,12 +35,16 @@ export interface EntryBase {
   contentApiUrl: string;
 }
 
+/** A URL with a scheme (`https:`, `mailto:`): already absolute, kept without parsing it. */
+const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
+
 /**
  * One URL made absolute: a link to one of our media files given from the root (`/api/v1/content/media/<id>/<file>`,
  * as authors write them) becomes its `mediaFileUrl` on the Content API, any other relative URL is
  * resolved against the post's page; an absolute URL, or one that does not parse, is kept.
  */
 function absoluteUrl(url: string, base: EntryBase): string {
+  if (ABSOLUTE.test(url)) return url;
   const media = mediaFileLink(url);
   if (media !== null && media.base.startsWith('/') && !media.base.startsWith('//'))
     return mediaFileUrl(base.contentApiUrl, media.mediaId, media.fileName);
@@ -91,9 +95,23 @@ const INLINE_TAG =
  * white space within them (or at `max` itself when there is none) and ended with `…`.
  */
 export function summaryOf(html: string, max = SUMMARY_MAX): string {
-  const text = unescapeHtml(html.replace(INLINE_TAG, '').replace(/<[^>]*>/g, ' '))
+  // The start of a long body is enough: a prefix ending at a tag's end, grown until it holds more text than is kept.
+  for (let length = 8 * max; ; length *= 4) {
+    const end = length >= html.length ? html.length : html.lastIndexOf('>', length) + 1;
+    const text = plainText(html.slice(0, end));
+    if (end === html.length || [...text].length > max) return cut(text, max);
+  }
+}
+
+/** The text of HTML: inline tags dropped, any other a space, entities read, white space collapsed. */
+function plainText(html: string): string {
+  return unescapeHtml(html.replace(INLINE_TAG, '').replace(/<[^>]*>/g, ' '))
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** `text`, or when longer than `max` characters its start cut at a word boundary, with an ellipsis (see `summaryOf`). */
+function cut(text: string, max: number): string {
   const characters = [...text];
   if (characters.length <= max) return text;
   const head = characters.slice(0, max + 1).join('');

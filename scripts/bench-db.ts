@@ -20,7 +20,8 @@ import type { PostQuery, PostSortKey } from '../src/domain/ports/post-repository
 import type { Store } from '../src/domain/ports/store.js';
 import { openPostgres } from '../src/adapters/drizzle/driver/connect-postgres.js';
 import { maskUrl } from '../src/mask-url.js';
-import { searchTextOf } from '../src/adapters/drizzle/repositories/post-repository.js';
+import { searchVectorOf } from '../src/adapters/drizzle/repositories/post-repository.js';
+import { parseSearchQuery, queryText } from '../src/domain/search.js';
 import { storeOver } from '../src/open-store.js';
 import { countWords } from '../src/domain/word-count.js';
 import { createTestDatabase, testServerUrl } from '../test/support/databases.js';
@@ -81,7 +82,7 @@ function postRow(n: number) {
     slug: `post-${n}`,
     excerpt,
     body,
-    search_text: searchTextOf({ title, excerpt, body }),
+    search: searchVectorOf({ title, excerpt, tags, body }),
     tags,
     status,
     version: 1,
@@ -153,7 +154,9 @@ async function main(): Promise<void> {
       const qCandidates: { word: string; n: number }[] = [];
       for (const i of [40, 300, 1000, 3000, 6000, 10_000, 19_000]) {
         const w = WORDS[i]!;
-        const [row] = await admin<{ n: number }[]>`select count(*)::int as n from posts where search_text like ${`%${w}%`}`;
+        const [row] = await admin<
+          { n: number }[]
+        >`select count(*)::int as n from posts where search @@ ${queryText(parseSearchQuery(w))}::tsquery`;
         qCandidates.push({ word: w, n: row!.n });
       }
       const rareQ = closest(qCandidates, size * 0.01);

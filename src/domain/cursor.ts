@@ -11,7 +11,7 @@ import type { PostQuery, PostSortKey } from './ports/post-repository.js';
  * - `scopeHash` is a 64-bit FNV-1a hash (16 hex digits) of the canonical scope string, so a cursor
  *   used with another list, sort or filter is refused without carrying the filters themselves;
  * - `position` is the keyset of the last item returned: `[sortValue, id]` for posts (an ISO
- *   instant or null, or the title), `[version]` for revisions, `[occurredAtIso, id]` for activity.
+ *   instant or null, the title, or the rank), `[version]` for revisions, `[occurredAtIso, id]` for activity.
  *
  * Cursors are opaque to clients but not secret: they are not signed.
  */
@@ -19,11 +19,13 @@ import type { PostQuery, PostSortKey } from './ports/post-repository.js';
 const FORMAT_VERSION = 1;
 
 /** One field of a keyset position, checked by `decodeCursor` when a shape is given. */
-export type CursorField = 'string' | 'string|null' | 'instant' | 'instant|null' | 'integer';
+export type CursorField = 'string' | 'string|null' | 'instant' | 'instant|null' | 'integer' | 'number';
 
-/** The position of a post list sorted by `key`: `[title, id]`, `[iso, id]` or `[iso | null, id]`. */
+/** The position of a post list sorted by `key`: `[title, id]`, `[iso, id]`, `[iso | null, id]` or `[rank, id]`. */
 export function postPositionShape(key: PostSortKey): readonly CursorField[] {
   switch (key) {
+    case 'relevance':
+      return ['number', 'string'];
     case 'title':
       return ['string', 'string'];
     case 'publishedAt':
@@ -193,6 +195,8 @@ function fieldMatches(field: CursorField, value: unknown): boolean {
     case 'integer':
       // Versions and other keys are 32-bit integers in storage.
       return typeof value === 'number' && Number.isInteger(value) && value >= -2147483648 && value <= 2147483647;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
     case 'instant':
       return typeof value === 'string' && isIsoInstant(value);
     case 'instant|null':

@@ -5,6 +5,7 @@ export * from './login-network.js';
 export * from './media.js';
 export * from './post.js';
 export * from './post-rules.js';
+export * from './search.js';
 export * from './slug.js';
 export * from './tags.js';
 export * from './word-count.js';

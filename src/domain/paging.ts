@@ -43,7 +43,7 @@ export function pageOf<T>(rows: readonly T[], limit: number, cursorAfter: (last:
  * Where a post stands in a list sorted by `key`, as a cursor carries it (see `postPositionShape`):
  * `[title, id]`, or `[iso instant | null, id]`.
  */
-export function postPosition(post: PostSummary, key: PostSortKey): [string | null, string] {
+export function postPosition(post: PostSummary, key: Exclude<PostSortKey, 'relevance'>): [string | null, string] {
   if (key === 'title') return [post.title, post.id];
   const instant = post[key];
   return [instant === null ? null : instant.toISOString(), post.id];

@@ -292,10 +292,9 @@ export function checkedTag(tag: string, source: 'input' | 'query'): string {
 }
 
 /**
- * A post list's filters, checked, with the tag normalised. `q` may not hold control characters:
- * the Drizzle adapter searches title, excerpt and body joined by line breaks, so a line break in
- * `q` could match across them.
- * @throws ValidationError at `/q` and/or `/tag` (pointers into the query)
+ * A post list's filters, checked, with the tag normalised. `q` may not hold control characters
+ * (the contract's rule for every query text); the `relevance` sort needs a `q`.
+ * @throws ValidationError at `/q`, `/tag` and/or `/sort` (pointers into the query)
  */
 export function checkedPostQuery(query: PostQuery): PostQuery {
   const issues: ValidationIssue[] = [];
@@ -310,6 +309,9 @@ export function checkedPostQuery(query: PostQuery): PostQuery {
       if (!(error instanceof ValidationError)) throw error;
       issues.push(...error.issues);
     }
+  }
+  if (query.sort.key === 'relevance' && (query.q === undefined || query.q === '')) {
+    issues.push({ pointer: '/sort', message: 'relevance needs q' });
   }
   if (issues.length > 0) throw new ValidationError(issues, 'query');
   return tag === undefined ? query : { ...query, tag };

@@ -32,7 +32,15 @@ function newPost(n: number, over: Partial<NewPost> = {}): NewPost {
 /** Runs one SQL statement on the store's database and gives its rows. */
 export type RawQuery = (text: string) => Promise<Record<string, unknown>[]>;
 
-export function describeDrizzleStoreCases(name: string, make: MakeStore, query: RawQuery): void {
+/**
+ * @param backfill `backfillSearch` on the store's database, with a batch size
+ */
+export function describeDrizzleStoreCases(
+  name: string,
+  make: MakeStore,
+  query: RawQuery,
+  backfill: (batch: number) => Promise<number>,
+): void {
   describe(`${name}: Drizzle adapter specifics`, () => {
     let store: Store;
     const open = async () => (store = await make());
@@ -60,6 +68,29 @@ export function describeDrizzleStoreCases(name: string, make: MakeStore, query: 
       expect((await q('charlie')).total).toBe(0);
       expect((await q('ÉCHO')).total).toBe(1);
       expect((await q('delta')).total).toBe(1);
+      await store.posts.update('P0001', 3, { tags: ['foxtrot'] }, at(3));
+      expect((await q('foxtrot')).total).toBe(1);
+      expect((await q('delta echo foxtrot')).total).toBe(1);
+    });
+
+    // SQL cannot run the domain's tokenizer: rows from before migration 0015 get `search` after
+    // migrating, from `backfillSearch`, by the same rule as a write.
+    it('backfillSearch fills every post without a search column, a batch at a time, by the rule a write follows', async () => {
+      await open();
+      for (let n = 1; n <= 5; n += 1) {
+        await store.posts.create(
+          newPost(n, { title: `Été ${n}`, excerpt: 'far', tags: ['e-mail'], body: `postgres ${'x '.repeat(50)} production` }),
+        );
+      }
+      const written = await query(`select id, search::text as search from posts order by id`);
+      await query(`update posts set search = null where id <> 'P0003'`);
+      const q = (text: string) => store.posts.list({ q: text, sort: { key: 'relevance', direction: 'desc' }, limit: 10 });
+      expect((await q('production postgres')).total).toBe(1);
+      expect(await backfill(2)).toBe(4);
+      expect(await query(`select id, search::text as search from posts order by id`)).toEqual(written);
+      expect((await q('production postgres')).total).toBe(5);
+      expect((await q('ete "e mail"')).total).toBe(5);
+      expect(await backfill(2)).toBe(0);
     });
 
     it('read models: tagCounts keeps tags differing in case apart; slugsLike returns slugs in byte order', async () => {
@@ -96,18 +127,18 @@ export function describeDrizzleStoreCases(name: string, make: MakeStore, query: 
     });
 
     // A row of up to a page stays inline and uncompressed (migration 0008): a `q` search reads
-    // every row's search text, and decompressing it (pglz) was most of a broad search's time.
-    it('stores a post of a few KB with its body and search text uncompressed, a long one compressed', async () => {
+    // every matching row's search column, and decompressing it (pglz) would cost each search.
+    it('stores a post of a few KB with its body and search column uncompressed, a long one compressed', async () => {
       await open();
       const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i % 97} text${i % 13}`).join(' ');
       await store.posts.create(newPost(1, { body: words(200) })); // ~3 KB body: a ~6 KB row
       await store.posts.create(newPost(2, { body: words(2000) })); // ~30 KB body
       const rows = await query(
-        `select id, pg_column_compression(body) as body, pg_column_compression(search_text) as search from posts order by id`,
+        `select id, pg_column_compression(body) as body, pg_column_compression(search) as search from posts order by id`,
       );
       expect(rows).toEqual([
         { id: 'P0001', body: null, search: null },
-        { id: 'P0002', body: 'pglz', search: 'pglz' },
+        { id: 'P0002', body: 'pglz', search: null },
       ]);
     });
 

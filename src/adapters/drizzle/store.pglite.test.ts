@@ -8,13 +8,19 @@ import { openPglite } from './driver/connect-pglite.js';
 import { readJournal } from './schema/migrations.js';
 import { MAPPED_UNIQUE_CONSTRAINTS } from './driver/pg-errors.js';
 import { createDrizzleStore } from './store.js';
+import { backfillSearch } from './schema/search-backfill.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
 
 // One in-memory PGlite for the whole file, migrated once; every test starts from empty tables.
 const { make, connection } = usePglite();
 
 describeStoreContract('pglite', make);
-describeDrizzleStoreCases('pglite', make, async (text) => (await connection().client.query<Record<string, unknown>>(text)).rows);
+describeDrizzleStoreCases(
+  'pglite',
+  make,
+  async (text) => (await connection().client.query<Record<string, unknown>>(text)).rows,
+  (batch) => backfillSearch(connection().db, batch),
+);
 
 describe('openPglite', () => {
   it('persists under dataDir: a reopened database keeps its rows and is not migrated twice', async () => {
@@ -44,13 +50,12 @@ describe('openPglite', () => {
     }
   });
 
-  it('loads pg_trgm and uses the trigram index for q', async () => {
-    const ext = await connection().client.query<{ extname: string }>(`select extname from pg_extension where extname = 'pg_trgm'`);
-    expect(ext.rows).toEqual([{ extname: 'pg_trgm' }]);
-    const idx = await connection().client.query<{ indexdef: string }>(
-      `select indexdef from pg_indexes where indexname = 'posts_search_text_trgm_idx'`,
+  it('searches q with a GIN index on the search column, and has no trigram index left', async () => {
+    const idx = await connection().client.query<{ indexname: string; indexdef: string }>(
+      `select indexname, indexdef from pg_indexes where tablename = 'posts' and indexdef like '%gin%' order by indexname`,
     );
-    expect(idx.rows[0]?.indexdef).toContain('gin_trgm_ops');
+    expect(idx.rows.map((row) => row.indexname)).toEqual(['posts_search_idx', 'posts_tags_idx']);
+    expect(idx.rows[0]?.indexdef).toContain('USING gin (search)');
   });
 });
 

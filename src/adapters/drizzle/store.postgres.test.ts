@@ -7,6 +7,7 @@ import { describeStoreContract } from '../contract/index.js';
 import { openPostgres, type PostgresOptions } from './driver/connect-postgres.js';
 import { SchemaBehindError } from './schema/migrations.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
+import { backfillSearch } from './schema/search-backfill.js';
 import { postgresSettings } from '../../config.js';
 import { storeOver } from '../../open-store.js';
 
@@ -24,7 +25,12 @@ describe.skipIf(!available)('PostgreSQL store', () => {
   const { make, connection, databaseUrl } = usePostgres({ poolSize: 10 });
 
   describeStoreContract('postgres', make);
-  describeDrizzleStoreCases('postgres', make, async (text) => [...(await connection().sql.unsafe<Record<string, unknown>[]>(text))]);
+  describeDrizzleStoreCases(
+    'postgres',
+    make,
+    async (text) => [...(await connection().sql.unsafe<Record<string, unknown>[]>(text))],
+    (batch) => backfillSearch(connection().db, batch),
+  );
 
   describe('openPostgres', () => {
     it('sets the session time zone to UTC and the statement timeout', async () => {

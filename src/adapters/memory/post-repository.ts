@@ -1,4 +1,12 @@
 import { checkedPageLimit, compareUtf8, hasCursor, pageOf, postPosition } from '../../domain/index.js';
+import {
+  matchClass,
+  matchesDocument,
+  parseSearchQuery,
+  searchDocument,
+  type SearchDocument,
+  type SearchQuery,
+} from '../../domain/search.js';
 import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../domain/cursor.js';
 import { DuplicateIdError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import { countedTotal, countLimitOf } from '../../domain/paging.js';
@@ -68,7 +76,7 @@ interface SortKey {
   id: string;
 }
 
-function sortKeyOf(post: Post, key: PostSortKey): SortKey {
+function sortKeyOf(post: Post, key: Exclude<PostSortKey, 'relevance'>): SortKey {
   switch (key) {
     case 'title':
       return { value: post.title, id: post.id };
@@ -84,8 +92,8 @@ function sortKeyOf(post: Post, key: PostSortKey): SortKey {
 }
 
 function sortKeyFromPosition(position: unknown[], key: PostSortKey): SortKey {
-  const [value, id] = position as [string | null, string];
-  if (key === 'title' || value === null) return { value, id };
+  const [value, id] = position as [string | number | null, string];
+  if (key === 'title' || key === 'relevance' || value === null || typeof value === 'number') return { value, id };
   return { value: Date.parse(value), id };
 }
 
@@ -103,20 +111,30 @@ function compareSortKeys(a: SortKey, b: SortKey, direction: 'asc' | 'desc'): num
   return sign * compareUtf8(a.id, b.id);
 }
 
-function fold(s: string): string {
-  return s.toLowerCase();
+/** The search query of a list (`parseSearchQuery`), or null without `q`. */
+function searchOf(query: Pick<PostQuery, 'q'>): SearchQuery | null {
+  return query.q !== undefined && query.q !== '' ? parseSearchQuery(query.q) : null;
 }
 
-function matcher(query: PostQuery): (post: Post) => boolean {
+/** The documents of the posts one list searches, each made once (`searchDocument`). */
+function documents(): (post: Post) => SearchDocument {
+  const made = new Map<Post, SearchDocument>();
+  return (post) => {
+    let doc = made.get(post);
+    if (doc === undefined) made.set(post, (doc = searchDocument(post)));
+    return doc;
+  };
+}
+
+function matcher(query: PostQuery, search: SearchQuery | null, documentOf: (post: Post) => SearchDocument): (post: Post) => boolean {
   const statuses = query.status !== undefined && query.status.length > 0 ? query.status : null;
-  const needle = query.q !== undefined && query.q !== '' ? fold(query.q) : null;
   const visibleAt = query.visibleAt;
   return (post) =>
     (statuses === null || statuses.includes(post.status)) &&
     (query.scheduled === undefined || query.scheduled === (post.publishAt !== null)) &&
     (visibleAt === undefined || isVisibleToReaders(post, visibleAt)) &&
     (query.tag === undefined || post.tags.includes(query.tag)) &&
-    (needle === null || fold(post.title).includes(needle) || fold(post.excerpt).includes(needle) || fold(post.body).includes(needle));
+    (search === null || matchesDocument(documentOf(post), search));
 }
 
 const SUFFIX = /^[0-9]+$/;
@@ -236,15 +254,24 @@ export class MemoryPostRepository implements PostRepository {
     return this.#session.exec((data) => {
       checkedPageLimit(query.limit);
       countLimitOf(query);
-      const { key, direction } = query.sort;
+      const { key } = query.sort;
+      // Relevance is best first, whatever the direction says (the port's rule).
+      const direction = key === 'relevance' ? 'desc' : query.sort.direction;
       const scope = postCursorScope(query);
       const after = hasCursor(query.cursor) ? sortKeyFromPosition(decodeCursor(query.cursor, scope, postPositionShape(key)), key) : null;
+      const search = searchOf(query);
+      const documentOf = documents();
+      // The rank is the class alone (`matchClass`): equal ranks fall back to the id.
+      const keyOf = (post: Post): SortKey =>
+        key !== 'relevance' ? sortKeyOf(post, key) : { value: search === null ? 0 : matchClass(documentOf(post), search), id: post.id };
       const matches = [...data.posts.values()]
-        .filter(matcher(query))
-        .map((post) => ({ post, key: sortKeyOf(post, key) }))
+        .filter(matcher(query, search, documentOf))
+        .map((post) => ({ post, key: keyOf(post) }))
         .sort((a, b) => compareSortKeys(a.key, b.key, direction));
       const rest = after === null ? matches : matches.filter((m) => compareSortKeys(m.key, after, direction) > 0);
-      const page = pageOf(rest, query.limit, (last) => encodeCursor(scope, postPosition(last.post, key)));
+      const page = pageOf(rest, query.limit, (last) =>
+        encodeCursor(scope, key === 'relevance' ? [last.key.value, last.post.id] : postPosition(last.post, key)),
+      );
       return { items: page.items.map((m) => summarize(m.post)), nextCursor: page.nextCursor, ...countedTotal(matches.length, query) };
     });
   }
@@ -252,7 +279,7 @@ export class MemoryPostRepository implements PostRepository {
   walk(filter: PostFilter, afterId: string | null, limit: number): Promise<Post[]> {
     return this.#session.exec((data) => {
       checkedPageLimit(limit);
-      const matches = matcher({ ...filter, sort: { key: 'createdAt', direction: 'asc' }, limit });
+      const matches = matcher({ ...filter, sort: { key: 'createdAt', direction: 'asc' }, limit }, null, searchDocument);
       return [...data.posts.values()]
         .filter((post) => (afterId === null || compareUtf8(post.id, afterId) > 0) && matches(post))
         .sort((a, b) => compareUtf8(a.id, b.id))

@@ -61,7 +61,8 @@ export interface PostChanges {
   seo?: PostSeo;
 }
 
-export type PostSortKey = 'updatedAt' | 'createdAt' | 'publishedAt' | 'publishAt' | 'title';
+/** `relevance` needs `q` (see the Listing rules); its direction is always 'desc', best first. */
+export type PostSortKey = 'updatedAt' | 'createdAt' | 'publishedAt' | 'publishAt' | 'title' | 'relevance';
 export interface PostSort {
   key: PostSortKey;
   direction: 'asc' | 'desc';
@@ -74,7 +75,7 @@ export interface PostQuery {
   scheduled?: boolean;
   /** Only posts carrying this (already normalised) tag. */
   tag?: string;
-  /** Case-insensitive substring of title, excerpt or body. */
+  /** A web-search query over title, excerpt, tags and body (`parseSearchQuery`, see the Listing rules). */
   q?: string;
   /**
    * Only what readers may see at this instant: published posts whose `publishedAt` is at or
@@ -163,12 +164,22 @@ export interface TagCount {
  *
  * Listing
  * - Filters: `status` (any of), `scheduled` (true: a `publishAt` is set, which only a draft can
- *   have; false: none is), `tag` (exact), `q` (case-insensitive substring of title, excerpt or
- *   body: non-ASCII letters fold too, `ÉTÉ` finds `été`; `%` and `_` are plain characters). Every
- *   filter given must hold.
+ *   have; false: none is), `tag` (exact), `q` (full text, the rule of `domain/search.ts`: the post
+ *   is `searchDocument` of its title, excerpt, tags and body, the query `parseSearchQuery(q)`, and
+ *   it matches when `matchesDocument` says so: words in any order anywhere, all required;
+ *   "quoted words" adjacent and in order, never across two fields; `-word` excluded; `or` for
+ *   either, binding tighter than the implicit AND; the last word a prefix unless `q` ends with a
+ *   space or a closing quote; case and accents folded, a word a run of letters and digits, so
+ *   punctuation such as `%` and `_` only separates words; a query with no required word matches
+ *   nothing). Every filter given must hold.
  * - Order: by the sort key in the sort direction, ties broken by `id` in byte order in the same
  *   direction. Titles compare by their UTF-8 bytes (no collation). Posts with a null `publishedAt`
  *   (or `publishAt`, sorting by it) come last in both directions.
+ * - Relevance (`sort.key` 'relevance', direction 'desc', only with `q`; the caller checks that):
+ *   best first by `matchClass`: a post the query matches in its title alone, then one it
+ *   matches in title, excerpt and tags, then one that needs the body. Within a class a store
+ *   may put closer or more frequent matches first (a number it computes per post, the same on
+ *   every page); equal ranks by `id` descending. Its cursor carries that rank and the id.
  * - `total` counts every match across all pages, up to `countUpTo` (default `POST_TOTAL_CAP`):
  *   with at most that many matches it is exact and `totalExact` is true; with more, `total` is
  *   `countUpTo` and `totalExact` is false, and the cost of the count does not grow with the
@@ -193,6 +204,16 @@ export interface TagCount {
  * - `countByStatus` counts posts per status (zeros included), and as `scheduled` the drafts with a
  *   `publishAt`; `wordsPublished` sums `wordCount` over published posts.
  * - `slugsLike(base)` returns every stored slug that is `base` or `base-<n>`, to pick a free one.
+ *
+ * Webhook outbox
+ * - Every write that changes posts (`create`, `update`, `delete`, the recorded writes,
+ *   `publishDue`) writes, for each post whose change `webhookEventOf(before, after)` names an
+ *   event, that event to the outbox in the same atomic write: a `WebhookEvent` (a new `msg_` id,
+ *   the post as stored after the change, or as it was for a deletion; `occurredAt` the post's new
+ *   `updatedAt`, or the moment of a deletion) and one pending delivery of it, due at once, per
+ *   subscription that is enabled and lists the event's type at that moment. When none listens,
+ *   nothing is written. A write that fails leaves no event and no delivery behind. Deliveries of
+ *   one subscription are ordered as the writes that made them.
  *
  * Scheduling
  * - `publishDue(now, limit)` publishes drafts whose `publishAt` is at or before `now`, earliest

@@ -5,6 +5,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { Database } from './database.js';
 import { migrationConfig } from '../schema/migrations.js';
+import { backfillSearch } from '../schema/search-backfill.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { makePrivateDir, makePrivateTree } from './private-files.js';
 
@@ -57,6 +58,7 @@ async function openLocked(options: PgliteOptions, unlock: () => void): Promise<P
     await client.exec(`SET TIME ZONE 'UTC'`);
     const db = drizzle(client);
     await migrate(db, migrationConfig(options.migrationsFolder));
+    await backfillSearch(db);
     return {
       kind: 'pglite',
       db,

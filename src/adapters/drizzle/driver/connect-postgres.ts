@@ -15,6 +15,7 @@ import {
   readJournal,
   SchemaBehindError,
 } from '../schema/migrations.js';
+import { backfillSearch } from '../schema/search-backfill.js';
 import { pgErrorInfo, toDomainError } from './pg-errors.js';
 
 export interface PostgresOptions {
@@ -156,7 +157,7 @@ async function checkSchema(sql: postgres.Sql, migrationsFolder: string): Promise
 
 /**
  * Applies pending migrations over one dedicated connection, holding an advisory lock so that two
- * deployers running it at once apply each migration once.
+ * deployers running it at once apply each migration once, then fills what SQL cannot (`backfillSearch`).
  */
 export async function migratePostgres(
   url: string,
@@ -173,7 +174,9 @@ export async function migratePostgres(
   try {
     await sql`select pg_advisory_lock(hashtext('margin-cms:migrate'))`;
     try {
-      await migrate(drizzle(sql), migrationConfig(options.migrationsFolder));
+      const db = drizzle(sql);
+      await migrate(db, migrationConfig(options.migrationsFolder));
+      await backfillSearch(db);
     } finally {
       await sql`select pg_advisory_unlock(hashtext('margin-cms:migrate'))`;
     }

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { checkedBatchLimit, checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor.js';
+import { searchTokens } from '../../../domain/search.js';
 import { DuplicateIdError } from '../../../domain/errors.js';
 import type { Media, MediaFile, MediaType, MediaUse } from '../../../domain/media.js';
 import {
@@ -126,15 +127,17 @@ export class DrizzleMediaRepository implements MediaRepository {
   }
 
   /**
-   * The cover by its partial index; the body by LIKE, behind a LIKE on the lowercased search text
-   * that the trigram index answers (the path is lowercase already when the id is, as ids are).
+   * The cover by its partial index; the body by LIKE, behind the search index when the id is one
+   * word of the search rule (letters and digits, as ids are): a body naming `/media/<id>/` holds
+   * that word, so only the posts the index gives are read.
    */
   async uses(id: string, limit: number): Promise<MediaUse[]> {
     const most = checkedBatchLimit(limit);
     const pattern = `%/media/${likeLiteral(id)}/%`;
+    const words = searchTokens(id);
     const inBody =
-      id === id.toLowerCase()
-        ? and(sql`${posts.searchText} LIKE ${pattern} ESCAPE '\\'`, sql`${posts.body} LIKE ${pattern} ESCAPE '\\'`)
+      words.length === 1 && words[0] === id
+        ? and(sql`${posts.search} @@ ${`'${id}'`}::tsquery`, sql`${posts.body} LIKE ${pattern} ESCAPE '\\'`)
         : sql`${posts.body} LIKE ${pattern} ESCAPE '\\'`;
     const rows = await this.session.run((db) =>
       db

@@ -12,6 +12,7 @@ import {
 } from '../../../domain/paging.js';
 import type { CoverImage, PostSeo } from '../../../domain/media.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../../domain/post.js';
+import { documentVectorText, parseSearchQuery, queryText, searchDocument, type SearchFields } from '../../../domain/search.js';
 import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
 import type {
   ChangeRecord,
@@ -82,9 +83,12 @@ const SORT_COLUMNS = {
   title: posts.title,
 } as const;
 
-/** `title \n excerpt \n body`, lowercased here so that folding is the same on every database. */
-export function searchTextOf(p: { title: string; excerpt: string; body: string }): string {
-  return `${p.title}\n${p.excerpt}\n${p.body}`.toLowerCase();
+/**
+ * The `search` column of a post: its `searchDocument` as tsvector input, made here so that
+ * PostgreSQL never tokenises (its parser depends on the locale) and every store searches alike.
+ */
+export function searchVectorOf(p: SearchFields): string {
+  return documentVectorText(searchDocument(p));
 }
 
 /** `s` as a LIKE pattern matching itself literally (`\` is LIKE's default escape). */
@@ -157,7 +161,7 @@ function insertNewPost(db: Database) {
       slug: slot('slug'),
       excerpt: slot('excerpt'),
       body: slot('body'),
-      searchText: slot('searchText'),
+      search: sql`${slot('search')}::tsvector`,
       tags: slot('tags'),
       status: slot('status'),
       version: 1,
@@ -185,7 +189,7 @@ function newPostParams(post: NewPost) {
     slug: post.slug,
     excerpt: post.excerpt,
     body: post.body,
-    searchText: searchTextOf(post),
+    search: searchVectorOf(post),
     tags: [...post.tags],
     status: post.status,
     wordCount: post.wordCount,
@@ -327,7 +331,7 @@ function deleteRecordedStatement(db: Database) {
 /** The columns an update sets, with their values. */
 type PostSet = Partial<typeof posts.$inferInsert>;
 
-/** The SET of an update making `changes` at `at`, but for the search text (`searchTextAfter`). */
+/** The SET of an update making `changes` at `at`, but for the search column (`searchAfter`). */
 function setOf(changes: PostChanges, at: Date): PostSet {
   const set: PostSet = {};
   if (changes.title !== undefined) set.title = changes.title;
@@ -352,16 +356,17 @@ function setOf(changes: PostChanges, at: Date): PostSet {
   return set;
 }
 
-/** Whether `changes` touch the search text (title, excerpt or body). */
+/** Whether `changes` touch what is searched (title, excerpt, tags or body). */
 function changesContent(changes: PostChanges): boolean {
-  return changes.title !== undefined || changes.excerpt !== undefined || changes.body !== undefined;
+  return changes.title !== undefined || changes.excerpt !== undefined || changes.body !== undefined || changes.tags !== undefined;
 }
 
-/** The search text after `changes`, the fields they keep taken from `kept`. */
-function searchTextAfter(changes: PostChanges, kept: { title: string; excerpt: string; body: string }): string {
-  return searchTextOf({
+/** The search column after `changes`, the fields they keep taken from `kept`. */
+function searchAfter(changes: PostChanges, kept: SearchFields): string {
+  return searchVectorOf({
     title: changes.title ?? kept.title,
     excerpt: changes.excerpt ?? kept.excerpt,
+    tags: changes.tags ?? kept.tags,
     body: changes.body ?? kept.body,
   });
 }
@@ -386,8 +391,8 @@ function prepareStatements(db: Database) {
   };
 }
 
-/** A keyset position: the sort value of the last item (ISO instant, title or null) and its id. */
-type Position = [value: string | null, id: string];
+/** A keyset position: the sort value of the last item (ISO instant, title, rank or null) and its id. */
+type Position = [value: string | number | null, id: string];
 
 export class DrizzlePostRepository implements PostRepository {
   #statements: ReturnType<typeof prepareStatements> | undefined;
@@ -461,9 +466,14 @@ export class DrizzlePostRepository implements PostRepository {
 
   async list(query: PostQuery): Promise<PostPage> {
     const limit = checkedPageLimit(query.limit);
-    const { key, direction } = query.sort;
+    const { key } = query.sort;
+    // Relevance is best first, whatever the direction says (the port's rule).
+    const direction = key === 'relevance' ? 'desc' : query.sort.direction;
     const scope = postCursorScope(query);
     const position = hasCursor(query.cursor) ? decodePosition(query.cursor, scope, key) : null;
+    const search = query.q !== undefined && query.q !== '' ? parseSearchQuery(query.q) : null;
+    // A query without a required word matches nothing (the domain's rule).
+    if (search !== null && search.clauses.length === 0) return { items: [], nextCursor: null, ...countedTotal(0, query) };
 
     const statuses = query.status !== undefined && query.status.length > 0 ? [...new Set(query.status)] : [];
     const shape: ListShape = {
@@ -484,7 +494,8 @@ export class DrizzlePostRepository implements PostRepository {
       countFetch: countLimit + 1,
       ...Object.fromEntries(statuses.map((status, i) => [`status${i}`, status])),
       ...(shape.tag ? { tag: query.tag } : {}),
-      ...(shape.q ? { pattern: `%${escapeLike(query.q!.toLowerCase())}%` } : {}),
+      ...(search === null ? {} : { query: queryText(search) }),
+      ...(search !== null && key === 'relevance' ? { queryA: queryText(search, 'A'), queryAB: queryText(search, 'AB') } : {}),
       ...(shape.visible ? { visibleAt: query.visibleAt!.toISOString() } : {}),
       ...(position === null ? {} : { value: position[0], id: position[1] }),
     };
@@ -492,7 +503,7 @@ export class DrizzlePostRepository implements PostRepository {
     // One after the other: the call holds one permit of the gate, one statement in flight.
     const [rows, counted] = await this.session.run(async (db) => {
       const statements = this.#listStatements(db, shape);
-      const page: SummaryRow[] = await statements.page.execute(values);
+      const page: RankedRow[] = await statements.page.execute(values);
       if (statements.nulls !== undefined && page.length < limit + 1) {
         // The non-null run is exhausted: the posts never published follow.
         page.push(...(await statements.nulls.execute({ ...values, fetch: limit + 1 - page.length })));
@@ -501,8 +512,10 @@ export class DrizzlePostRepository implements PostRepository {
       return [page, count[0]?.n ?? 0] as const;
     });
 
-    const page = pageOf(rows.map(toSummary), limit, (last) => encodeCursor(scope, postPosition(last, key)));
-    return { ...page, ...countedTotal(counted, query) };
+    const page = pageOf(rows, limit, (last) =>
+      encodeCursor(scope, key === 'relevance' ? [last.rank!, last.id] : postPosition(toSummary(last), key)),
+    );
+    return { items: page.items.map(toSummary), nextCursor: page.nextCursor, ...countedTotal(counted, query) };
   }
 
   async walk(filter: PostFilter, afterId: string | null, limit: number): Promise<Post[]> {
@@ -525,21 +538,21 @@ export class DrizzlePostRepository implements PostRepository {
 
   async update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post> {
     const set = setOf(changes, at);
-    const allContent = [changes.title, changes.excerpt, changes.body].every((v) => v !== undefined);
+    const allContent = [changes.title, changes.excerpt, changes.body, changes.tags].every((v) => v !== undefined);
     const write = async (db: Database): Promise<PostRow> => {
       if (allContent) {
-        set.searchText = searchTextOf(changes as Required<Pick<PostChanges, 'title' | 'excerpt' | 'body'>>);
+        set.search = searchVectorOf(changes as SearchFields);
       } else if (changesContent(changes)) {
-        // The search text needs the fields this change keeps: read them at the expected version.
+        // The search column needs the fields this change keeps: read them at the expected version.
         // The guarded UPDATE below still decides: had the post moved on, it matches no row.
         const current = await db
-          .select({ title: posts.title, excerpt: posts.excerpt, body: posts.body, version: posts.version })
+          .select({ title: posts.title, excerpt: posts.excerpt, body: posts.body, tags: posts.tags, version: posts.version })
           .from(posts)
           .where(eq(posts.id, id));
         const row = current[0];
         if (row === undefined) throw new NotFoundError('post', id);
         if (row.version !== expectedVersion) throw new VersionConflictError(expectedVersion, row.version);
-        set.searchText = searchTextAfter(changes, row);
+        set.search = searchAfter(changes, row);
       }
       const updated = await db
         .update(posts)
@@ -553,12 +566,12 @@ export class DrizzlePostRepository implements PostRepository {
   }
 
   /**
-   * One statement (`updateRecordedStatement`); the search text from `before` and the changes, so
+   * One statement (`updateRecordedStatement`); the search column from `before` and the changes, so
    * the row is not read first. A miss reads the version once to tell which error it was.
    */
   async updateRecorded(before: Post, changes: PostChanges, record: UpdateRecord): Promise<Post> {
     const set = setOf(changes, record.occurredAt);
-    if (changesContent(changes)) set.searchText = searchTextAfter(changes, before);
+    if (changesContent(changes)) set.search = searchAfter(changes, before);
     const write = async (db: Database): Promise<PostRow> => {
       const rows = await updateRecordedStatement(db, before.id, before.version, set)
         .prepare('posts_update_recorded')
@@ -705,6 +718,11 @@ function decodePosition(cursor: string, scope: string, key: PostSortKey): Positi
   return [value, id];
 }
 
+/** A row of a list page; sorted by relevance, with its rank (the keyset's value). */
+interface RankedRow extends SummaryRow {
+  rank?: number;
+}
+
 /** What decides the text of a list's statements (the values go in placeholders). */
 interface ListShape {
   key: PostSortKey;
@@ -726,20 +744,14 @@ interface Executable<T> {
 }
 
 interface ListStatements {
-  page: Executable<SummaryRow[]>;
+  page: Executable<RankedRow[]>;
   /** For `publishedAt` after a value: the posts never published, which follow the dated ones. */
   nulls?: Executable<SummaryRow[]>;
   count: Executable<{ n: number }[]>;
 }
 
-/**
- * A page in `key direction, id direction` order (nulls last in both directions), resuming strictly
- * after the position (`value`, `id`), and the count of matches up to `countFetch`. Placeholders:
- * `status0…`, `tag`, `pattern`, `value`, `id`, `fetch`, `countFetch`. Every page is a range scan
- * of one of the sort indexes.
- */
-function listStatements(db: Database, shape: ListShape) {
-  const { key, direction } = shape;
+/** The filters of a list shape (placeholders `status0…`, `tag`, `query`, `visibleAt`), and its count statement. */
+function listFilters(db: Database, shape: ListShape) {
   const placeholder = sql.placeholder;
   const filters: SQL[] = [];
   const statusIn = (column: typeof posts.status | typeof postTags.status) =>
@@ -754,29 +766,9 @@ function listStatements(db: Database, shape: ListShape) {
   filters.push(...statusIn(posts.status));
   if (shape.scheduled !== undefined) filters.push(shape.scheduled ? isNotNull(posts.publishAt) : isNull(posts.publishAt));
   if (shape.tag) filters.push(sql`${posts.tags} @> ARRAY[${placeholder('tag')}]::text[]`);
-  if (shape.q) filters.push(sql`${posts.searchText} LIKE ${placeholder('pattern')}`);
+  if (shape.q) filters.push(sql`${posts.search} @@ ${placeholder('query')}::tsquery`);
   const visible = sql`${posts.status} = 'published' AND ${posts.publishedAt} <= ${placeholder('visibleAt')}::timestamptz`;
   if (shape.visible) filters.push(visible);
-
-  const col = SORT_COLUMNS[key];
-  const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
-  const after = sql.raw(direction === 'asc' ? '>' : '<');
-  // Only scheduled posts sorted by publishAt have no null to place: the plain order is the one of
-  // the partial index on (publish_at, id), read forwards or backwards.
-  const nullable = key === 'publishedAt' || (key === 'publishAt' && shape.scheduled !== true);
-  // The publishedAt indexes are `published_at <dir> NULLS LAST, id <dir> NULLS LAST`; ids are never
-  // null, so saying NULLS LAST for the id changes no order and lets the index give it whole (DESC
-  // alone means NULLS FIRST, which the planner would finish with an incremental sort).
-  const orderBy = nullable
-    ? [sql`${col} ${dir} NULLS LAST`, sql`${posts.id} ${dir} NULLS LAST`]
-    : [sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
-  const select = (where: SQL[]) =>
-    db
-      .select(summaryColumns)
-      .from(posts)
-      .where(and(...filters, ...where))
-      .orderBy(...orderBy)
-      .limit(placeholder('fetch'));
 
   // A tag filter without `q` or `scheduled` counts in post_tags (an index-only scan of one tag's
   // entries; for readers, joined to the posts for their publishedAt); the others count the posts
@@ -800,7 +792,61 @@ function listStatements(db: Database, shape: ListShape) {
   )
     .limit(placeholder('countFetch'))
     .as('matches');
-  const count = db.select({ n: count_() }).from(matches);
+  return { filters, count: db.select({ n: count_() }).from(matches) };
+}
+
+/**
+ * By relevance: the class of the match (3 when the query matches in the title alone, `queryA`; 2
+ * in title, excerpt and tags, `queryAB`; else 1) plus half of `ts_rank` (from 0 to 1) within it,
+ * as a float4 that the cursor carries exactly; best first, equal ranks by id descending.
+ */
+function relevanceStatements<C>(db: Database, filters: SQL[], count: C, after: ListShape['after']) {
+  const placeholder = sql.placeholder;
+  const rank = sql<number>`(CASE WHEN ${posts.search} @@ ${placeholder('queryA')}::tsquery THEN 3
+    WHEN ${posts.search} @@ ${placeholder('queryAB')}::tsquery THEN 2 ELSE 1 END
+    + ts_rank(${posts.search}, ${placeholder('query')}::tsquery) / 2)::float4`.mapWith(Number);
+  const where =
+    after === 'start' ? filters : [...filters, sql`(${rank}, ${posts.id}) < (${placeholder('value')}::float4, ${placeholder('id')})`];
+  const page = db
+    .select({ ...summaryColumns, rank })
+    .from(posts)
+    .where(and(...where))
+    .orderBy(sql`${rank} DESC`, sql`${posts.id} DESC`)
+    .limit(placeholder('fetch'));
+  return { page, count };
+}
+
+/**
+ * A page in `key direction, id direction` order (nulls last in both directions), resuming strictly
+ * after the position (`value`, `id`), and the count of matches up to `countFetch`. Placeholders:
+ * `status0…`, `tag`, `query` (and, by relevance, `queryA`, `queryAB`), `value`, `id`, `fetch`,
+ * `countFetch`. Every page but a search's is a range scan of one of the sort indexes.
+ */
+function listStatements(db: Database, shape: ListShape) {
+  const { key, direction } = shape;
+  const placeholder = sql.placeholder;
+  const { filters, count } = listFilters(db, shape);
+  if (key === 'relevance') return relevanceStatements(db, filters, count, shape.after);
+
+  const col = SORT_COLUMNS[key];
+  const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
+  const after = sql.raw(direction === 'asc' ? '>' : '<');
+  // Only scheduled posts sorted by publishAt have no null to place: the plain order is the one of
+  // the partial index on (publish_at, id), read forwards or backwards.
+  const nullable = key === 'publishedAt' || (key === 'publishAt' && shape.scheduled !== true);
+  // The publishedAt indexes are `published_at <dir> NULLS LAST, id <dir> NULLS LAST`; ids are never
+  // null, so saying NULLS LAST for the id changes no order and lets the index give it whole (DESC
+  // alone means NULLS FIRST, which the planner would finish with an incremental sort).
+  const orderBy = nullable
+    ? [sql`${col} ${dir} NULLS LAST`, sql`${posts.id} ${dir} NULLS LAST`]
+    : [sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
+  const select = (where: SQL[]) =>
+    db
+      .select(summaryColumns)
+      .from(posts)
+      .where(and(...filters, ...where))
+      .orderBy(...orderBy)
+      .limit(placeholder('fetch'));
 
   if (shape.after === 'start') return { page: select([]), count };
   if (shape.after === 'nulls') {

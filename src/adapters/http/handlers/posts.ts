@@ -1,5 +1,6 @@
 import type { PostUseCases } from '../../../app/post-use-cases.js';
 import type { Post } from '../../../domain/index.js';
+import type { PostSort, PostSortKey } from '../../../domain/ports/post-repository.js';
 import { fromStored, idempotencyKeyOf, requestFingerprint } from '../idempotency.js';
 import { etagOf, ifNoneMatchHits, toApiPost, toApiPostSummary } from '../mappers.js';
 import { requireIfMatch } from '../if-match.js';
@@ -30,16 +31,22 @@ function createdAnswer(post: Post) {
   return { status: 201, headers: createdHeaders(post), body: JSON.stringify(toApiPost(post)) };
 }
 
+/** The list order `sort` asks for; without it, relevance when searching and else last edited first. */
+function postSortOf(sort: Schemas['PostSort'] | undefined, q: string | undefined): PostSort {
+  const given = sort ?? (q === undefined ? '-updatedAt' : 'relevance');
+  if (given === 'relevance') return { key: 'relevance', direction: 'desc' };
+  return { key: given.replace(/^-/, '') as PostSortKey, direction: given.startsWith('-') ? 'desc' : 'asc' };
+}
+
 export function postHandlers(posts: PostUseCases): PostHandlers {
   return {
     async listPosts({ query }) {
-      const { sort } = query;
       const page = await posts.queries.list({
         ...(query.status === undefined ? {} : { status: query.status }),
         ...(query.scheduled === undefined ? {} : { scheduled: query.scheduled }),
         ...(query.tag === undefined ? {} : { tag: query.tag }),
         ...(query.q === undefined ? {} : { q: query.q }),
-        sort: { key: sort.replace(/^-/, '') as 'updatedAt', direction: sort.startsWith('-') ? 'desc' : 'asc' },
+        sort: postSortOf(query.sort, query.q),
         limit: query.limit,
         cursor: query.cursor ?? null,
       });

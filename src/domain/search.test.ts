@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import {
+  documentVectorText,
+  matchClass,
+  matchesDocument,
+  MAX_POSITION,
+  MAX_POSITIONS_PER_WORD,
+  parseSearchQuery,
+  queryText,
+  searchDocument,
+  searchTokens,
+} from './search.js';
+
+const doc = (title: string, body = '', excerpt = '', tags: string[] = []) => searchDocument({ title, excerpt, tags, body });
+const finds = (q: string, d: ReturnType<typeof doc>) => matchesDocument(d, parseSearchQuery(q));
+
+describe('searchTokens', () => {
+  it('folds case and accents, ÉTÉ into ete', () => {
+    expect(searchTokens('ÉTÉ à Noël')).toEqual(['ete', 'a', 'noel']);
+  });
+
+  it('folds the letters NFKD leaves alone: ß, æ, œ, ø, ł, đ', () => {
+    expect(searchTokens('Straße Æsir cœur Ørsted Łódź Đakovo')).toEqual(['strasse', 'aesir', 'coeur', 'orsted', 'lodz', 'dakovo']);
+  });
+
+  it('splits at every character that is not a letter or a digit', () => {
+    expect(searchTokens('e-mail, v2.0 (ok)_x')).toEqual(['e', 'mail', 'v2', '0', 'ok', 'x']);
+    expect(searchTokens('привет 日本語')).toEqual(['привет', '日本語']);
+  });
+
+  it('drops words longer than 100 characters', () => {
+    expect(searchTokens(`a ${'x'.repeat(101)} ${'y'.repeat(100)}`)).toEqual(['a', 'y'.repeat(100)]);
+  });
+});
+
+describe('parseSearchQuery', () => {
+  it('makes every word a required clause, the last one a prefix', () => {
+    expect(parseSearchQuery('Postgres produc')).toEqual({
+      clauses: [
+        [{ words: ['postgres'], phrase: false, negated: false, prefix: false }],
+        [{ words: ['produc'], phrase: false, negated: false, prefix: true }],
+      ],
+    });
+  });
+
+  it('takes no prefix when the query ends with a space or a closing quote', () => {
+    expect(parseSearchQuery('postgres ').clauses[0]![0]!.prefix).toBe(false);
+    expect(parseSearchQuery('"keyset cursor"').clauses[0]![0]!).toEqual({
+      words: ['keyset', 'cursor'],
+      phrase: true,
+      negated: false,
+      prefix: false,
+    });
+    expect(parseSearchQuery('"keyset curs').clauses[0]![0]!.prefix).toBe(true);
+  });
+
+  it('reads -word and -"phrase" as exclusions, e-mail as a phrase', () => {
+    const { clauses } = parseSearchQuery('a -b -"c d" e-mail ');
+    expect(clauses.map((c) => c.map((t) => [t.words.join(' '), t.phrase, t.negated]))).toEqual([
+      [['a', false, false]],
+      [['b', false, true]],
+      [['c d', true, true]],
+      [['e mail', true, false]],
+    ]);
+  });
+
+  it('binds or tighter than the implicit AND and ignores an or missing a side', () => {
+    const words = (q: string) => parseSearchQuery(q).clauses.map((c) => c.map((t) => t.words[0]));
+    expect(words('a b or c ')).toEqual([['a'], ['b', 'c']]);
+    expect(words('a OR b or c d ')).toEqual([['a', 'b', 'c'], ['d']]);
+    expect(words('or a or ')).toEqual([['a']]);
+  });
+
+  it('has no clause when no word is required', () => {
+    expect(parseSearchQuery('%_ - ""').clauses).toEqual([]);
+    expect(parseSearchQuery('-hugo').clauses).toEqual([]);
+  });
+});
+
+describe('matchesDocument', () => {
+  const post = doc('Running postgres', `postgres ${'filler '.repeat(300)} in production`, 'An e-mail', ['ops-notes']);
+
+  it('finds two words far apart in either order', () => {
+    expect(finds('postgres production ', post)).toBe(true);
+    expect(finds('production postgres ', post)).toBe(true);
+    expect(finds('production mysql ', post)).toBe(false);
+  });
+
+  it('needs a phrase adjacent and in order, never across two fields', () => {
+    expect(finds('"in production"', post)).toBe(true);
+    expect(finds('"production in"', post)).toBe(false);
+    expect(finds('"postgres an"', post)).toBe(false);
+    expect(finds('email', post)).toBe(false);
+    expect(finds('E-Mail ', post)).toBe(true);
+    expect(finds('"ops notes"', post)).toBe(true);
+  });
+
+  it('excludes, takes either with or, and matches the last word as a prefix', () => {
+    expect(finds('postgres -production', post)).toBe(false);
+    expect(finds('postgres -mysql ', post)).toBe(true);
+    expect(finds('mysql or production ', post)).toBe(true);
+    expect(finds('postgres produc', post)).toBe(true);
+    expect(finds('postgres produc ', post)).toBe(false);
+  });
+});
+
+describe('matchClass', () => {
+  const ranked = (q: string, d: ReturnType<typeof doc>) => matchClass(d, parseSearchQuery(q));
+  it('is 3 when the title alone matches, 2 with the excerpt or tags, 1 when the body is needed', () => {
+    expect(ranked('apple ', doc('Apple pie'))).toBe(3);
+    expect(ranked('apple ', doc('Pie', '', 'apple'))).toBe(2);
+    expect(ranked('apple ', doc('Pie', '', '', ['apple']))).toBe(2);
+    expect(ranked('apple ', doc('Pie', 'apple'))).toBe(1);
+    expect(ranked('apple pie ', doc('Apple', 'pie'))).toBe(1);
+  });
+});
+
+describe('searchDocument', () => {
+  it('numbers words past MAX_POSITION at it and keeps a word’s first MAX_POSITIONS_PER_WORD positions', () => {
+    const long = doc('t', `${'w '.repeat(MAX_POSITION + 10)}end`);
+    expect(long.get('end')!.pos).toEqual([MAX_POSITION]);
+    expect(long.get('w')!.pos).toHaveLength(MAX_POSITIONS_PER_WORD);
+  });
+
+  it('writes the tsvector and tsquery input PostgreSQL reads without tokenising', () => {
+    expect(documentVectorText(doc('Été', 'b été'))).toBe("'ete':1A,4C 'b':3C");
+    expect(queryText(parseSearchQuery('a -"b c" d or e'))).toBe("'a' & !('b' <-> 'c') & ('d' | 'e':*)");
+    expect(queryText(parseSearchQuery('a b'), 'AB')).toBe("'a':AB & 'b':*AB");
+  });
+});

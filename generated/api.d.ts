@@ -1643,8 +1643,8 @@ export interface components {
             createdAt: components["schemas"]["Timestamp"];
         };
         /**
-         * @description A delivery's id, a ULID (26 characters, Crockford base32), assigned by the server. Not the `webhook-id` header: that is the delivery's `eventId`.
-         * @example 01JEX2N4Q6S8V0X2Z4B6D8F0GH
+         * @description A delivery's id, assigned by the server: `dlv_` and 32 lowercase hex digits. Not the `webhook-id` header: that is the delivery's `eventId`.
+         * @example dlv_2b7c4e91a0d35f68c1e9b4a7d0f2e6c3
          */
         WebhookDeliveryId: string;
         /** @description One page of a subscription's deliveries, the newest first. */

@@ -5,6 +5,7 @@ import { clientAddressOf, pathOf, queryOf, requestIdOf, type Env } from './conte
 import type { Contract, Route } from './contract.js';
 import { BinaryBody } from './binary-body.js';
 import { HttpProblem } from './problem.js';
+import { JsonText } from './json-text.js';
 import type { HandlerRegistry, ImageUpload, Principal } from './registry.js';
 import { baseHeaders, respond } from './response-headers.js';
 
@@ -281,7 +282,7 @@ function toResponse(route: Route, path: string, reply: Reply): Response {
   }
   if (media.endsWith('json')) {
     headers['content-type'] = media;
-    return respond(JSON.stringify(reply.body), reply.status, headers);
+    return respond(reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body), reply.status, headers);
   }
   headers['content-type'] = `${media}; charset=utf-8`;
   return respond(String(reply.body), reply.status, headers);

@@ -1,6 +1,7 @@
 import type { operations } from '../../../generated/api.js';
 import type { RequestDefaults } from '../../../generated/defaults.js';
 import type { BinaryBody } from './binary-body.js';
+import type { JsonText } from './json-text.js';
 
 /** Every operationId in the contract. */
 export type OperationId = keyof operations;
@@ -42,9 +43,13 @@ type WithDefaults<T, D extends PropertyKey> = [D] extends [never]
 
 /**
  * The body a handler answers with: a stream of bytes for a zip download, the bytes and their type
- * for an image, else the schema's type.
+ * for an image, else the schema's type (for JSON, also that type already serialised: `JsonText`).
  */
-type BodyOf<C> = 'application/zip' extends keyof C ? ReadableStream<Uint8Array> : 'image/png' extends keyof C ? BinaryBody : C[keyof C];
+type BodyOf<C> = 'application/zip' extends keyof C
+  ? ReadableStream<Uint8Array>
+  : 'image/png' extends keyof C
+    ? BinaryBody
+    : C[keyof C] | JsonText<C[keyof C]>;
 
 type ReplyFor<S, R> = R extends { content: infer C }
   ? { status: S; body: BodyOf<C>; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> }

@@ -3,13 +3,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createArgon2PasswordHasher } from './adapters/crypto/argon2-password-hasher.js';
 import { createJoseAccessTokens } from './adapters/crypto/jose-access-tokens.js';
-import { createRefreshTokenSecrets } from './adapters/crypto/refresh-token-secrets.js';
+import { createRandomTokens, createRefreshTokenSecrets } from './adapters/crypto/refresh-token-secrets.js';
+import { createWebhookSigner } from './adapters/crypto/webhook-signer.js';
 import { createApp, type RequestObserver } from './adapters/http/app.js';
 import { API_ROOT, type Contract } from './adapters/http/contract.js';
 import { createHandlers } from './adapters/http/handlers/index.js';
 import { createSharpImageProcessor } from './adapters/images/sharp-image-processor.js';
 import { randomIds } from './adapters/system/random-ids.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
+import { createHttpWebhookTransport } from './adapters/webhooks/http-transport.js';
 import { AuthService } from './app/auth-service.js';
 import { Housekeeping, ORPHAN_BLOB_GRACE_SECONDS } from './app/housekeeping.js';
 import type { MediaDeps } from './app/media.js';
@@ -18,7 +20,7 @@ import { createPostUseCases } from './app/post-use-cases.js';
 import { Readiness } from './app/readiness.js';
 import { SharedRateLimit } from './app/shared-rate-limit.js';
 import type { Config } from './config.js';
-import type { Clock, IdGenerator, ImageProcessor, PasswordHasher, Store } from './domain/index.js';
+import type { Clock, IdGenerator, ImageProcessor, PasswordHasher, Store, WebhookSigner, WebhookTransport } from './domain/index.js';
 import type { Logger } from './log.js';
 import { ADMIN_DIR, BUNDLE_FILE } from './paths.js';
 
@@ -57,6 +59,10 @@ export interface CompositionOptions {
   docs?: boolean;
   /** The admin app's build to serve at /admin/; by default dist/admin/ when `make build` wrote it, false for none. */
   adminDir?: string | false;
+  /** Sends webhooks and says which URLs may receive them; by default over HTTP to public addresses only. */
+  webhookTransport?: WebhookTransport;
+  /** Signs webhooks and makes their secrets; by default Standard Webhooks' HMAC-SHA256. */
+  webhookSigner?: WebhookSigner;
 }
 
 /**
@@ -93,6 +99,8 @@ export async function compose(options: CompositionOptions) {
     // Embedded PGlite has one process (its data folder is locked): its cache needs no record read.
     files: new MediaFileCache(MEDIA_FILE_CACHE_BYTES, store.kind === 'pglite'),
   };
+  const webhookTransport = options.webhookTransport ?? createHttpWebhookTransport({ allowPrivateNetworks: false });
+  const webhookSigner = options.webhookSigner ?? createWebhookSigner();
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);
   const { content, imports } = config;
@@ -116,6 +124,14 @@ export async function compose(options: CompositionOptions) {
         cache: { maxAgeSeconds: content.maxAgeSeconds, staleWhileRevalidateSeconds: content.staleWhileRevalidateSeconds },
       },
       imports: { limits: imports, maxFileBytes: config.bodyLimitBytes, contract: options.contract },
+      webhooks: {
+        webhooks: store.webhooks,
+        refusal: (url) => webhookTransport.refusal(url),
+        newSecret: () => webhookSigner.newSecret(),
+        ids,
+        clock,
+      },
+      previewLinks: { links: store.previewLinks, posts: store.posts, tokens: createRandomTokens(), ids, clock },
     }),
     ...(contentRateLimit === null
       ? {}

@@ -8,7 +8,14 @@ import { createOrResetUser } from '../../src/app/users.js';
 import { createZxcvbnPasswordPolicy } from '../../src/adapters/crypto/zxcvbn-password-policy.js';
 import { compose, type ComposedConfig } from '../../src/composition.js';
 import { loadConfig, type Config, type ContentConfig, type ImportLimits } from '../../src/config.js';
-import { FixedClock, InvalidTokenError, type Clock, type PasswordHasher, type Store } from '../../src/domain/index.js';
+import {
+  FixedClock,
+  InvalidTokenError,
+  type Clock,
+  type PasswordHasher,
+  type Store,
+  type WebhookTransport,
+} from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { createValidatingFetch, type ValidatingFetchOptions } from './contract-fetch.js';
 
@@ -80,6 +87,8 @@ export interface TestServerOptions {
   loginThrottle?: Partial<Config['auth']['loginThrottle']>;
   /** An admin app build to serve at /admin/; none by default, whether or not dist/admin/ exists. */
   adminDir?: string;
+  /** Sends webhooks and judges their URLs; by default `compose`'s (public addresses only). */
+  webhookTransport?: WebhookTransport;
 }
 
 /**
@@ -122,6 +131,7 @@ export async function testServer(options: TestServerOptions) {
     ...(options.hasher ? { hasher: options.hasher } : {}),
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
+    ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
   });
   const { user: admin } = await createOrResetUser(
     {

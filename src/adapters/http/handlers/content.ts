@@ -4,9 +4,9 @@ import { cacheControlOf, httpDateOf, isNotModified, strongEtagOf, type CachePoli
 import type { FeedEnclosure, FeedPost, SiteInfo, SitemapEntry } from '../content/feeds.js';
 import { renderFeedBodies } from '../content/feed-bodies.js';
 import { HtmlRenderer, htmlEtagsOf, renderMediaOf } from '../content/html-renderer.js';
-import { JsonText } from '../json-text.js';
 import { enclosureFile, originalOf, toContentCover } from '../content/images.js';
 import { mediaFilesIn, mediaFileUrl, mediaIdsIn } from '../media-urls.js';
+import { HttpProblem } from '../problem.js';
 import type { HandlerRegistry } from '../registry.js';
 import type { components } from '../../../../generated/api.js';
 
@@ -23,8 +23,24 @@ const SITEMAP_LINKS_MAX = 1000;
 
 type ContentHandlers = Pick<
   HandlerRegistry,
-  'listContentPosts' | 'getContentPost' | 'getContentPostBySlug' | 'listContentTags' | 'getAtomFeed' | 'getRssFeed' | 'getSitemap'
+  | 'listContentPosts'
+  | 'getContentPost'
+  | 'getContentPostBySlug'
+  | 'listContentTags'
+  | 'getAtomFeed'
+  | 'getRssFeed'
+  | 'getSitemap'
+  | 'getContentPreview'
 >;
+
+/** What a preview link shows: the post its token names (`previewPost`), or null; and the time. */
+export interface PreviewSource {
+  post(token: string): Promise<Post | null>;
+  now(): Date;
+}
+
+/** The headers of every preview: it shows a post as it is at this instant, to whoever holds the link, and no one else. */
+const PREVIEW_HEADERS = { 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex' } as const;
 
 export interface ContentSite {
   site: SiteInfo;
@@ -120,6 +136,33 @@ async function feedEntries(content: ContentQueries, renderer: HtmlRenderer, cont
 /** What a feed is written with: its entries, and the tag it is of and its date. */
 type FeedWriter = (entries: FeedPost[], options: { tag?: string; updated: Date }) => string;
 
+/**
+ * getContentPreview: the post of a preview link in the Content API's shape whatever its status,
+ * `publishedAt` its first publication, else its `publishAt`, else now; `html` when asked for and
+ * rendered in time. No ETag: it is never stored. An unknown token, an expired or revoked link and
+ * a deleted post are one 404.
+ */
+function contentPreviewHandler(
+  content: ContentQueries,
+  renderer: HtmlRenderer,
+  contentApiUrl: string,
+  previews: PreviewSource,
+): Pick<HandlerRegistry, 'getContentPreview'> {
+  return {
+    async getContentPreview({ params, query }) {
+      const post = await previews.post(params.token);
+      if (post === null) throw new HttpProblem(404, 'not-found', 'No post is previewed at this link.');
+      const shown = { ...post, publishedAt: post.publishedAt ?? post.publishAt ?? previews.now() };
+      const include = query.include === 'html';
+      const media = await content.media(include ? [...coverIdsOf([post]), ...mediaIdsIn(post.body)] : coverIdsOf([post]));
+      const body = toContentPost(shown, media, contentApiUrl);
+      if (!include) return { status: 200, body, headers: PREVIEW_HEADERS };
+      const rendered = await renderer.html(post, [...media.values()].map(renderMediaOf));
+      return { status: 200, body: rendered === null ? body : { ...body, html: rendered }, headers: PREVIEW_HEADERS };
+    },
+  };
+}
+
 /** The conditional request headers every content operation declares. */
 interface Conditions {
   'if-none-match'?: string;
@@ -131,7 +174,7 @@ interface Conditions {
  * post with its HTML, of what fixes them: see `withHtml`) and a Last-Modified, and 304 when the
  * client's copy is current (see `isNotModified`).
  */
-export function contentHandlers(content: ContentQueries, { site, cache, renderer }: ContentSite): ContentHandlers {
+export function contentHandlers(content: ContentQueries, { site, cache, renderer }: ContentSite, previews: PreviewSource): ContentHandlers {
   const cacheControl = cacheControlOf(cache);
   const html = renderer ?? new HtmlRenderer({ siteUrl: site.siteUrl });
 
@@ -151,11 +194,8 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
     return notModified ? { status: 304 as const, headers: replyHeaders } : { status: 200 as const, body, headers: replyHeaders };
   }
 
-  /** A JSON answer, serialised once: its ETag hashes the text the dispatch then writes as it is. */
-  const json = <B>(headers: Conditions, body: B, lastModified: Date) => {
-    const serialised = JsonText.of(body);
-    return conditional(headers, serialised, strongEtagOf(serialised.text), lastModified);
-  };
+  const json = <B>(headers: Conditions, body: B, lastModified: Date) =>
+    conditional(headers, body, strongEtagOf(JSON.stringify(body)), lastModified);
 
   const { contentApiUrl } = site;
 
@@ -198,6 +238,8 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
   };
 
   return {
+    ...contentPreviewHandler(content, html, contentApiUrl, previews),
+
     async listContentPosts({ query, headers }) {
       const [page, changed] = await Promise.all([
         content.list({

@@ -2,6 +2,8 @@ import type { Clock, Store } from '../../../domain/index.js';
 import type { AuthService } from '../../../app/auth-service.js';
 import type { MediaDeps } from '../../../app/media.js';
 import type { PostUseCases } from '../../../app/post-use-cases.js';
+import { previewPost, type PreviewLinkDeps } from '../../../app/preview-links.js';
+import type { WebhookDeps } from '../../../app/webhooks.js';
 import { HtmlRenderer } from '../content/html-renderer.js';
 import type { HandlerRegistry } from '../registry.js';
 import { activityHandlers } from './activity.js';
@@ -11,10 +13,12 @@ import { mediaHandlers } from './media.js';
 import { metaHandlers, type ReadinessCheck } from './meta.js';
 import { postHandlers } from './posts.js';
 import { previewHandlers } from './preview.js';
+import { previewLinkHandlers } from './preview-links.js';
 import { revisionHandlers } from './revisions.js';
 import { siteHandlers, type SiteImportDeps } from './site.js';
 import { statsHandlers } from './stats.js';
 import { tagHandlers } from './tags.js';
+import { webhookHandlers } from './webhooks.js';
 
 export interface HandlerDeps {
   store: Store;
@@ -26,6 +30,10 @@ export interface HandlerDeps {
   content: ContentSite;
   clock: Clock;
   imports: SiteImportDeps;
+  /** The webhook subscriptions' use cases' ports. */
+  webhooks: WebhookDeps;
+  /** The preview links' use cases' ports (the previews public under `content.site.contentApiUrl` + `/preview`). */
+  previewLinks: PreviewLinkDeps;
   /** The preview's renderer; by default one of its own (see `createHandlers`). */
   previewRenderer?: HtmlRenderer;
 }
@@ -54,7 +62,13 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...activityHandlers(deps.posts.queries),
     ...statsHandlers(deps.posts.queries),
     ...previewHandlers(previewRenderer, deps.posts.content),
-    ...contentHandlers(deps.posts.content, { ...deps.content, renderer }),
+    ...contentHandlers(
+      deps.posts.content,
+      { ...deps.content, renderer },
+      { post: (token) => previewPost(deps.previewLinks, token), now: () => deps.clock.now() },
+    ),
+    ...previewLinkHandlers(deps.previewLinks, `${deps.content.site.contentApiUrl}/preview`),
     ...mediaHandlers(deps.media, deps.posts.writes, `${deps.content.site.contentApiUrl}/media`),
+    ...webhookHandlers(deps.webhooks),
   };
 }

@@ -1,0 +1,52 @@
+import * as links from '../../../app/preview-links.js';
+import { API_ROOT } from '../contract.js';
+import type { HandlerRegistry } from '../registry.js';
+import { requestInstant } from '../timestamps.js';
+import type { components } from '../../../../generated/api.js';
+
+type Schemas = components['schemas'];
+
+type PreviewLinkHandlers = Pick<HandlerRegistry, 'createPreviewLink' | 'listPreviewLinks' | 'revokePreviewLink'>;
+
+function toApiPreviewLink({ link, status }: links.ListedPreviewLink): Schemas['PreviewLink'] {
+  return {
+    id: link.id,
+    createdAt: link.createdAt.toISOString(),
+    expiresAt: link.expiresAt.toISOString(),
+    revokedAt: link.revokedAt === null ? null : link.revokedAt.toISOString(),
+    status,
+  };
+}
+
+/**
+ * A post's preview links (tag `posts`). `previewUrl` is where getContentPreview answers: the
+ * Content API's public address followed by `/preview` (the token follows).
+ */
+export function previewLinkHandlers(deps: links.PreviewLinkDeps, previewUrl: string): PreviewLinkHandlers {
+  return {
+    async createPreviewLink({ params, body }) {
+      const expiresAt = body?.expiresAt === undefined ? undefined : requestInstant('/expiresAt', body.expiresAt);
+      const { link, token } = await links.createPreviewLink(deps, params.id, expiresAt);
+      return {
+        status: 201,
+        body: {
+          id: link.id,
+          url: `${previewUrl}/${token}`,
+          token,
+          expiresAt: link.expiresAt.toISOString(),
+          createdAt: link.createdAt.toISOString(),
+        },
+        headers: { Location: `${API_ROOT}/posts/${params.id}/preview-links/${link.id}` },
+      };
+    },
+
+    async listPreviewLinks({ params }) {
+      return { status: 200, body: { items: (await links.listPreviewLinks(deps, params.id)).map(toApiPreviewLink) } };
+    },
+
+    async revokePreviewLink({ params }) {
+      await links.revokePreviewLink(deps, params.id, params.linkId);
+      return { status: 204 };
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Preview links over HTTP on every store: created, listed and revoked by an admin; the preview
+ * itself public on the Content API (no token, CORS open, never stored or indexed), showing a post
+ * whatever its status while the rest of the Content API still 404s it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { components } from '../../generated/api.js';
+import { FixedClock, PREVIEW_LINK_DEFAULT_TTL_MS } from '../../src/domain/index.js';
+import { describeOnEveryStore } from '../support/stores.js';
+import { expectInvalid, expectProblem, expectUnauthorized, peek, setup, UNKNOWN_ID } from './helpers.js';
+
+type Created = components['schemas']['PreviewLinkCreated'];
+type Listed = components['schemas']['PreviewLinkList'];
+type ContentPost = components['schemas']['ContentPost'];
+
+const T0 = new Date('2026-12-01T09:00:00.000Z');
+const DAY = 86_400_000;
+const SITE = { siteUrl: 'https://blog.example.com', postPath: '/blog/{slug}', apiUrl: 'https://api.example.com', siteTitle: 'Margin blog' };
+const PREVIEW_URL = /^https:\/\/api\.example\.com\/api\/v1\/content\/preview\/([A-Za-z0-9_-]{43})$/;
+
+describeOnEveryStore('preview links', (make) => {
+  async function previews() {
+    const clock = new FixedClock(T0);
+    const t = await setup(make, { clock, content: SITE });
+    async function link(postId: string, body?: Record<string, unknown>): Promise<Created> {
+      const response = await t.send('POST', `/posts/${postId}/preview-links`, body === undefined ? {} : { body });
+      expect(response.status, await peek(response)).toBe(201);
+      return (await response.json()) as Created;
+    }
+    /** The preview at a created link's URL, without credentials. */
+    const open = (created: Created, query = '') =>
+      t.send('GET', `${new URL(created.url).pathname.replace('/api/v1', '')}${query}`, { anonymous: true });
+    async function listed(postId: string) {
+      const response = await t.send('GET', `/posts/${postId}/preview-links`);
+      expect(response.status, await peek(response)).toBe(200);
+      return ((await response.json()) as Listed).items;
+    }
+    return { ...t, clock, link, open, listed };
+  }
+
+  it('answers 201 with an absolute url on the Content API, the token in it, Location and a 7-day expiry', async () => {
+    const t = await previews();
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    const response = await t.send('POST', `/posts/${draft.id}/preview-links`);
+    expect(response.status, await peek(response)).toBe(201);
+    const created = (await response.json()) as Created;
+    expect(created.url).toMatch(PREVIEW_URL);
+    expect(PREVIEW_URL.exec(created.url)?.[1]).toBe(created.token);
+    expect(created.expiresAt).toBe(new Date(T0.getTime() + PREVIEW_LINK_DEFAULT_TTL_MS).toISOString());
+    expect(response.headers.get('location')).toBe(`/api/v1/posts/${draft.id}/preview-links/${created.id}`);
+  });
+
+  it('shows a draft at its url with no-store and noindex, while the Content API still answers 404 for it', async () => {
+    const t = await previews();
+    const draft = await t.create({ title: 'Not yet', body: 'A *draft*.', tags: ['soon'] });
+    const created = await t.link(draft.id);
+    const response = await t.open(created);
+    expect(response.status, await peek(response)).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('x-robots-tag')).toBe('noindex');
+    expect(response.headers.get('etag')).toBeNull();
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    const shown = (await response.json()) as ContentPost;
+    expect(shown).toMatchObject({ id: draft.id, title: 'Not yet', body: 'A *draft*.', tags: ['soon'], publishedAt: T0.toISOString() });
+    expect(shown).not.toHaveProperty('status');
+    await expectProblem(await t.send('GET', `/content/posts/${draft.id}`, { anonymous: true }), 404, 'not-found');
+    const html = await t.open(created, '?include=html');
+    expect(((await html.json()) as ContentPost).html).toContain('<em>draft</em>');
+    // Later edits show at once.
+    await t.patch(draft.id, draft.version, { title: 'Nearly' });
+    expect(((await (await t.open(created)).json()) as ContentPost).title).toBe('Nearly');
+  });
+
+  it('shows a scheduled post with its publishAt as publishedAt', async () => {
+    const t = await previews();
+    const publishAt = new Date(T0.getTime() + DAY).toISOString();
+    const scheduled = await t.create({ title: 'Tomorrow', body: 'Soon.', publishAt });
+    const response = await t.open(await t.link(scheduled.id));
+    expect(response.status, await peek(response)).toBe(200);
+    expect(((await response.json()) as ContentPost).publishedAt).toBe(publishAt);
+    await expectProblem(await t.send('GET', `/content/posts/${scheduled.id}`, { anonymous: true }), 404, 'not-found');
+  });
+
+  it('answers the same 404 for an expired, a revoked and an unknown token, and for a deleted post', async () => {
+    const t = await previews();
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    const short = await t.link(draft.id, { expiresAt: new Date(T0.getTime() + 60_000).toISOString() });
+    const revoked = await t.link(draft.id);
+    const kept = await t.link(draft.id);
+    expect((await t.send('DELETE', `/posts/${draft.id}/preview-links/${revoked.id}`)).status).toBe(204);
+    // Revoking again is 204 too.
+    expect((await t.send('DELETE', `/posts/${draft.id}/preview-links/${revoked.id}`)).status).toBe(204);
+    t.clock.advance(60_000);
+    const unknown = { ...kept, url: kept.url.replace(kept.token, 'A'.repeat(43)) };
+    const details = new Set<string>();
+    for (const gone of [short, revoked, unknown]) details.add((await expectProblem(await t.open(gone), 404, 'not-found')).detail as string);
+    expect(details.size).toBe(1);
+    expect((await t.open(kept)).status).toBe(200);
+    const items = await t.listed(draft.id);
+    expect(items.map((item) => [item.id, item.status])).toEqual([
+      [kept.id, 'active'],
+      [revoked.id, 'revoked'],
+      [short.id, 'expired'],
+    ]);
+    expect(JSON.stringify(items)).not.toContain(kept.token);
+    const post = await t.getPost(draft.id);
+    expect((await t.send('DELETE', `/posts/${draft.id}`, { headers: { 'if-match': `"${post.version}"` } })).status).toBe(204);
+    await expectProblem(await t.open(kept), 404, 'not-found');
+  });
+
+  it('refuses an expiry in the past or beyond 90 days with 422 at /body/expiresAt', async () => {
+    const t = await previews();
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    for (const at of [T0.getTime() - 1, T0.getTime() + 91 * DAY]) {
+      const body = { expiresAt: new Date(at).toISOString() };
+      await expectInvalid(await t.send('POST', `/posts/${draft.id}/preview-links`, { body }), '/body/expiresAt');
+    }
+    expect(await t.listed(draft.id)).toEqual([]);
+  });
+
+  it('answers 404 for an unknown post or link, and 401 to the admin operations without a token', async () => {
+    const t = await previews();
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    const created = await t.link(draft.id);
+    await expectProblem(await t.send('POST', `/posts/${UNKNOWN_ID}/preview-links`), 404, 'not-found');
+    await expectProblem(await t.send('GET', `/posts/${UNKNOWN_ID}/preview-links`), 404, 'not-found');
+    await expectProblem(await t.send('DELETE', `/posts/${draft.id}/preview-links/${UNKNOWN_ID}`), 404, 'not-found');
+    await expectProblem(await t.send('DELETE', `/posts/${UNKNOWN_ID}/preview-links/${created.id}`), 404, 'not-found');
+    await expectUnauthorized(await t.send('POST', `/posts/${draft.id}/preview-links`, { anonymous: true }));
+    await expectUnauthorized(await t.send('GET', `/posts/${draft.id}/preview-links`, { anonymous: true }));
+    await expectUnauthorized(await t.send('DELETE', `/posts/${draft.id}/preview-links/${created.id}`, { anonymous: true }));
+    expect((await t.open(created)).status).toBe(200);
+  });
+});
+
+describe('preview rate limit', () => {
+  it('counts previews against the Content API limit of the address', async () => {
+    const { createMemoryStore } = await import('../../src/adapters/memory/store.js');
+    const t = await setup(async () => createMemoryStore(), { content: { ...SITE, rateLimitPerMinute: 2 } });
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    const response = await t.send('POST', `/posts/${draft.id}/preview-links`);
+    const created = (await response.json()) as Created;
+    const path = new URL(created.url).pathname.replace('/api/v1', '');
+    for (let n = 0; n < 2; n += 1) expect((await t.send('GET', path, { anonymous: true })).status).toBe(200);
+    await expectProblem(await t.send('GET', path, { anonymous: true }), 429, 'rate-limited');
+  });
+});

@@ -48,7 +48,7 @@ export class ContentQueries {
   }
 
   /**
-   * Newest published first (by `publishedAt`, ties by id).
+   * Newest published first (by `publishedAt`, ties by id); with `q`, by relevance (see `PostQuery`).
    * @throws ValidationError at `/q` or `/tag` of the query; InvalidCursorError
    */
   list(query: ContentListQuery): Promise<PostPage> {
@@ -57,7 +57,7 @@ export class ContentQueries {
         ...query,
         status: ['published'],
         visibleAt: this.#clock.now(),
-        sort: { key: 'publishedAt', direction: 'desc' },
+        sort: query.q === undefined || query.q === '' ? { key: 'publishedAt', direction: 'desc' } : { key: 'relevance', direction: 'desc' },
       }),
     );
   }

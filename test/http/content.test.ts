@@ -86,6 +86,19 @@ describeOnEveryStore('content API', (make) => {
       expect(page.total).toBe(0);
     });
 
+    it('finds two words far apart in either order with q, best matches first', async () => {
+      const t = await site(make);
+      const far = await publish(t, 'Running it', { body: `We use postgres. ${'Some filler words here. '.repeat(60)}Then production.` });
+      t.clock.advance(60_000);
+      const titled = await publish(t, 'Postgres in production', { body: 'A short one.' });
+      t.clock.advance(60_000);
+      await publish(t, 'Postgres only', { body: 'No such word.' });
+      for (const q of ['postgres production', 'production postgres']) {
+        const page = await jsonOf<ContentPage>(await t.read(`/posts?q=${encodeURIComponent(q)}`));
+        expect(page.items.map((p) => p.id)).toEqual([titled.id, far.id]);
+      }
+    });
+
     it('lists published posts newest published first, with tag and q filters and cursor pages', async () => {
       const t = await site(make);
       const ids: string[] = [];

@@ -30,7 +30,7 @@ import { ADMIN_DIR, BUNDLE_FILE } from './paths.js';
  */
 export interface ComposedConfig extends Pick<
   Config,
-  'bodyLimitBytes' | 'corsOrigins' | 'trustProxy' | 'idempotency' | 'content' | 'imports' | 'media'
+  'bodyLimitBytes' | 'corsOrigins' | 'trustProxy' | 'idempotency' | 'content' | 'imports' | 'media' | 'webhooks'
 > {
   auth: Pick<
     Config['auth'],
@@ -59,7 +59,7 @@ export interface CompositionOptions {
   docs?: boolean;
   /** The admin app's build to serve at /admin/; by default dist/admin/ when `make build` wrote it, false for none. */
   adminDir?: string | false;
-  /** Sends webhooks and says which URLs may receive them; by default over HTTP to public addresses only. */
+  /** Sends webhooks and says which URLs may receive them; by default over HTTP as `config.webhooks` says. */
   webhookTransport?: WebhookTransport;
   /** Signs webhooks and makes their secrets; by default Standard Webhooks' HMAC-SHA256. */
   webhookSigner?: WebhookSigner;
@@ -99,7 +99,9 @@ export async function compose(options: CompositionOptions) {
     // Embedded PGlite has one process (its data folder is locked): its cache needs no record read.
     files: new MediaFileCache(MEDIA_FILE_CACHE_BYTES, store.kind === 'pglite'),
   };
-  const webhookTransport = options.webhookTransport ?? createHttpWebhookTransport({ allowPrivateNetworks: false });
+  const webhookTransport =
+    options.webhookTransport ??
+    createHttpWebhookTransport({ allowPrivateNetworks: config.webhooks.allowPrivateNetworks, timeoutMs: config.webhooks.timeoutMs });
   const webhookSigner = options.webhookSigner ?? createWebhookSigner();
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);

@@ -13,7 +13,7 @@ import { randomIds } from './adapters/system/random-ids.js';
 import { createUlidIds } from './adapters/system/ulid-ids.js';
 import { createHttpWebhookTransport } from './adapters/webhooks/http-transport.js';
 import { AuthService } from './app/auth-service.js';
-import { Housekeeping, ORPHAN_BLOB_GRACE_SECONDS } from './app/housekeeping.js';
+import { FINISHED_HISTORY_KEEP_SECONDS, Housekeeping, ORPHAN_BLOB_GRACE_SECONDS } from './app/housekeeping.js';
 import type { MediaDeps } from './app/media.js';
 import { MediaFileCache } from './app/media-file-cache.js';
 import { createPostUseCases } from './app/post-use-cases.js';
@@ -159,6 +159,7 @@ export async function compose(options: CompositionOptions) {
     loginWindowSeconds: config.auth.loginThrottle.windowSeconds,
     refreshGraceSeconds: config.auth.refreshGraceSeconds,
     orphanBlobs: { media: store.media, blobs: store.blobs, graceSeconds: ORPHAN_BLOB_GRACE_SECONDS },
+    history: { webhooks: store.webhooks, previewLinks: store.previewLinks, keepSeconds: FINISHED_HISTORY_KEEP_SECONDS },
   });
   /** The admin app's path, when it is served. */
   const adminPath = adminDir === false ? null : '/admin/';

@@ -4,13 +4,14 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  FINISHED_HISTORY_KEEP_SECONDS,
   Housekeeping,
   HOUSEKEEPING_JOB,
   ORPHAN_BLOB_GRACE_SECONDS,
   scheduleHousekeeping,
   type PurgeReport,
 } from '../src/app/housekeeping.js';
-import { FixedClock, type Media, type RefreshToken, type Store } from '../src/domain/index.js';
+import { FixedClock, type Media, type NewPost, type RefreshToken, type Store } from '../src/domain/index.js';
 import { describeOnEveryStore } from './support/stores.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -83,6 +84,8 @@ describeOnEveryStore('housekeeping', (make) => {
       refreshReplays: 1,
       rateLimitWindows: 2,
       orphanBlobs: 0,
+      webhookDeliveries: 0,
+      previewLinks: 0,
     });
 
     for (let i = 0; i < 5; i++)
@@ -118,6 +121,8 @@ describeOnEveryStore('housekeeping', (make) => {
       refreshReplays: 0,
       rateLimitWindows: 0,
       orphanBlobs: 0,
+      webhookDeliveries: 0,
+      previewLinks: 0,
     });
   });
 
@@ -143,6 +148,8 @@ describeOnEveryStore('housekeeping', (make) => {
       refreshReplays: 0,
       rateLimitWindows: 0,
       orphanBlobs: 0,
+      webhookDeliveries: 0,
+      previewLinks: 0,
     });
     expect((await store.refreshTokens.find('hash-1'))?.id).toBeDefined();
   });
@@ -241,6 +248,87 @@ describeOnEveryStore('housekeeping of media files', (make) => {
   });
 });
 
+describeOnEveryStore('housekeeping of webhook deliveries and preview links', (make) => {
+  const OLD = ago(FINISHED_HISTORY_KEEP_SECONDS * 1000 + DAY);
+  const post = (n: number, createdAt: Date): NewPost => ({
+    id: `01JX00000000000000000POST${n}`,
+    title: `Post ${n}`,
+    slug: `post-${n}`,
+    excerpt: '',
+    body: 'Body',
+    tags: [],
+    status: 'published',
+    wordCount: 1,
+    createdAt,
+    publishedAt: createdAt,
+    publishAt: null,
+  });
+
+  it('forgets deliveries settled and preview links dead longer ago than the history keeps, and nothing else', async () => {
+    const store = await make();
+    await store.webhooks.create({
+      id: '01JX00000000000000000HOOK1',
+      url: 'https://hooks.example.com/build',
+      events: ['post.published'],
+      description: '',
+      enabled: true,
+      disabledReason: null,
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      previousSecret: null,
+      createdAt: OLD,
+      updatedAt: OLD,
+    });
+    // An old delivery that succeeded, an old one still pending, and a recent one that succeeded.
+    await store.posts.create(post(1, OLD));
+    await store.posts.create(post(2, OLD));
+    const settle = async (postId: string) => {
+      const [claimed] = await store.webhooks.claim(NOW, 15_000, 1);
+      expect(claimed?.event.postId).toBe(postId);
+      await store.webhooks.settle(claimed!, { at: NOW, ok: true, responseStatus: 204, error: null, latencyMs: 3, retryAt: null });
+    };
+    await settle(post(1, OLD).id);
+    await store.posts.create(post(3, ago(DAY)));
+    await settle(post(2, OLD).id);
+    await settle(post(3, OLD).id);
+    await store.posts.create(post(4, OLD)); // pending, never claimed
+
+    await store.posts.create({ ...post(5, OLD), status: 'draft', publishedAt: null });
+    const link = (n: number, expiresAt: Date, revokedAt: Date | null) => ({
+      id: `01JX00000000000000000LINK${n}`,
+      postId: post(5, OLD).id,
+      tokenHash: String(n).repeat(64),
+      createdAt: OLD,
+      expiresAt,
+      revokedAt,
+    });
+    await store.previewLinks.create(link(1, OLD, null));
+    await store.previewLinks.create(link(2, ahead(DAY), OLD));
+    await store.previewLinks.create(link(3, ahead(DAY), null));
+    await store.previewLinks.create(link(4, ago(DAY), null));
+
+    const job = new Housekeeping({
+      unitOfWork: store.unitOfWork,
+      clock: new FixedClock(NOW),
+      batchSize: 1,
+      loginWindowSeconds: 15 * 60,
+      refreshGraceSeconds: 10,
+      history: { webhooks: store.webhooks, previewLinks: store.previewLinks, keepSeconds: FINISHED_HISTORY_KEEP_SECONDS },
+    });
+    expect(await job.runOnce()).toMatchObject({ ran: true, webhookDeliveries: 2, previewLinks: 2 });
+
+    const left = await store.webhooks.deliveries('01JX00000000000000000HOOK1', { limit: 10 });
+    // Newest first: the recent delivery, then the old pending one.
+    expect(left.items.map((d) => [d.postId, d.status])).toEqual([
+      [post(3, OLD).id, 'succeeded'],
+      [post(4, OLD).id, 'pending'],
+    ]);
+    expect((await store.previewLinks.listForPost(post(5, OLD).id, 10)).map((l) => l.id).sort()).toEqual([
+      link(3, NOW, null).id,
+      link(4, NOW, null).id,
+    ]);
+  });
+});
+
 describe('scheduleHousekeeping', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -254,6 +342,8 @@ describe('scheduleHousekeeping', () => {
     refreshReplays: 0,
     rateLimitWindows: 0,
     orphanBlobs: 0,
+    webhookDeliveries: 0,
+    previewLinks: 0,
   };
 
   it('runs every interval, logs what each run removed and goes on after a failed run', async () => {

@@ -1,7 +1,9 @@
 import { runEvery } from './periodic.js';
 import type { Clock } from '../domain/clock.js';
 import { mediaFileOfBlobKey, type BlobListing, type BlobStore, type MediaRepository } from '../domain/ports/media-repository.js';
+import type { PreviewLinkRepository } from '../domain/ports/preview-link-repository.js';
 import type { TransactionalRepositories, UnitOfWork } from '../domain/ports/unit-of-work.js';
+import type { WebhookRepository } from '../domain/ports/webhook-repository.js';
 
 export interface HousekeepingOptions {
   unitOfWork: UnitOfWork;
@@ -16,7 +18,20 @@ export interface HousekeepingOptions {
   maxRounds?: number;
   /** Where media files' bytes no media names are looked for (none: not looked for). */
   orphanBlobs?: OrphanBlobSweep;
+  /** Webhook deliveries and preview links, forgotten a while after they are done with (none: kept). */
+  history?: HistorySweep;
 }
+
+/** What the sweep of finished webhook deliveries and dead preview links reads. */
+export interface HistorySweep {
+  webhooks: Pick<WebhookRepository, 'purge'>;
+  previewLinks: Pick<PreviewLinkRepository, 'purge'>;
+  /** Deliveries that succeeded or failed, and links that expired or were revoked, longer ago than this are deleted. */
+  keepSeconds: number;
+}
+
+/** 30 days: a delivery log long enough to look into a failure after a holiday. */
+export const FINISHED_HISTORY_KEEP_SECONDS = 30 * 24 * 60 * 60;
 
 /** What the sweep of orphan media files reads. */
 export interface OrphanBlobSweep {
@@ -45,6 +60,10 @@ export interface PurgeReport {
   rateLimitWindows: number;
   /** Media files' bytes that no media names (a delete or an upload cut short left them). */
   orphanBlobs: number;
+  /** Webhook deliveries settled longer ago than the history keeps them. */
+  webhookDeliveries: number;
+  /** Preview links expired or revoked longer ago than the history keeps them. */
+  previewLinks: number;
   /** False when another process held the job: this run did nothing. */
   ran: boolean;
 }
@@ -61,7 +80,8 @@ export const HOUSEKEEPING_JOB = 'housekeeping';
  * Then, when this process held the job, it sweeps media files' bytes that no media names and that
  * were put longer ago than the grace period (`orphanBlobs`): pages of `batchSize` keys in key order,
  * at most `maxRounds` pages per run, the next run going on after the last key this one read (and
- * from the first again once past the last).
+ * from the first again once past the last). Last, webhook deliveries settled and preview links
+ * expired or revoked longer ago than `history.keepSeconds` (30 days) are deleted.
  */
 export class Housekeeping {
   /** The last key the sweep of orphan blobs read; null: start from the first. */
@@ -81,6 +101,8 @@ export class Housekeeping {
       refreshReplays: 0,
       rateLimitWindows: 0,
       orphanBlobs: 0,
+      webhookDeliveries: 0,
+      previewLinks: 0,
       ran: false,
     };
     const maxRounds = this.options.maxRounds ?? 100;
@@ -99,7 +121,20 @@ export class Housekeeping {
     }
     const sweep = this.options.orphanBlobs;
     if (report.ran && sweep !== undefined) report.orphanBlobs = await this.#sweepOrphanBlobs(sweep, maxRounds);
+    const history = this.options.history;
+    if (report.ran && history !== undefined) await this.#sweepHistory(history, maxRounds, report);
     return report;
+  }
+
+  /** Deletes finished deliveries (in batches, at most `maxRounds`) and dead preview links older than the history keeps. */
+  async #sweepHistory(history: HistorySweep, maxRounds: number, report: PurgeReport): Promise<void> {
+    const before = new Date(this.options.clock.now().getTime() - history.keepSeconds * 1000);
+    for (let round = 0; round < maxRounds; round += 1) {
+      const deleted = await history.webhooks.purge(before, this.options.batchSize);
+      report.webhookDeliveries += deleted;
+      if (deleted < this.options.batchSize) break;
+    }
+    report.previewLinks = await history.previewLinks.purge(before);
   }
 
   async #sweepOrphanBlobs(sweep: OrphanBlobSweep, maxPages: number): Promise<number> {

@@ -172,6 +172,8 @@ describe('metrics', () => {
       refreshReplays: 1,
       rateLimitWindows: 5,
       orphanBlobs: 2,
+      webhookDeliveries: 7,
+      previewLinks: 1,
       ran: true,
     });
     metrics.observeHousekeeping({
@@ -181,6 +183,8 @@ describe('metrics', () => {
       refreshReplays: 0,
       rateLimitWindows: 1,
       orphanBlobs: 0,
+      webhookDeliveries: 2,
+      previewLinks: 0,
       ran: true,
     });
     const text = await metrics.render();
@@ -188,6 +192,8 @@ describe('metrics', () => {
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'login_attempts' })).toBe(2);
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'rate_limit_windows' })).toBe(6);
     expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'orphan_blobs' })).toBe(2);
+    expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'webhook_deliveries' })).toBe(9);
+    expect(sample(text, 'margin_housekeeping_deleted_rows_total', { kind: 'preview_links' })).toBe(1);
   });
 
   it('counts the scheduled posts this process published', async () => {

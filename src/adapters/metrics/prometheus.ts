@@ -133,6 +133,8 @@ export class Metrics {
     this.#housekeeping.inc({ kind: 'refresh_replays' }, report.refreshReplays);
     this.#housekeeping.inc({ kind: 'rate_limit_windows' }, report.rateLimitWindows);
     this.#housekeeping.inc({ kind: 'orphan_blobs' }, report.orphanBlobs);
+    this.#housekeeping.inc({ kind: 'webhook_deliveries' }, report.webhookDeliveries);
+    this.#housekeeping.inc({ kind: 'preview_links' }, report.previewLinks);
   }
 
   observeScheduledPublishing(report: PublishReport): void {

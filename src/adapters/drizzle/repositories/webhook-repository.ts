@@ -139,23 +139,29 @@ const iso = (d: Date) => d.toISOString();
 
 /**
  * The ids of the deliveries a claim at `now` takes, locked (`FOR UPDATE SKIP LOCKED`): each
- * subscription's oldest pending delivery, when its subscription is enabled, it is due (never
- * attempted, or its retry time has come) and no unexpired claim holds it. Every condition on the
- * row is in this WHERE, so that PostgreSQL rechecks it (EvalPlanQual) on a row another
- * transaction updated since this statement's snapshot: a delivery just claimed elsewhere has a
- * lease then, and is left alone.
+ * subscription's oldest pending delivery (`heads`: one index probe per enabled subscription, so a
+ * long backlog behind a receiver that is down costs nothing), when it is due (never attempted, or
+ * its retry time has come) and no unexpired claim holds it. Every condition on the delivery's row
+ * is in this WHERE, so that PostgreSQL rechecks it (EvalPlanQual) on a row another transaction
+ * updated since this statement's snapshot: a delivery just claimed elsewhere has a lease then, and
+ * is left alone. Which delivery is a head is read in the snapshot: a head settled meanwhile still
+ * stands in for its subscription, so its next delivery waits for the following claim.
  */
 function claimable(now: Date, limit: number): SQL {
-  const d = sql.raw('d');
-  return sql`SELECT ${d}.id FROM ${webhookDeliveries} ${d}
-    WHERE ${d}.status = 'pending'
-      AND (${d}.attempts = 0 OR ${d}.next_attempt_at <= ${iso(now)}::timestamptz)
-      AND (${d}.lease_until IS NULL OR ${d}.lease_until <= ${iso(now)}::timestamptz)
-      AND ${d}.seq = (SELECT min(q.seq) FROM ${webhookDeliveries} q WHERE q.subscription_id = ${d}.subscription_id AND q.status = 'pending')
-      AND EXISTS (SELECT 1 FROM ${webhookSubscriptions} s WHERE s.id = ${d}.subscription_id AND s.enabled)
-    ORDER BY ${d}.seq
+  const at = sql`${iso(now)}::timestamptz`;
+  return sql`SELECT d.id FROM ${webhookDeliveries} d
+    WHERE d.id IN (
+        SELECT h.id FROM ${webhookSubscriptions} s
+        CROSS JOIN LATERAL (
+          SELECT q.id FROM ${webhookDeliveries} q WHERE q.subscription_id = s.id AND q.status = 'pending' ORDER BY q.seq LIMIT 1
+        ) h
+        WHERE s.enabled)
+      AND d.status = 'pending'
+      AND (d.attempts = 0 OR d.next_attempt_at <= ${at})
+      AND (d.lease_until IS NULL OR d.lease_until <= ${at})
+    ORDER BY d.seq
     LIMIT ${limit}
-    FOR UPDATE OF ${d} SKIP LOCKED`;
+    FOR UPDATE OF d SKIP LOCKED`;
 }
 
 /** `claim` as one statement: the UPDATE of the deliveries taken, joined with their events and subscriptions. */

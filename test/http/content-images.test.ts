@@ -217,6 +217,23 @@ describeOnEveryStore('content API images', (make) => {
     expect(rss.rss.channel.item['content:encoded']).toBe(absolute);
   });
 
+  it('leaves the enclosure out of the feeds, under a new ETag, once the cover media is deleted', async () => {
+    const t = await site(make);
+    await publishWithCover(t, 'Covered', { body: 'A **body**.' });
+    for (const path of ['/feed.atom', '/feed.rss']) {
+      const first = await t.read(path);
+      const etag = first.headers.get('etag')!;
+      expect(await first.text(), path).toContain(`${MEDIA}/${COVER}/1600.webp`);
+      expect((await t.read(path, { 'if-none-match': etag })).status, path).toBe(304);
+      await t.store.media.delete(COVER);
+      const second = await t.read(path, { 'if-none-match': etag });
+      expect(second.status, path).toBe(200);
+      expect(second.headers.get('etag'), path).not.toBe(etag);
+      expect(await second.text(), path).not.toContain(COVER);
+      await t.store.media.create(photo(COVER, 1));
+    }
+  });
+
   it("lists in the sitemap each post's cover and the media files its body links to that exist, as absolute URLs, and nothing else", async () => {
     const t = await site(make);
     const body = [

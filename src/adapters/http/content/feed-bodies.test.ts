@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderFeedBodies, type FeedBody } from './feed-bodies.js';
+import { strongEtagOf } from './conditional.js';
+import { FeedCache, renderFeedBodies, type FeedBody } from './feed-bodies.js';
 import type { RenderablePost } from './html-renderer.js';
 
 const bodies: FeedBody[] = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ({ post: { id, version: 1, body: `**${id}**` }, media: [] }));
@@ -46,5 +47,17 @@ describe('renderFeedBodies', () => {
     const fake = renderer();
     expect(await renderFeedBodies(fake, [], 60_000)).toEqual([]);
     expect(fake.asked).toEqual([]);
+  });
+});
+
+describe('FeedCache', () => {
+  it('writes a feed once per key, with the ETag of its bytes, and again under another key', () => {
+    const cache = new FeedCache();
+    const writes: string[] = [];
+    const write = (xml: string) => () => (writes.push(xml), xml);
+    expect(cache.written('a', write('<feed>a</feed>'))).toEqual({ xml: '<feed>a</feed>', etag: strongEtagOf('<feed>a</feed>') });
+    expect(cache.written('a', write('<feed>other</feed>')).xml).toBe('<feed>a</feed>');
+    expect(cache.written('b', write('<feed>b</feed>')).xml).toBe('<feed>b</feed>');
+    expect(writes).toEqual(['<feed>a</feed>', '<feed>b</feed>']);
   });
 });

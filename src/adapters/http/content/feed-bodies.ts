@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+import { strongEtagOf } from './conditional.js';
 import type { HtmlRenderer, RenderablePost } from './html-renderer.js';
 import type { RenderMedia } from './markdown-html.js';
 
@@ -43,4 +45,36 @@ export async function renderFeedBodies(
   late = true;
   clearTimeout(timer);
   return rendered;
+}
+
+/** A feed as written: its XML and the strong ETag of its bytes. */
+export interface WrittenFeed {
+  xml: string;
+  etag: string;
+}
+
+/** How much XML the feed cache keeps, in UTF-16 code units (8 Mi, 16 MiB): a few hundred feeds of 20 short posts, a few of long ones. */
+const FEED_CACHE_CHARS = 8 * 1024 * 1024;
+
+/**
+ * The feeds written lately, each by a key naming everything that fixes its bytes (the caller's:
+ * its format, tag and date, and for each entry what fixes its post and rendered body, as
+ * `htmlEtagsOf` does): a feed read again while nothing in it changed is not written again, and
+ * its ETag not hashed again. An LRU cache bounded by the size of its XML.
+ */
+export class FeedCache {
+  readonly #written = new LRUCache<string, WrittenFeed>({
+    maxSize: FEED_CACHE_CHARS,
+    sizeCalculation: (feed, key) => feed.xml.length + key.length,
+  });
+
+  /** The feed under `key`, written with `write` when the cache has none. */
+  written(key: string, write: () => string): WrittenFeed {
+    const cached = this.#written.get(key);
+    if (cached !== undefined) return cached;
+    const xml = write();
+    const feed = { xml, etag: strongEtagOf(xml) };
+    this.#written.set(key, feed);
+    return feed;
+  }
 }

@@ -2,7 +2,7 @@ import type { ContentQueries, SitemapPost } from '../../../app/content-queries.j
 import type { Media, Post, PostSummary } from '../../../domain/index.js';
 import { cacheControlOf, httpDateOf, isNotModified, strongEtagOf, type CachePolicy } from '../content/conditional.js';
 import type { FeedEnclosure, FeedPost, SiteInfo, SitemapEntry } from '../content/feeds.js';
-import { renderFeedBodies } from '../content/feed-bodies.js';
+import { FeedCache, renderFeedBodies } from '../content/feed-bodies.js';
 import { HtmlRenderer, htmlEtagsOf, renderMediaOf } from '../content/html-renderer.js';
 import { enclosureFile, originalOf, toContentCover } from '../content/images.js';
 import { mediaFilesIn, mediaFileUrl, mediaIdsIn } from '../media-urls.js';
@@ -116,7 +116,7 @@ type BodyLink = ReturnType<typeof mediaFilesIn>[number];
  * them (the same media found, so the same cache entries), within twice the renderer's budget for
  * them all (see `renderFeedBodies`); `complete` when every body could be rendered.
  */
-async function feedEntries(content: ContentQueries, renderer: HtmlRenderer, contentApiUrl: string, posts: Post[]) {
+async function feedEntries(content: ContentQueries, renderer: HtmlRenderer, site: SiteInfo, posts: Post[]) {
   const mediaIds = posts.map((post) => [...new Set([...coverIdsOf([post]), ...mediaIdsIn(post.body)])]);
   const media = await content.media(mediaIds.flat());
   const bodies = posts.map((post, index) => ({
@@ -127,14 +127,15 @@ async function feedEntries(content: ContentQueries, renderer: HtmlRenderer, cont
   const entries: FeedPost[] = posts.map((post, index) => ({
     ...post,
     publishedAt: post.publishedAt!,
-    enclosure: enclosureOf(post, media, contentApiUrl),
+    enclosure: enclosureOf(post, media, site.contentApiUrl),
     html: rendered[index] ?? undefined,
   }));
-  return { entries, complete: rendered.every((one) => one !== null) };
+  // What fixes each entry's bytes: its post's version and the media found (see `htmlEtagsOf`), and whether its body is there.
+  const fixed = bodies.map(
+    ({ post, media }, index) => `${htmlEtagsOf(post, site.siteUrl, media).rendered}${rendered[index] === null ? '-' : '+'}`,
+  );
+  return { entries, complete: rendered.every((one) => one !== null), fixed: fixed.join(',') };
 }
-
-/** What a feed is written with: its entries, and the tag it is of and its date. */
-type FeedWriter = (entries: FeedPost[], options: { tag?: string; updated: Date }) => string;
 
 /**
  * getContentPreview: the post of a preview link in the Content API's shape whatever its status,
@@ -161,6 +162,31 @@ function contentPreviewHandler(
       return { status: 200, body: rendered === null ? body : { ...body, html: rendered }, headers: PREVIEW_HEADERS };
     },
   };
+}
+
+/** What the feeds are made of: the posts, the renderer, the site and the feeds written lately. */
+interface FeedSources {
+  content: ContentQueries;
+  renderer: HtmlRenderer;
+  site: SiteInfo;
+  cache: FeedCache;
+}
+
+/**
+ * A feed of `posts` (see `feedEntries`) as XML with its ETag, written once for what fixes its bytes
+ * (`FeedCache`: the format, tag and date, and each entry's `fixed`); `complete` when every body is in it.
+ */
+async function writtenFeed(
+  { content, renderer, site, cache }: FeedSources,
+  format: 'atom' | 'rss',
+  { posts, tag, updated }: { posts: Post[]; tag?: string; updated: Date },
+) {
+  const [{ entries, complete, fixed }, { atomFeed, rssFeed }] = await Promise.all([feedEntries(content, renderer, site, posts), feeds()]);
+  const key = `${format}\n${JSON.stringify(tag ?? null)}\n${updated.toISOString()}\n${fixed}`;
+  const written = cache.written(key, () =>
+    (format === 'atom' ? atomFeed : rssFeed)(site, entries, { ...(tag === undefined ? {} : { tag }), updated }),
+  );
+  return { ...written, complete };
 }
 
 /** The conditional request headers every content operation declares. */
@@ -228,12 +254,13 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
   /** The last change to any post, or the epoch on a site that never had one. */
   const lastChange = async () => (await content.lastChange()) ?? new Date(0);
 
-  /** A feed (see `feedEntries`), dated by the last change; `no-store` when a body is missing from it, as `include=html` does. */
-  const feed = async (headers: Conditions, tag: string | undefined, write: FeedWriter) => {
+  const feedOf: FeedSources = { content, renderer: html, site, cache: new FeedCache() };
+
+  /** A feed (see `writtenFeed`), dated by the last change; `no-store` when a body is missing from it, as `include=html` does. */
+  const feed = async (headers: Conditions, tag: string | undefined, format: 'atom' | 'rss') => {
     const [posts, updated] = await Promise.all([content.latest(tag), lastChange()]);
-    const { entries, complete } = await feedEntries(content, html, contentApiUrl, posts);
-    const xml = write(entries, { ...(tag === undefined ? {} : { tag }), updated });
-    const answer = conditional(headers, xml, strongEtagOf(xml), updated);
+    const { xml, etag, complete } = await writtenFeed(feedOf, format, { posts, updated, ...(tag === undefined ? {} : { tag }) });
+    const answer = conditional(headers, xml, etag, updated);
     return complete ? answer : { ...answer, headers: { ...answer.headers, 'Cache-Control': 'no-store' } };
   };
 
@@ -270,13 +297,11 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
     },
 
     async getAtomFeed({ query, headers }) {
-      const { atomFeed } = await feeds();
-      return feed(headers, query.tag, (entries, options) => atomFeed(site, entries, options));
+      return feed(headers, query.tag, 'atom');
     },
 
     async getRssFeed({ query, headers }) {
-      const { rssFeed } = await feeds();
-      return feed(headers, query.tag, (entries, options) => rssFeed(site, entries, options));
+      return feed(headers, query.tag, 'rss');
     },
 
     async getSitemap({ headers }) {

@@ -44,7 +44,8 @@ export interface DeliveryQuery {
  * - `claim(now, leaseMs, limit)` takes up to `limit` deliveries and answers them with their event
  *   and subscription. A delivery is taken only when it is the oldest pending delivery of its
  *   subscription (in the order they were enqueued), its subscription is enabled, it is due
- *   (`nextAttemptAt` at or before `now`) and no unexpired claim holds it: so at most one delivery
+ *   (`nextAttemptAt` at or before `now`; one never attempted, `attempts` 0, is due at once,
+ *   whatever `now`) and no unexpired claim holds it: so at most one delivery
  *   per subscription is in flight, and they go in the order of the changes. Taking it adds one to
  *   `attempts`, sets `lastAttemptAt = now` and holds it until `now + leaseMs` (`leaseUntil`).
  *   Of concurrent claims, in one process or several, each delivery is taken by one until its
@@ -56,8 +57,9 @@ export interface DeliveryQuery {
  *   (`nextAttemptAt` null) and its subscription is disabled with `outcome.disableReason`. It
  *   answers whether it recorded anything: false, changing nothing, when the claim was lost.
  * - `redeliver(subscriptionId, id, now)` makes a delivery pending again from the start (status
- *   `pending`, `attempts` 0, due at `now`, no claim, its event and place in the order kept) and
- *   answers it; a missing one throws `NotFoundError('delivery')`.
+ *   `pending`, `attempts` 0, due at `now`, no claim, its event and place in the order kept; the
+ *   last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay until the next)
+ *   and answers it; a missing one, or another subscription's, throws `NotFoundError('delivery')`.
  * - `purge(before, limit)` deletes up to `limit` settled (succeeded or failed) deliveries created
  *   before `before`, and events no delivery refers to any more; it answers how many deliveries
  *   it deleted. Pending deliveries are never purged.

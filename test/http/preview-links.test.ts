@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
-import { FixedClock, PREVIEW_LINK_DEFAULT_TTL_MS } from '../../src/domain/index.js';
+import { createMemoryStore } from '../../src/adapters/memory/store.js';
+import { FixedClock, PREVIEW_LINK_DEFAULT_TTL_MS, type PreviewLinkRepository } from '../../src/domain/index.js';
+import { createLogger } from '../../src/log.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import { expectInvalid, expectProblem, expectUnauthorized, peek, setup, UNKNOWN_ID } from './helpers.js';
 
@@ -133,9 +135,36 @@ describeOnEveryStore('preview links', (make) => {
   });
 });
 
+describe('preview logging', () => {
+  it('never logs the token of a preview that fails', async () => {
+    const lines: string[] = [];
+    let failing = false;
+    const t = await setup(async () => createMemoryStore(), {
+      content: SITE,
+      logger: createLogger('debug', (line) => lines.push(line)),
+      wrap: (store) => {
+        const links = store.previewLinks;
+        const previewLinks: PreviewLinkRepository = {
+          create: (link) => links.create(link),
+          listForPost: (postId, limit) => links.listForPost(postId, limit),
+          revoke: (postId, id, at) => links.revoke(postId, id, at),
+          findActive: (hash, now) => (failing ? Promise.reject(new Error('disk on fire')) : links.findActive(hash, now)),
+          purge: (before) => links.purge(before),
+        };
+        return { ...store, previewLinks };
+      },
+    });
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    const created = (await (await t.send('POST', `/posts/${draft.id}/preview-links`)).json()) as Created;
+    failing = true;
+    await expectProblem(await t.send('GET', `/content/preview/${created.token}`, { anonymous: true }), 500, 'internal-error');
+    expect(lines.join('\n')).toContain('/api/v1/content/preview/{token}');
+    expect(lines.join('\n')).not.toContain(created.token);
+  });
+});
+
 describe('preview rate limit', () => {
   it('counts previews against the Content API limit of the address', async () => {
-    const { createMemoryStore } = await import('../../src/adapters/memory/store.js');
     const t = await setup(async () => createMemoryStore(), { content: { ...SITE, rateLimitPerMinute: 2 } });
     const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
     const response = await t.send('POST', `/posts/${draft.id}/preview-links`);

@@ -5,6 +5,14 @@ import { pathOf, requestIdOf, type Env } from './context.js';
 import { HttpProblem, problemResponse } from './problem.js';
 import { problemFromDomainError } from './problem-map.js';
 
+/** A preview link's token, in the path of getContentPreview: a secret, never logged. */
+const PREVIEW_TOKEN = /(\/content\/preview\/)[^/]+/;
+
+/** The path of a request as the error log shows it: a preview link's token replaced by `{token}`. */
+function loggedPath(path: string): string {
+  return path.replace(PREVIEW_TOKEN, '$1{token}');
+}
+
 /** Answers an error thrown while answering a request; records the problem kind for the observers. */
 export type ErrorAnswer = (error: unknown, c: Context<Env>) => Response;
 
@@ -22,7 +30,7 @@ export function errorAnswer(logger: Logger): ErrorAnswer {
     const requestId = requestIdOf(c);
     if (isDomainError(error)) {
       const problem = problemFromDomainError(error as DomainError);
-      if (problem.status === 503) logger.warn('store unavailable', { requestId, path: instance, error });
+      if (problem.status === 503) logger.warn('store unavailable', { requestId, path: loggedPath(instance), error });
       if (problem.status < 500 || problem.status === 503) {
         c.set('problem', problem.kind);
         return problemResponse(problem, instance);
@@ -36,7 +44,7 @@ export function errorAnswer(logger: Logger): ErrorAnswer {
       return problemResponse(new HttpProblem(408, 'malformed-request', 'The request was not received in time.'), instance);
     }
     c.set('problem', 'internal-error');
-    logger.error('unhandled error', { requestId, method: c.req.method, path: instance, error });
+    logger.error('unhandled error', { requestId, method: c.req.method, path: loggedPath(instance), error });
     return problemResponse(new HttpProblem(500, 'internal-error', 'An unexpected error occurred; it was logged.', { requestId }), instance);
   };
 }

@@ -13,6 +13,7 @@ export const STATUSES: { status: PostTab; label: string; noun: string }[] = [
 
 /** Every order the API sorts by (PostSort), as the sort menu names it. */
 const SORTS = {
+  relevance: 'Best match',
   '-updatedAt': 'Updated, newest first',
   updatedAt: 'Updated, oldest first',
   '-createdAt': 'Created, newest first',
@@ -28,15 +29,25 @@ const SORTS = {
 /** Orders by the scheduled time: offered on the Scheduled tab only (no other post has one). */
 const SCHEDULE_SORTS: ReadonlySet<PostSort> = new Set(['publishAt', '-publishAt']);
 
-/** The order a tab opens in: the scheduled posts soonest first, the others last updated first. */
-function defaultSort(tab: PostTab): PostSort {
+/**
+ * The order a list opens in: with a search, the best matches first (`relevance`, which the API
+ * takes only with `q`); else the scheduled posts soonest first, the others last updated first.
+ */
+function defaultSort(tab: PostTab, q: string): PostSort {
+  if (q !== '') return 'relevance';
   return tab === 'scheduled' ? 'publishAt' : '-updatedAt';
+}
+
+/** Whether the menu offers `sort` on `tab` with search `q`. */
+function offered(sort: PostSort, tab: PostTab, q: string): boolean {
+  if (sort === 'relevance') return q !== '';
+  return tab === 'scheduled' || !SCHEDULE_SORTS.has(sort);
 }
 
 /** The filters of `tab`, keeping the search, the tag and a chosen order (a default order becomes the tab's). */
 export function tabFilters(filters: PostListFilters, tab: PostTab): PostListFilters {
-  const chosen = filters.sort !== defaultSort(filters.status) && (tab === 'scheduled' || !SCHEDULE_SORTS.has(filters.sort));
-  return { ...filters, status: tab, sort: chosen ? filters.sort : defaultSort(tab) };
+  const chosen = filters.sort !== defaultSort(filters.status, filters.q) && offered(filters.sort, tab, filters.q);
+  return { ...filters, status: tab, sort: chosen ? filters.sort : defaultSort(tab, filters.q) };
 }
 
 const isStatus = (value: string | null): value is PostTab => STATUSES.some((s) => s.status === value);
@@ -47,11 +58,12 @@ export function filtersFrom(params: URLSearchParams): PostListFilters {
   const param = params.get('status');
   const status = isStatus(param) ? param : 'draft';
   const sort = params.get('sort');
+  const q = params.get('q') ?? '';
   return {
     status,
-    q: params.get('q') ?? '',
+    q,
     tag: params.get('tag') ?? '',
-    sort: isSort(sort) && (status === 'scheduled' || !SCHEDULE_SORTS.has(sort)) ? sort : defaultSort(status),
+    sort: isSort(sort) && offered(sort, status, q) ? sort : defaultSort(status, q),
   };
 }
 
@@ -60,7 +72,7 @@ export function listSearch(filters: PostListFilters): string {
   const params = new URLSearchParams({ status: filters.status });
   if (filters.q) params.set('q', filters.q);
   if (filters.tag) params.set('tag', filters.tag);
-  if (filters.sort !== defaultSort(filters.status)) params.set('sort', filters.sort);
+  if (filters.sort !== defaultSort(filters.status, filters.q)) params.set('sort', filters.sort);
   return `?${params.toString()}`;
 }
 
@@ -84,12 +96,10 @@ export function ListFilters({ filters, loadTags, onChange }: Props) {
   function apply(form: HTMLFormElement) {
     const data = new FormData(form);
     const sort = String(data.get('sort'));
-    onChange({
-      status: filters.status,
-      q: String(data.get('q') ?? '').trim(),
-      tag: String(data.get('tag') ?? ''),
-      sort: isSort(sort) ? sort : defaultSort(filters.status),
-    });
+    const q = String(data.get('q') ?? '').trim();
+    // An order left at the default follows the search: best match first once there is one.
+    const chosen = isSort(sort) && sort !== defaultSort(filters.status, filters.q) && offered(sort, filters.status, q);
+    onChange({ status: filters.status, q, tag: String(data.get('tag') ?? ''), sort: chosen ? sort : defaultSort(filters.status, q) });
   }
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -119,7 +129,7 @@ export function ListFilters({ filters, loadTags, onChange }: Props) {
         <label htmlFor={ids.sort}>Sort</label>
         <select id={ids.sort} name="sort" value={filters.sort} onChange={choose}>
           {Object.entries(SORTS)
-            .filter(([value]) => filters.status === 'scheduled' || !SCHEDULE_SORTS.has(value as PostSort))
+            .filter(([value]) => offered(value as PostSort, filters.status, filters.q))
             .map(([value, label]) => (
               <option key={value} value={value}>
                 {label}

@@ -120,6 +120,29 @@ describe('the posts list', () => {
     expect(api.calls('GET', '/posts').at(-1)?.url.searchParams.get('q')).toBe('zebra');
   });
 
+  it('a search asks for the best matches first (sort=relevance), offers that order only while searching, and drops it with the search', async () => {
+    const api = fakeApi({ 'GET /posts': () => page([postSummary('01A', 'Hello')], null) });
+    renderApp('/posts', sessionOver(api.fetch, 'access-1'));
+    await screen.findByRole('cell', { name: 'Hello' });
+    const sortOptions = () =>
+      within(screen.getByLabelText('Sort'))
+        .getAllByRole('option')
+        .map((o) => o.textContent);
+    expect(sortOptions()).not.toContain('Best match');
+    expect(api.calls('GET', '/posts').at(-1)?.url.searchParams.get('sort')).toBe('-updatedAt');
+    const user = userEvent.setup();
+    const box = within(screen.getByRole('search')).getByLabelText('Search posts');
+    await user.type(box, 'postgres production{Enter}');
+    await waitFor(() => expect(api.calls('GET', '/posts').at(-1)?.url.searchParams.get('sort')).toBe('relevance'));
+    expect(api.calls('GET', '/posts').at(-1)?.url.searchParams.get('q')).toBe('postgres production');
+    expect(sortOptions()).toContain('Best match');
+    await user.clear(within(screen.getByRole('search')).getByLabelText('Search posts'));
+    await user.type(within(screen.getByRole('search')).getByLabelText('Search posts'), '{Enter}');
+    // Back to the list first shown (from the cache): last updated first, no "Best match" offered.
+    await waitFor(() => expect((screen.getByLabelText('Sort') as HTMLSelectElement).value).toBe('-updatedAt'));
+    expect(sortOptions()).not.toContain('Best match');
+  });
+
   it('the tag filter (from /tags) asks for that tag, says so, and keeps it in the URL the tabs and a reload use', async () => {
     const api = fakeApi({
       'GET /tags': () =>

@@ -618,7 +618,7 @@ export interface paths {
         head?: never;
         /**
          * Change, enable, disable a webhook subscription or rotate its secret
-         * @description Changes the properties sent; the others keep their value. `url` follows the same rules as on createWebhook. `enabled: false` stops deliveries (events are still recorded, as pending); `enabled: true` clears `disabledReason` and sends the pending deliveries, in order, starting at once.
+         * @description Changes the properties sent; the others keep their value. `url` follows the same rules as on createWebhook. `enabled: false` stops deliveries (those pending wait; changes made while it is disabled are not recorded for it); `enabled: true` clears `disabledReason` and sends the pending deliveries, in order, starting at once.
          *
          *     `rotateSecret: true` generates a new secret and answers it, once, as `secret` (the answer is then a `WebhookSubscriptionWithSecret`; otherwise a `WebhookSubscription`, without a secret). For 24 hours deliveries carry two signatures, one with each secret, so a receiver can move to the new secret without losing an event.
          */
@@ -1616,7 +1616,7 @@ export interface components {
             /** @description The kinds of event to send from now on (replacing the list); deliveries already recorded are still made. */
             events?: components["schemas"]["WebhookEventType"][];
             description?: string;
-            /** @description `false` stops deliveries (events are still recorded as pending); `true` resumes them: it clears `disabledReason`, and the pending deliveries go out in order, starting at once. */
+            /** @description `false` stops deliveries: those pending wait, and changes made while it is disabled are not recorded for it (nor sent later); `true` resumes them: it clears `disabledReason`, and the pending deliveries go out in order, starting at once. */
             enabled?: boolean;
             /** @description `true` generates a new secret and answers it, once, as `secret`. For the next 24 hours every delivery is signed with both the new and the previous secret (two signatures in `webhook-signature`), so a receiver can switch to the new one without losing an event; after that only the new one signs. Rotating again within the 24 hours drops the oldest secret at once. `false` changes nothing. */
             rotateSecret?: boolean;
@@ -1704,7 +1704,7 @@ export interface components {
             events: components["schemas"]["WebhookEventType"][];
             /** @description A note for people (what the receiver is); empty when not given. */
             description: string;
-            /** @description Whether events are delivered. A disabled subscription still records its events as pending deliveries; they go out, in order, once it is enabled again. */
+            /** @description Whether events are recorded for it and delivered. A disabled subscription's pending deliveries wait, and go out in order once it is enabled again; changes made while it is disabled are not recorded for it. */
             enabled: boolean;
             /**
              * @description Why the server disabled the subscription: after a delivery's last attempt failed. Null while it is enabled, and when a user disabled it.

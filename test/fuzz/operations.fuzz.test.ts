@@ -463,6 +463,9 @@ async function baseline(op: Operation): Promise<Baseline> {
     updatePost: { title: 'Edited by the fuzzer' },
     renderPreview: { body: '# Hello *preview*' },
     updateMedia: { alt: 'Edited by the fuzzer' },
+    createWebhook: { url: 'https://hooks.example.com/fuzz', events: ['post.published'] },
+    updateWebhook: { enabled: false },
+    createPreviewLink: {},
   };
   if (op.takesZip) return { path: { id, version: '1' }, headers, body: VALID_ZIP, bodyType: 'application/zip' };
   if (op.takesImage) return { path: { id }, headers, body: VALID_PNG, bodyType: 'image/png' };

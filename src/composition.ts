@@ -7,6 +7,7 @@ import { createRandomTokens, createRefreshTokenSecrets } from './adapters/crypto
 import { createWebhookSigner } from './adapters/crypto/webhook-signer.js';
 import { createApp, type RequestObserver } from './adapters/http/app.js';
 import { API_ROOT, type Contract } from './adapters/http/contract.js';
+import { contentPostPresenter } from './adapters/http/content/posts.js';
 import { createHandlers } from './adapters/http/handlers/index.js';
 import { createSharpImageProcessor } from './adapters/images/sharp-image-processor.js';
 import { randomIds } from './adapters/system/random-ids.js';
@@ -19,6 +20,7 @@ import { MediaFileCache } from './app/media-file-cache.js';
 import { createPostUseCases } from './app/post-use-cases.js';
 import { Readiness } from './app/readiness.js';
 import { SharedRateLimit } from './app/shared-rate-limit.js';
+import { WebhookDeliveryWorker } from './app/webhook-delivery.js';
 import type { Config } from './config.js';
 import type { Clock, IdGenerator, ImageProcessor, PasswordHasher, Store, WebhookSigner, WebhookTransport } from './domain/index.js';
 import type { Logger } from './log.js';
@@ -106,6 +108,7 @@ export async function compose(options: CompositionOptions) {
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);
   const { content, imports } = config;
+  const contentApiUrl = `${content.apiUrl}${API_ROOT}/content`;
   const contentRateLimit = contentRateLimitOf(options);
   const app = createApp({
     contract: options.contract,
@@ -121,7 +124,7 @@ export async function compose(options: CompositionOptions) {
           siteUrl: content.siteUrl,
           postPath: content.postPath,
           title: content.siteTitle,
-          contentApiUrl: `${content.apiUrl}${API_ROOT}/content`,
+          contentApiUrl,
         },
         cache: { maxAgeSeconds: content.maxAgeSeconds, staleWhileRevalidateSeconds: content.staleWhileRevalidateSeconds },
       },
@@ -161,10 +164,21 @@ export async function compose(options: CompositionOptions) {
     orphanBlobs: { media: store.media, blobs: store.blobs, graceSeconds: ORPHAN_BLOB_GRACE_SECONDS },
     history: { webhooks: store.webhooks, previewLinks: store.previewLinks, keepSeconds: FINISHED_HISTORY_KEEP_SECONDS },
   });
+  // Started by server.ts (WEBHOOK_POLL_MS), in every server process.
+  const webhookDelivery = new WebhookDeliveryWorker({
+    webhooks: store.webhooks,
+    transport: webhookTransport,
+    signer: webhookSigner,
+    clock,
+    presentPost: contentPostPresenter((ids) => posts.content.media(ids), contentApiUrl),
+    timeoutMs: config.webhooks.timeoutMs,
+    retrySchedule: config.webhooks.retryScheduleMs,
+    log: options.logger,
+  });
   /** The admin app's path, when it is served. */
   const adminPath = adminDir === false ? null : '/admin/';
   // `contentRateLimit` sends its last counts at `close()`, on shutdown.
-  return { app, auth, posts, contentRateLimit, media, hasher, ids, housekeeping, readiness, adminPath };
+  return { app, auth, posts, contentRateLimit, media, hasher, ids, housekeeping, readiness, adminPath, webhookDelivery };
 }
 
 /** The Content API's limit per client address and minute (CONTENT_RATE_LIMIT_PER_MINUTE), shared through the store; null when off. */

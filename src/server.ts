@@ -9,6 +9,7 @@ import type { Metrics } from './adapters/metrics/prometheus.js';
 import { scheduleHousekeeping, type Housekeeping } from './app/housekeeping.js';
 import { Readiness } from './app/readiness.js';
 import { schedulePublishing, type ScheduledPublishing } from './app/scheduled-publishing.js';
+import type { WebhookDeliveryWorker } from './app/webhook-delivery.js';
 import { createZxcvbnPasswordPolicy } from './adapters/crypto/zxcvbn-password-policy.js';
 import { announceFirstAdmin, ensureFirstAdmin, jwtSecretFor } from './bootstrap.js';
 import { compose } from './composition.js';
@@ -33,7 +34,7 @@ async function start(env: Record<string, string | undefined> = process.env, opti
   const prometheus = config.metrics ? await import('./adapters/metrics/prometheus.js') : null;
   const metrics = prometheus ? new prometheus.Metrics({ pool }) : null;
   const readiness = new Readiness({ store, clock: systemClock, schemaProblem, checkSchema });
-  const { app, hasher, ids, housekeeping, posts, adminPath, contentRateLimit } = await compose({
+  const { app, hasher, ids, housekeeping, posts, adminPath, contentRateLimit, webhookDelivery } = await compose({
     store,
     contract,
     logger,
@@ -74,7 +75,7 @@ async function start(env: Record<string, string | undefined> = process.env, opti
   logger.flush();
 
   const stopWatchingSchema = readiness.watchSchema();
-  const stopJobs = scheduleJobs(config, { housekeeping, publishing: posts.scheduled, logger, metrics });
+  const stopJobs = scheduleJobs(config, { housekeeping, publishing: posts.scheduled, webhookDelivery, logger, metrics });
   stopOnSignals({
     server: listening,
     readiness,
@@ -143,12 +144,16 @@ function observersOf(config: Config, logger: Logger, metrics: Pick<Metrics, 'obs
 interface Jobs {
   housekeeping: Pick<Housekeeping, 'runOnce'>;
   publishing: Pick<ScheduledPublishing, 'runOnce'>;
+  webhookDelivery: Pick<WebhookDeliveryWorker, 'start'>;
   logger: Logger;
   metrics: Pick<Metrics, 'observeHousekeeping' | 'observeScheduledPublishing'> | null;
 }
 
-/** Starts housekeeping and scheduled publishing at their intervals (0: off); returns what stops both. */
-function scheduleJobs(config: Pick<Config, 'housekeeping' | 'publishIntervalSeconds'>, jobs: Jobs): () => Promise<void> {
+/**
+ * Starts housekeeping, scheduled publishing and webhook delivery at their intervals (0: off);
+ * returns what stops them (webhook deliveries in flight settled first).
+ */
+function scheduleJobs(config: Pick<Config, 'housekeeping' | 'publishIntervalSeconds' | 'webhooks'>, jobs: Jobs): () => Promise<void> {
   const { logger, metrics } = jobs;
   const stopHousekeeping =
     config.housekeeping.intervalSeconds > 0
@@ -162,7 +167,8 @@ function scheduleJobs(config: Pick<Config, 'housekeeping' | 'publishIntervalSeco
           metrics?.observeScheduledPublishing(report),
         )
       : async () => undefined;
+  const stopDelivering = config.webhooks.pollMs > 0 ? jobs.webhookDelivery.start(config.webhooks.pollMs) : async () => undefined;
   return async () => {
-    await Promise.all([stopHousekeeping(), stopPublishing()]);
+    await Promise.all([stopHousekeeping(), stopPublishing(), stopDelivering()]);
   };
 }

@@ -1140,6 +1140,18 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(page.totalExact).toBe(true);
       });
 
+      it('total counts every match on a page after a cursor that no match follows any more (empty, in every sort)', async () => {
+        for (const sort of SORTS) {
+          for (const n of [1, 2, 3]) await posts().create(newPost(n, n === 3 ? { publishedAt: null } : {}));
+          const first = await posts().list({ sort, limit: 2 });
+          const rest = (await posts().list({ sort, limit: 3 })).items.slice(2);
+          for (const post of rest) await posts().delete(post.id, post.version);
+          const empty = { items: [], nextCursor: null, total: 2, totalExact: true };
+          expect(await posts().list({ sort, limit: 2, cursor: first.nextCursor })).toStrictEqual(empty);
+          for (const post of first.items) await posts().delete(post.id, post.version);
+        }
+      });
+
       it('total counts up to countUpTo: with more matches it is countUpTo and totalExact is false, on every page', async () => {
         await seedOrdering(posts());
         const capped = await walk(posts(), { sort: SORT, limit: 3, countUpTo: 4 });

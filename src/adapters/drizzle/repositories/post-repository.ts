@@ -504,12 +504,15 @@ export class DrizzlePostRepository implements PostRepository {
     const [rows, counted] = await this.session.run(async (db) => {
       const statements = this.#listStatements(db, shape);
       const page: RankedRow[] = await statements.page.execute(values);
+      // Every row of the page carries the count (one statement, one round trip); an empty page
+      // from the start means no match, an empty page further on needs the count on its own.
+      const carried = page[0]?.counted ?? (shape.after === 'start' ? 0 : undefined);
       if (statements.nulls !== undefined && page.length < limit + 1) {
         // The non-null run is exhausted: the posts never published follow.
         page.push(...(await statements.nulls.execute({ ...values, fetch: limit + 1 - page.length })));
       }
-      const count: { n: number }[] = await statements.count.execute(values);
-      return [page, count[0]?.n ?? 0] as const;
+      const count = carried ?? ((await statements.count.execute(values)) as { n: number }[])[0]?.n ?? 0;
+      return [page, count] as const;
     });
 
     const page = pageOf(rows, limit, (last) =>
@@ -718,8 +721,9 @@ function decodePosition(cursor: string, scope: string, key: PostSortKey): Positi
   return [value, id];
 }
 
-/** A row of a list page; sorted by relevance, with its rank (the keyset's value). */
+/** A row of a list page, with the count of matches (up to `countFetch`); sorted by relevance, with its rank (the keyset's value). */
 interface RankedRow extends SummaryRow {
+  counted?: number;
   rank?: number;
 }
 
@@ -750,7 +754,11 @@ interface ListStatements {
   count: Executable<{ n: number }[]>;
 }
 
-/** The filters of a list shape (placeholders `status0…`, `tag`, `query`, `visibleAt`), and its count statement. */
+/**
+ * The filters of a list shape (placeholders `status0…`, `tag`, `query`, `visibleAt`), its count
+ * statement, and the same count as a column (`counted`, a scalar subquery PostgreSQL runs once per
+ * statement) so that a page brings its count along.
+ */
 function listFilters(db: Database, shape: ListShape) {
   const placeholder = sql.placeholder;
   const filters: SQL[] = [];
@@ -792,7 +800,8 @@ function listFilters(db: Database, shape: ListShape) {
   )
     .limit(placeholder('countFetch'))
     .as('matches');
-  return { filters, count: db.select({ n: count_() }).from(matches) };
+  const count = db.select({ n: count_() }).from(matches);
+  return { filters, count, counted: sql<number>`(${count})`.mapWith(Number) };
 }
 
 /**
@@ -800,7 +809,12 @@ function listFilters(db: Database, shape: ListShape) {
  * in title, excerpt and tags, `queryAB`; else 1) plus half of `ts_rank` (from 0 to 1) within it,
  * as a float4 that the cursor carries exactly; best first, equal ranks by id descending.
  */
-function relevanceStatements<C>(db: Database, filters: SQL[], count: C, after: ListShape['after']) {
+function relevanceStatements<C>(
+  db: Database,
+  filters: SQL[],
+  { count, counted }: { count: C; counted: SQL<number> },
+  after: ListShape['after'],
+) {
   const placeholder = sql.placeholder;
   const rank = sql<number>`(CASE WHEN ${posts.search} @@ ${placeholder('queryA')}::tsquery THEN 3
     WHEN ${posts.search} @@ ${placeholder('queryAB')}::tsquery THEN 2 ELSE 1 END
@@ -808,7 +822,7 @@ function relevanceStatements<C>(db: Database, filters: SQL[], count: C, after: L
   const where =
     after === 'start' ? filters : [...filters, sql`(${rank}, ${posts.id}) < (${placeholder('value')}::float4, ${placeholder('id')})`];
   const page = db
-    .select({ ...summaryColumns, rank })
+    .select({ ...summaryColumns, rank, counted })
     .from(posts)
     .where(and(...where))
     .orderBy(sql`${rank} DESC`, sql`${posts.id} DESC`)
@@ -825,8 +839,8 @@ function relevanceStatements<C>(db: Database, filters: SQL[], count: C, after: L
 function listStatements(db: Database, shape: ListShape) {
   const { key, direction } = shape;
   const placeholder = sql.placeholder;
-  const { filters, count } = listFilters(db, shape);
-  if (key === 'relevance') return relevanceStatements(db, filters, count, shape.after);
+  const { filters, count, counted } = listFilters(db, shape);
+  if (key === 'relevance') return relevanceStatements(db, filters, { count, counted }, shape.after);
 
   const col = SORT_COLUMNS[key];
   const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
@@ -842,7 +856,7 @@ function listStatements(db: Database, shape: ListShape) {
     : [sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
   const select = (where: SQL[]) =>
     db
-      .select(summaryColumns)
+      .select({ ...summaryColumns, counted })
       .from(posts)
       .where(and(...filters, ...where))
       .orderBy(...orderBy)

@@ -44,12 +44,18 @@ const VALID_BODIES: Partial<Record<OperationId, unknown>> = {
   updatePost: { title: 'Hello' },
   renderPreview: { body: '*hi*' },
   updateMedia: { alt: 'A chart' },
+  createWebhook: { url: 'https://hooks.example.com/blog', events: ['post.published'] },
+  updateWebhook: { enabled: false },
+  createPreviewLink: {},
 };
 /** The smallest zip there is (an end-of-central-directory record alone), for the operation that takes one. */
 const EMPTY_ZIP = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array<number>(18).fill(0)]);
 /** A media id (`[a-z2-7]{26}`) and a PNG signature: the HTTP layer reads an image's bytes, it never decodes them. */
 const MEDIA_ID = 'k7xq2m4vtn3bz6rhw5pjd2yc4a';
 const PNG_BYTES = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** A webhook delivery id (`dlv_` and 32 hex digits) and a preview link's token (43 base64url characters). */
+const DELIVERY_ID = 'dlv_2b7c4e91a0d35f68c1e9b4a7d0f2e6c3';
+const PREVIEW_TOKEN = 'p8i8QA7hrHI-5ZkQlc7WZsE5Wac35DJDtFLLOYZYMzs';
 
 /** A request of the route with valid parameters and body, whatever it takes. */
 function validRequest(route: Route): { path: string; init: RequestInit } {
@@ -58,7 +64,10 @@ function validRequest(route: Route): { path: string; init: RequestInit } {
     .replace('{id}', media ? MEDIA_ID : ULID)
     .replace('{version}', '1')
     .replace('{slug}', 'a-slug')
-    .replace('{file}', 'original.png');
+    .replace('{file}', 'original.png')
+    .replace('{deliveryId}', DELIVERY_ID)
+    .replace('{linkId}', ULID)
+    .replace('{token}', PREVIEW_TOKEN);
   const body = VALID_BODIES[route.operationId];
   const [type, sent] =
     route.bodyType === 'zip'
@@ -80,7 +89,7 @@ describe('routing', () => {
   it('routes every operation of the bundle to its own handler', async () => {
     const reached: OperationId[] = [];
     const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
-    expect(contract.routes).toHaveLength(37);
+    expect(contract.routes).toHaveLength(48);
     for (const route of contract.routes) {
       const { path, init } = validRequest(route);
       const response = await fetch(url(path), init);
@@ -425,7 +434,17 @@ describe('bearer security', () => {
       [
         'bulkPosts',
         'createPost',
+        'createPreviewLink',
+        'createWebhook',
         'deleteMedia',
+        'deleteWebhook',
+        'getWebhook',
+        'listPreviewLinks',
+        'listWebhookDeliveries',
+        'listWebhooks',
+        'redeliverWebhookDelivery',
+        'revokePreviewLink',
+        'updateWebhook',
         'deletePost',
         'exportPost',
         'getMe',

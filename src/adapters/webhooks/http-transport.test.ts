@@ -69,6 +69,10 @@ describe('HTTP webhook transport: refusal', () => {
     expect(transport.refusal('http://[::1]/')).toBe('address ::1 is not public');
     expect(transport.refusal('http://169.254.169.254/latest/meta-data/')).toBe('address 169.254.169.254 is not public');
     expect(transport.refusal('http://10.0.0.1/')).toBe('address 10.0.0.1 is not public');
+    expect(transport.refusal('http://localhost:8080/')).toBe('host localhost is not public');
+    expect(transport.refusal('http://api.LOCALHOST./')).toBe('host api.localhost. is not public');
+    expect(transport.refusal('https://localhost.example.com/')).toBeNull();
+    expect(allowing.refusal('http://localhost:8080/')).toBeNull();
     expect(allowing.refusal('http://127.0.0.1:8080/')).toBeNull();
     expect(allowing.refusal('ftp://127.0.0.1/')).toBe('only http: and https: URLs may receive webhooks');
   });
@@ -114,9 +118,19 @@ describe('HTTP webhook transport: send', () => {
       kind: 'failed',
       error: 'address 127.0.0.1 is not public',
     });
-    const byName = await transport.send(request(`http://localhost:${port}/`));
-    expect(byName).toMatchObject({ kind: 'failed' });
-    expect(byName.kind === 'failed' && byName.error).toMatch(/^address (127\.0\.0\.1|::1) is not public$/);
+    expect(await transport.send(request(`http://localhost:${port}/`))).toMatchObject({
+      kind: 'failed',
+      error: 'host localhost is not public',
+    });
+    // A name the resolver maps to loopback is refused when resolved.
+    const resolving = createHttpWebhookTransport({
+      allowPrivateNetworks: false,
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    expect(await resolving.send(request(`http://receiver.example:${port}/`))).toMatchObject({
+      kind: 'failed',
+      error: 'address 127.0.0.1 is not public',
+    });
     expect(await transport.send(request(`http://[::ffff:127.0.0.1]:${port}/`))).toMatchObject({
       kind: 'failed',
       error: 'address 127.0.0.1 is not public',

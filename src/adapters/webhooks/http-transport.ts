@@ -108,9 +108,12 @@ export function createHttpWebhookTransport(options: HttpWebhookTransportOptions)
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'only http: and https: URLs may receive webhooks';
     if (parsed.username !== '' || parsed.password !== '') return 'a URL with a user name or password is not allowed';
+    if (options.allowPrivateNetworks) return null;
     const literal = literalAddressOf(parsed);
-    if (literal === null || options.allowPrivateNetworks) return null;
-    return addressProblem(literal);
+    if (literal !== null) return addressProblem(literal);
+    // RFC 6761: names under localhost are loopback, whatever a resolver says; other names are checked when resolved.
+    if (/(^|\.)localhost\.?$/i.test(parsed.hostname)) return `host ${parsed.hostname} is not public`;
+    return null;
   }
 
   function send(request: WebhookRequest): Promise<WebhookResponse> {

@@ -8,6 +8,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from '../../generated/api.js';
 import { bearerMiddleware } from './bearer-middleware.js';
 import { mediaCalls, type MediaCalls } from './media.js';
+import { webhookCalls, type WebhookCalls } from './webhooks.js';
 import { TokenSession, type SessionTokens, type TokenPair } from './session.js';
 import type { ApiResult } from './types.js';
 
@@ -24,6 +25,20 @@ export {
 } from './content.js';
 export type { components, operations, paths } from '../../generated/api.js';
 export type { DeleteMediaOptions, Media, MediaCalls, MediaListQuery, MediaPage, UpdateMediaRequest, UploadMediaOptions } from './media.js';
+export type {
+  CreateWebhookRequest,
+  PreviewLink,
+  PreviewLinkCreated,
+  UpdateWebhookRequest,
+  WebhookCalls,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryQuery,
+  WebhookDeliveryStatus,
+  WebhookEventType,
+  WebhookSubscription,
+  WebhookSubscriptionWithSecret,
+} from './webhooks.js';
 
 export type Post = components['schemas']['Post'];
 export type UpdatePostRequest = components['schemas']['UpdatePostRequest'];
@@ -72,8 +87,8 @@ export interface CreatePostOptions {
   idempotencyKey?: string;
 }
 
-/** The client of the admin API; the media library's calls are described in media.ts. */
-export interface MarginClient extends MediaCalls {
+/** The client of the admin API; the media library's calls are described in media.ts, webhooks' and preview links' in webhooks.ts. */
+export interface MarginClient extends MediaCalls, WebhookCalls {
   /** The openapi-fetch client with the bearer and refresh middleware. */
   readonly api: Client<paths>;
   /** The current tokens, or null when signed out. */
@@ -138,6 +153,7 @@ export function createMarginClient(options: MarginClientOptions): MarginClient {
   return {
     api,
     ...mediaCalls(api),
+    ...webhookCalls(api),
     get tokens() {
       return session.tokens;
     },

@@ -42,6 +42,25 @@ const utf8 = new TextEncoder();
  */
 export function compareUtf8(a: string, b: string): number {
   if (a === b) return 0;
+  // UTF-16 code units order as code points do (so as UTF-8 bytes do) except a surrogate, which
+  // stands for a code point above U+FFFF and so comes after U+E000-U+FFFF; compared unit by unit
+  // without encoding (lists and cursor scopes compare on every request), the bytes decide only
+  // where a surrogate differs (an unpaired one encodes as U+FFFD).
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i += 1) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x < 0xd800 && y < 0xd800) return x - y;
+    if (isSurrogate(x) || isSurrogate(y)) return compareEncoded(a, b);
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+const isSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdfff;
+
+function compareEncoded(a: string, b: string): number {
   const ea = utf8.encode(a);
   const eb = utf8.encode(b);
   const n = Math.min(ea.length, eb.length);

@@ -211,7 +211,7 @@ describe('WebhookDeliveryWorker', () => {
     );
     await worker.runOnce();
     expect((await store.webhooks.get(subscriptionId(1)))!.disabledReason).toMatch(
-      /^Disabled at .* after the delivery msg_[0-9a-f]{32} failed 1 attempts over \d+(\.\d)? \w+; the last answer was HTTP 503$/,
+      /^Disabled at .* after the delivery msg_[0-9a-f]{32} failed 1 attempt over \d+(\.\d)? \w+; the last answer was HTTP 503$/,
     );
   });
 

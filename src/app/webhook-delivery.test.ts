@@ -193,7 +193,7 @@ describe('WebhookDeliveryWorker', () => {
     const minutes = Math.round(((now.getTime() - start) / 60_000) * 10) / 10;
     expect(subscription!.disabledReason).toBe(
       `Disabled at ${now.toISOString()} after the delivery ${first!.eventId} failed 3 attempts over ${minutes} minutes; ` +
-        'the last attempt failed: connection refused',
+        'the last attempt failed: connection refused.',
     );
     expect(log.lines.some((l) => l.level === 'warn' && l.message.includes('subscription disabled'))).toBe(true);
     // A disabled subscription's later events wait: nothing more is claimed.
@@ -211,7 +211,7 @@ describe('WebhookDeliveryWorker', () => {
     );
     await worker.runOnce();
     expect((await store.webhooks.get(subscriptionId(1)))!.disabledReason).toMatch(
-      /^Disabled at .* after the delivery msg_[0-9a-f]{32} failed 1 attempt over \d+(\.\d)? \w+; the last answer was HTTP 503$/,
+      /^Disabled at .* after the delivery msg_[0-9a-f]{32} failed 1 attempt over \d+(\.\d)? \w+; the last answer was HTTP 503\.$/,
     );
   });
 

@@ -221,7 +221,7 @@ export class WebhookDeliveryWorker {
       ok: false,
       error,
       retryAt: null,
-      disableReason: `Disabled at ${at.toISOString()} after the delivery ${claimed.event.id} failed ${attempts} attempt${attempts === 1 ? '' : 's'} over ${span}; ${last}`,
+      disableReason: `Disabled at ${at.toISOString()} after the delivery ${claimed.event.id} failed ${attempts} attempt${attempts === 1 ? '' : 's'} over ${span}; ${last}.`,
     };
   }
 

@@ -10,8 +10,10 @@
  * that figure is the bench's own, and its full-page images are shown apart. The CHECKPOINT first
  * makes runs comparable: the first change to each page after a checkpoint writes the whole page.
  */
+import { randomBytes } from 'node:crypto';
 import type postgres from 'postgres';
 import { createPost } from './client.js';
+import { onCleanup } from './lifecycle.js';
 import { fmt, median, table } from './report.js';
 import { postInput } from './text.js';
 
@@ -85,6 +87,35 @@ export interface WalTarget {
   token: string;
 }
 
+/**
+ * A physical replication slot that keeps the server's WAL from the current position until it is
+ * dropped, so that pg_walinspect can still read the run's WAL when other work on the server
+ * checkpoints and recycles segments meanwhile; null when the server cannot make one.
+ */
+async function reserveWal(sql: postgres.Sql): Promise<string | null> {
+  const slot = `margin_bench_wal_${randomBytes(6).toString('hex')}`;
+  try {
+    await sql`select pg_create_physical_replication_slot(${slot}, true, false)`;
+    return slot;
+  } catch {
+    return null;
+  }
+}
+
+async function dropSlot(sql: postgres.Sql, slot: string): Promise<void> {
+  await sql`select pg_drop_replication_slot(slot_name) from pg_replication_slots where slot_name = ${slot}`;
+}
+
+/** The run's own WAL (see `ownWal`), or null when it could not be read back. */
+async function ownWalOrNull(sql: postgres.Sql, from: string, to: string): Promise<Awaited<ReturnType<typeof ownWal>> | null> {
+  try {
+    return await ownWal(sql, from, to);
+  } catch (error) {
+    console.error(`pg_walinspect could not read the run's WAL back: ${(error as Error).message}`);
+    return null;
+  }
+}
+
 /** CHECKPOINT, then N creates on `target` between two WAL positions (see the module comment). */
 export async function measureWalPerCreate(
   sql: postgres.Sql,
@@ -93,24 +124,32 @@ export async function measureWalPerCreate(
   creates: number,
   inspect: boolean,
 ): Promise<WalRun> {
-  await sql.unsafe('CHECKPOINT');
-  const before = await currentLsn(sql);
-  const t0 = performance.now();
-  await sendCreates(target.baseUrl, target.token, creates, 8, `wal ${target.server} ${round}`);
-  const seconds = (performance.now() - t0) / 1000;
-  const after = await currentLsn(sql);
-  const [diff] = await sql<{ bytes: string }[]>`select pg_wal_lsn_diff(${after}::pg_lsn, ${before}::pg_lsn)::text as bytes`;
-  const own = inspect ? await ownWal(sql, before, after) : null;
-  return {
-    server: target.server,
-    round,
-    creates,
-    seconds,
-    lsnBytes: Number(diff!.bytes),
-    ownBytes: own?.bytes ?? null,
-    ownFpiBytes: own?.fpi ?? null,
-    ownByKind: own?.byKind ?? null,
-  };
+  const slot = inspect ? await reserveWal(sql) : null;
+  // A slot left behind would keep the server's WAL for ever: dropped on Ctrl-C too.
+  const forget = slot === null ? () => undefined : onCleanup(() => dropSlot(sql, slot));
+  try {
+    await sql.unsafe('CHECKPOINT');
+    const before = await currentLsn(sql);
+    const t0 = performance.now();
+    await sendCreates(target.baseUrl, target.token, creates, 8, `wal ${target.server} ${round}`);
+    const seconds = (performance.now() - t0) / 1000;
+    const after = await currentLsn(sql);
+    const [diff] = await sql<{ bytes: string }[]>`select pg_wal_lsn_diff(${after}::pg_lsn, ${before}::pg_lsn)::text as bytes`;
+    const own = inspect ? await ownWalOrNull(sql, before, after) : null;
+    return {
+      server: target.server,
+      round,
+      creates,
+      seconds,
+      lsnBytes: Number(diff!.bytes),
+      ownBytes: own?.bytes ?? null,
+      ownFpiBytes: own?.fpi ?? null,
+      ownByKind: own?.byKind ?? null,
+    };
+  } finally {
+    forget();
+    if (slot !== null) await dropSlot(sql, slot);
+  }
 }
 
 /** The settings that shape write and vacuum costs, as `SHOW` gives them. */

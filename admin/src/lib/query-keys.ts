@@ -55,3 +55,17 @@ export const mediaKeys = {
   details: () => [...mediaKeys.all, 'detail'] as const,
   detail: (id: string) => [...mediaKeys.details(), id] as const,
 };
+
+/** The query keys of a post's preview links (listed without their tokens). */
+export const previewLinkKeys = {
+  all: ['preview-links'] as const,
+  of: (postId: string) => [...previewLinkKeys.all, postId] as const,
+};
+
+/** The query keys of webhook subscriptions (one list) and of each one's deliveries, by status filter. */
+export const webhookKeys = {
+  all: ['webhooks'] as const,
+  list: () => [...webhookKeys.all, 'list'] as const,
+  deliveriesOf: (id: string) => [...webhookKeys.all, 'deliveries', id] as const,
+  deliveries: (id: string, status: string) => [...webhookKeys.deliveriesOf(id), status] as const,
+};

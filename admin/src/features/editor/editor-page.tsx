@@ -31,6 +31,7 @@ import { PreviewPane } from './preview-pane';
 import { usePost, useTagNames } from './queries';
 import { SaveProblem } from './save-problem';
 import { SeoSection } from './seo-section';
+import { SharePreview } from './share-preview';
 import { defaultPublishAt, localTime, PublishAtInput, publishAtLabel } from './schedule';
 import { TagInput } from './tag-input';
 
@@ -493,6 +494,7 @@ function PostForm({ saved }: { saved: Post | null }) {
           <span aria-live="polite">{status || (dirty ? 'Unsaved changes.' : '')}</span>
         </div>
       </form>
+      {saved && <SharePreview postId={saved.id} />}
     </>
   );
 }

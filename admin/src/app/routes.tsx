@@ -10,13 +10,15 @@ import { Shell } from './shell';
 /**
  * Every page but sign-in and the posts list loads on demand, out of the first load (#30: ≤ 200 KB
  * gzipped): the editor (with CodeMirror and the conflict banner's diff), a post's history, the
- * dashboard, the site's export and import, and the media library.
+ * dashboard, the site's export and import, the media library and the
+ * webhooks.
  */
 const EditorPage = lazy(() => import('../features/editor/editor-page'));
 const HistoryPage = lazy(() => import('../features/history/history-page'));
 const DashboardPage = lazy(() => import('../features/dashboard/dashboard-page'));
 const SitePage = lazy(() => import('../features/site/site-page'));
 const MediaPage = lazy(() => import('../features/media/media-page'));
+const WebhooksPage = lazy(() => import('../features/webhooks/webhooks-page'));
 
 /** A page loaded on demand, saying what it loads meanwhile. */
 function onDemand(Page: ComponentType, what: string) {
@@ -50,6 +52,7 @@ export function AppRoutes() {
         <Route path="/media" element={onDemand(MediaPage, 'the media library')} />
         <Route path="/site" element={onDemand(SitePage, 'the site page')} />
         <Route path="/dashboard" element={onDemand(DashboardPage, 'the dashboard')} />
+        <Route path="/webhooks" element={onDemand(WebhooksPage, 'the webhooks')} />
       </Route>
       <Route path="*" element={<NotFoundPage />} />
     </Routes>

@@ -24,6 +24,9 @@ export function Shell() {
             <li>
               <NavLink to="/site">Site</NavLink>
             </li>
+            <li>
+              <NavLink to="/webhooks">Webhooks</NavLink>
+            </li>
           </ul>
         </nav>
         <SignOutButton />

@@ -9,7 +9,7 @@
  */
 
 /** Words longer than this many characters are dropped (a hash, a data URL): nobody searches for them. */
-export const MAX_WORD_LENGTH = 100;
+const MAX_WORD_LENGTH = 100;
 /** The greatest position a word of a document takes (PostgreSQL's limit): later words all stand there. */
 export const MAX_POSITION = 16383;
 /** The most positions a word keeps in a document (PostgreSQL's limit): its first ones. */
@@ -39,7 +39,7 @@ export function searchTokens(text: string): string[] {
 // Queries
 
 /** One term of a query: a word, or words that must stand adjacent and in order (a phrase). */
-export interface SearchTerm {
+interface SearchTerm {
   /** Folded words, at least one; more than one make a phrase. */
   words: string[];
   /** Whether it was written as a "quoted phrase" (a word with punctuation is a phrase too). */
@@ -51,7 +51,7 @@ export interface SearchTerm {
 }
 
 /** Terms joined by `or`: one of them must hold. */
-export type SearchClause = SearchTerm[];
+type SearchClause = SearchTerm[];
 
 /** Clauses that must all hold. Empty: the query has no word and matches nothing. */
 export interface SearchQuery {
@@ -118,7 +118,7 @@ export function parseSearchQuery(q: string): SearchQuery {
 // Documents
 
 /** Where a word stands: title (A), excerpt or tags (B), body (C). PostgreSQL's tsvector weights. */
-export type SearchWeight = 'A' | 'B' | 'C';
+type SearchWeight = 'A' | 'B' | 'C';
 
 /** The fields of a post that are searched. */
 export interface SearchFields {

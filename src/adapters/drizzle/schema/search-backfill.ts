@@ -4,7 +4,7 @@ import { documentVectorText, searchDocument } from '../../../domain/search.js';
 import { posts } from './schema.js';
 
 /** How many posts one backfill statement fills. */
-export const BACKFILL_BATCH = 200;
+const BACKFILL_BATCH = 200;
 
 /**
  * Fills `posts.search` where it is null (rows written before migration 0015), `batch` posts per

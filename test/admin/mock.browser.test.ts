@@ -5,7 +5,9 @@
  * arms `Prefer` exists only there (import.meta.env.DEV; a build leaves it out). Signing in with any
  * password answers the contract's token pair, the list shows its example page, and the panel makes
  * a save answer 412 (the conflict banner, with the example's current post) and then 422 (each
- * field's error beside it), with no console error but those two answers.
+ * field's error beside it), with no console error but those two answers. The Webhooks page renders
+ * the examples (a subscription the server disabled, a delivery log, a create's secret) and a 422's
+ * `/body/url` message beside the URL.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,6 +114,40 @@ describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => 
     const title = page.getByLabel('Title');
     expect(await title.getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('textbox', { name: 'Slug' }).getAttribute('aria-invalid')).toBe('true');
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('the Webhooks page renders the examples: the server’s disabledReason, a delivery log, the secret of a create once; code=422 puts the /body/url message beside the URL', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const problems = watchPage(page, admin.base, [/HTTP 422: POST /, /status of 422 \(Unprocessable Entity\)/]);
+    await page.goto(`${admin.base}/admin/`);
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByLabel('Password').fill('any password');
+    await page.keyboard.press('Enter');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+    const search = page.getByRole('listitem', { name: 'https://search.example.org/hooks/margin' });
+    await search.getByText('The server disabled this subscription').waitFor();
+    expect(await search.getByRole('switch', { name: 'Enabled' }).isChecked()).toBe(false);
+    const netlify = page.getByRole('listitem', { name: 'https://api.netlify.com/build_hooks/5f3c2a1b9e8d7c6b5a4f3e2d' });
+    await netlify.getByRole('button', { name: 'Deliveries' }).click();
+    await netlify.getByRole('cell', { name: 'HTTP 503' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    const form = page.getByRole('form', { name: 'New subscription' });
+    await form.getByLabel('URL').fill('https://api.netlify.com/build_hooks/5f3c2a1b9e8d7c6b5a4f3e2d');
+    await form.getByRole('button', { name: 'Create subscription' }).click();
+    const panel = page.getByRole('region', { name: /^Signing secret of / });
+    expect(await panel.getByLabel('Secret').inputValue()).toBe('whsec_iI3FlKeccAiLL2YqinBaHmH7QpKZbM4EhBNzUiZvRNM=');
+    await panel.getByRole('button', { name: 'Dismiss' }).click();
+
+    const devPanel = page.getByRole('complementary', { name: 'Development panel' });
+    await devPanel.locator('summary').click();
+    await devPanel.getByLabel('Prefer').fill('code=422');
+    await devPanel.getByRole('button', { name: 'Arm' }).click();
+    await form.getByLabel('URL').fill('http://10.0.0.12/hook');
+    await form.getByRole('button', { name: 'Create subscription' }).click();
+    await form.getByText(/resolves to 10\.0\.0\.12, which is not a public address/).waitFor();
+    expect(await form.getByLabel('URL').getAttribute('aria-invalid')).toBe('true');
     expect(problems).toEqual([]);
   }, 120_000);
 });

@@ -5,7 +5,7 @@ import { ProblemAlert } from '../../components/problem-alert';
 import { ApiProblem, unreachable } from '../../lib/problem';
 
 /** The four kinds of event, each with what it means for a receiver. */
-export const EVENTS: { type: WebhookEventType; hint: string }[] = [
+const EVENTS: { type: WebhookEventType; hint: string }[] = [
   { type: 'post.published', hint: 'A post went live: published directly, by the scheduler at its time, by a bulk action or an import.' },
   { type: 'post.unpublished', hint: 'A published post became a draft or was archived.' },
   { type: 'post.updated', hint: 'A published post changed and stayed published.' },

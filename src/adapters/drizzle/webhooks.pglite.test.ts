@@ -8,6 +8,7 @@ import type { Store } from '../../domain/ports/store.js';
 import { minute, newPost } from '../contract/fixtures.js';
 import { drain, newSubscription } from '../contract/webhook-fixtures.js';
 import { MAPPED_FOREIGN_KEYS } from './driver/pg-errors.js';
+import { backfillSearch } from './schema/search-backfill.js';
 
 const { make, connection } = usePglite();
 const query = async (text: string) => (await connection().client.query<Record<string, unknown>>(text)).rows;
@@ -35,6 +36,17 @@ describe('Drizzle webhooks (PGlite)', () => {
     await store.posts.create(newPost(1));
     await store.posts.update(newPost(1).id, 1, { title: 'Edited' }, minute(30));
     expect(await query(`select count(*)::int as n from webhook_events`)).toEqual([{ n: 0 }]);
+  });
+
+  it('a write that leaves the version as it was (the search backfill) is no event, even to a published post', async () => {
+    store = await make();
+    await store.posts.create(newPost(1, { status: 'published' }));
+    await store.webhooks.create(newSubscription(1));
+    await query(`update posts set search = null`);
+    expect(await backfillSearch(connection().db)).toBe(1);
+    expect(await query(`select count(*)::int as n from webhook_events`)).toEqual([{ n: 0 }]);
+    await store.posts.update(newPost(1).id, 1, { title: 'Edited' }, minute(30));
+    expect(await query(`select type from webhook_events`)).toEqual([{ type: 'post.updated' }]);
   });
 
   it('purge deletes the events no delivery refers to any more (those of a deleted subscription too), and keeps the others', async () => {

@@ -52,14 +52,25 @@ export class ContentQueries {
    * @throws ValidationError at `/q` or `/tag` of the query; InvalidCursorError
    */
   list(query: ContentListQuery): Promise<PostPage> {
-    return this.#store.posts.list(
-      checkedPostQuery({
-        ...query,
-        status: ['published'],
-        visibleAt: this.#clock.now(),
-        sort: query.q === undefined || query.q === '' ? { key: 'publishedAt', direction: 'desc' } : { key: 'relevance', direction: 'desc' },
-      }),
-    );
+    return this.#store.posts.list(this.#postQuery(query));
+  }
+
+  /**
+   * `list` with `lastChange` (see there), read together: a readers' list and its Last-Modified.
+   * @throws ValidationError at `/q` or `/tag` of the query; InvalidCursorError
+   */
+  listWithLastChange(query: ContentListQuery): Promise<PostPage & { lastChange: Date | null }> {
+    return this.#store.posts.listWithLastChange(this.#postQuery(query));
+  }
+
+  /** The store's query of a readers' list: visible posts now, newest published first or by relevance with `q`. */
+  #postQuery(query: ContentListQuery) {
+    return checkedPostQuery({
+      ...query,
+      status: ['published'],
+      visibleAt: this.#clock.now(),
+      sort: query.q === undefined || query.q === '' ? { key: 'publishedAt', direction: 'desc' } : { key: 'relevance', direction: 'desc' },
+    });
   }
 
   async get(id: string): Promise<Post> {

@@ -1152,6 +1152,27 @@ export function describePostRepositoryContract(make: MakeStore): void {
         }
       });
 
+      it("listWithLastChange is list with the newest activity event's occurredAt: null before the first, on empty pages too", async () => {
+        const query = { sort: SORT, limit: 2 };
+        const withLastChange = async (q: Partial<PostQuery>, lastChange: Date | null) => ({
+          ...(await posts().list({ ...query, ...q })),
+          lastChange,
+        });
+        expect(await posts().listWithLastChange(query)).toStrictEqual(await withLastChange({}, null));
+        await posts().create(newPost(1)); // no event
+        expect(await posts().listWithLastChange(query)).toStrictEqual(await withLastChange({}, null));
+        await posts().createRecorded(newPost(2), { actor: ADA, eventId: ulid(92), occurredAt: minute(50) });
+        await posts().createRecorded(newPost(3), { actor: ADA, eventId: ulid(93), occurredAt: minute(20) });
+        const first = await posts().listWithLastChange(query);
+        expect(first).toStrictEqual(await withLastChange({}, minute(50)));
+        const next = { cursor: first.nextCursor };
+        expect(await posts().listWithLastChange({ ...query, ...next })).toStrictEqual(await withLastChange(next, minute(50)));
+        const none = { tag: 'none' };
+        expect(await posts().listWithLastChange({ ...query, ...none })).toStrictEqual(await withLastChange(none, minute(50)));
+        const visible = { visibleAt: minute(100), sort: { key: 'publishedAt', direction: 'desc' } as const };
+        expect(await posts().listWithLastChange({ ...query, ...visible })).toStrictEqual(await withLastChange(visible, minute(50)));
+      });
+
       it('total counts up to countUpTo: with more matches it is countUpTo and totalExact is false, on every page', async () => {
         await seedOrdering(posts());
         const capped = await walk(posts(), { sort: SORT, limit: 3, countUpTo: 4 });

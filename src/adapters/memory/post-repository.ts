@@ -250,6 +250,16 @@ export class MemoryPostRepository implements PostRepository {
     });
   }
 
+  async listWithLastChange(query: PostQuery): Promise<PostPage & { lastChange: Date | null }> {
+    const page = await this.list(query);
+    const lastChange = await this.#session.exec((data) => {
+      let newest: Date | null = null;
+      for (const event of data.activity.values()) if (newest === null || event.occurredAt > newest) newest = event.occurredAt;
+      return newest === null ? null : new Date(newest.getTime());
+    });
+    return { ...page, lastChange };
+  }
+
   list(query: PostQuery): Promise<PostPage> {
     return this.#session.exec((data) => {
       checkedPageLimit(query.limit);

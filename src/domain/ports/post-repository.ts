@@ -189,6 +189,10 @@ export interface TagCount {
  *   item (keyset), so walking every page returns each match exactly once, even when posts are
  *   created between fetches. A cursor used with another sort or other filters, or one that is not
  *   a cursor at all, throws `InvalidCursorError`.
+ * - `listWithLastChange(query)` is `list(query)` with `lastChange`: the `occurredAt` of the newest
+ *   activity event (the first of `ActivityLog.list({ limit: 1 })`), null before the first; read
+ *   together, so that a readers' list and its Last-Modified cost one round trip where the store
+ *   can (PostgreSQL: one statement).
  *
  * Walking (whole posts, for an export)
  * - `walk(filter, afterId, limit)` returns up to `limit` (1 to 100) whole posts, bodies included,
@@ -229,6 +233,7 @@ export interface PostRepository {
   get(id: string): Promise<Post | null>;
   getBySlug(slug: string): Promise<Post | null>;
   list(query: PostQuery): Promise<PostPage>;
+  listWithLastChange(query: PostQuery): Promise<PostPage & { lastChange: Date | null }>;
   walk(filter: PostFilter, afterId: string | null, limit: number): Promise<Post[]>;
   update(id: string, expectedVersion: number, changes: PostChanges, at: Date): Promise<Post>;
   updateRecorded(before: Post, changes: PostChanges, record: UpdateRecord): Promise<Post>;

@@ -388,8 +388,16 @@ function prepareStatements(db: Database) {
       .from(posts)
       .where(eq(posts.id, sql.placeholder('id')))
       .prepare('posts_version_of'),
+    lastChange: db
+      .select({ at: sql<Date | null>`max(${activityEvents.occurredAt})`.mapWith(activityEvents.occurredAt) })
+      .from(activityEvents)
+      .prepare('posts_last_change'),
   };
 }
+
+/** The `occurredAt` of the newest activity event, null before the first (a scalar subquery). */
+const newestActivity = () =>
+  sql<Date | null>`(select max(${activityEvents.occurredAt}) from ${activityEvents})`.mapWith(activityEvents.occurredAt);
 
 /** A keyset position: the sort value of the last item (ISO instant, title, rank or null) and its id. */
 type Position = [value: string | number | null, id: string];
@@ -464,7 +472,18 @@ export class DrizzlePostRepository implements PostRepository {
     return rows[0] ? toPost(rows[0]) : null;
   }
 
-  async list(query: PostQuery): Promise<PostPage> {
+  list(query: PostQuery): Promise<PostPage> {
+    return this.#list(query, false);
+  }
+
+  /** One statement for the page, its count and the newest event while the page has a row. */
+  async listWithLastChange(query: PostQuery): Promise<PostPage & { lastChange: Date | null }> {
+    const { lastChange, ...page } = await this.#list(query, true);
+    return { ...page, lastChange: lastChange ?? (await this.session.run(() => this.#stmt.lastChange.execute()))[0]?.at ?? null };
+  }
+
+  /** `lastChange` undefined when not asked for or when the page came back empty. */
+  async #list(query: PostQuery, withLastChange: boolean): Promise<PostPage & { lastChange?: Date | null }> {
     const limit = checkedPageLimit(query.limit);
     const { key } = query.sort;
     // Relevance is best first, whatever the direction says (the port's rule).
@@ -485,6 +504,7 @@ export class DrizzlePostRepository implements PostRepository {
       q: query.q !== undefined && query.q !== '',
       visible: query.visibleAt !== undefined,
       after: position === null ? 'start' : position[0] === null ? 'nulls' : 'value',
+      lastChange: withLastChange,
     };
     // Counting stops one past the limit: that is enough to know the total is not exact, and
     // keeps a broad search on a large site from counting every match.
@@ -514,11 +534,12 @@ export class DrizzlePostRepository implements PostRepository {
       const count = carried ?? ((await statements.count.execute(values)) as { n: number }[])[0]?.n ?? 0;
       return [page, count] as const;
     });
+    const lastChange = withLastChange && rows.length > 0 ? { lastChange: rows[0]!.lastChange ?? null } : {};
 
     const page = pageOf(rows, limit, (last) =>
       encodeCursor(scope, key === 'relevance' ? [last.rank!, last.id] : postPosition(toSummary(last), key)),
     );
-    return { items: page.items.map(toSummary), nextCursor: page.nextCursor, ...countedTotal(counted, query) };
+    return { items: page.items.map(toSummary), nextCursor: page.nextCursor, ...countedTotal(counted, query), ...lastChange };
   }
 
   async walk(filter: PostFilter, afterId: string | null, limit: number): Promise<Post[]> {
@@ -724,6 +745,8 @@ function decodePosition(cursor: string, scope: string, key: PostSortKey): Positi
 /** A row of a list page, with the count of matches (up to `countFetch`); sorted by relevance, with its rank (the keyset's value). */
 interface RankedRow extends SummaryRow {
   counted?: number;
+  /** With `ListShape.lastChange`: the newest activity event's instant. */
+  lastChange?: Date | null;
   rank?: number;
 }
 
@@ -741,6 +764,8 @@ interface ListShape {
   visible: boolean;
   /** From the first post, after a position with a sort value, or inside the trailing run of nulls. */
   after: 'start' | 'value' | 'nulls';
+  /** Every row also carries the newest activity event's instant (`listWithLastChange`). */
+  lastChange: boolean;
 }
 
 interface Executable<T> {
@@ -801,7 +826,10 @@ function listFilters(db: Database, shape: ListShape) {
     .limit(placeholder('countFetch'))
     .as('matches');
   const count = db.select({ n: count_() }).from(matches);
-  return { filters, count, counted: sql<number>`(${count})`.mapWith(Number) };
+  const counted = sql<number>`(${count})`.mapWith(Number);
+  // Typed as the count alone: `RankedRow.lastChange` is what a row has of the other, when asked for.
+  const carried: { counted: SQL<number> } = shape.lastChange ? { counted, ...{ lastChange: newestActivity() } } : { counted };
+  return { filters, count, carried };
 }
 
 /**
@@ -812,7 +840,7 @@ function listFilters(db: Database, shape: ListShape) {
 function relevanceStatements<C>(
   db: Database,
   filters: SQL[],
-  { count, counted }: { count: C; counted: SQL<number> },
+  { count, carried }: { count: C; carried: { counted: SQL<number> } },
   after: ListShape['after'],
 ) {
   const placeholder = sql.placeholder;
@@ -822,7 +850,7 @@ function relevanceStatements<C>(
   const where =
     after === 'start' ? filters : [...filters, sql`(${rank}, ${posts.id}) < (${placeholder('value')}::float4, ${placeholder('id')})`];
   const page = db
-    .select({ ...summaryColumns, rank, counted })
+    .select({ ...summaryColumns, rank, ...carried })
     .from(posts)
     .where(and(...where))
     .orderBy(sql`${rank} DESC`, sql`${posts.id} DESC`)
@@ -839,8 +867,8 @@ function relevanceStatements<C>(
 function listStatements(db: Database, shape: ListShape) {
   const { key, direction } = shape;
   const placeholder = sql.placeholder;
-  const { filters, count, counted } = listFilters(db, shape);
-  if (key === 'relevance') return relevanceStatements(db, filters, { count, counted }, shape.after);
+  const { filters, count, carried } = listFilters(db, shape);
+  if (key === 'relevance') return relevanceStatements(db, filters, { count, carried }, shape.after);
 
   const col = SORT_COLUMNS[key];
   const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
@@ -856,7 +884,7 @@ function listStatements(db: Database, shape: ListShape) {
     : [sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
   const select = (where: SQL[]) =>
     db
-      .select({ ...summaryColumns, counted })
+      .select({ ...summaryColumns, ...carried })
       .from(posts)
       .where(and(...filters, ...where))
       .orderBy(...orderBy)

@@ -71,6 +71,10 @@ describeAdmin(
       expect(await seriousViolations(page)).toEqual([]);
       await page.emulateMedia({ colorScheme: 'dark' });
       expect(await seriousViolations(page)).toEqual([]);
+      // On a phone: nothing wider than the screen (the log scrolls in its own box).
+      await page.setViewportSize({ width: 360, height: 740 });
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+      expect(await seriousViolations(page)).toEqual([]);
       site.expectClean(page);
     });
 

@@ -58,11 +58,14 @@ function LinkRow({ link, onRevoke }: { link: PreviewLink; onRevoke: (link: Previ
   );
 }
 
-/** The "Share preview" section of a saved post, opened on demand (its links are asked for only then). */
+/**
+ * The "Share preview" section of a saved post, opened on demand (its links are asked for only
+ * then). Not a named region: the body's preview pane is the one region named "Preview".
+ */
 export function SharePreview({ postId }: { postId: string }) {
   const [open, setOpen] = useState(false);
   return (
-    <section className="share-preview" aria-labelledby="share-preview-title">
+    <section className="share-preview">
       <h2 id="share-preview-title">
         <button
           type="button"

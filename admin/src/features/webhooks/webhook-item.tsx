@@ -40,7 +40,7 @@ function Confirm({ asking, busy, onYes, onNo }: { asking: Exclude<Asking, null>;
 }
 
 /** How the item calls the API: each action says what it did in `status` or shows its problem. */
-function useItemActions(hook: WebhookSubscription) {
+function useItemActions(hook: WebhookSubscription, onDeleted: (url: string) => void) {
   const actions = useWebhookActions();
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
@@ -75,7 +75,12 @@ function useItemActions(hook: WebhookSubscription) {
         setSecret(await actions.update(hook.id, { rotateSecret: true }));
         return 'Rotated the secret.';
       }),
-    remove: () => run(async () => (await actions.remove(hook.id), 'Deleted.')),
+    remove: () =>
+      run(async () => {
+        await actions.remove(hook.id);
+        onDeleted(hook.url);
+        return '';
+      }),
   };
 }
 
@@ -84,9 +89,9 @@ function useItemActions(hook: WebhookSubscription) {
  * warning), the enabled switch, Edit, Rotate secret and Delete (both asked first), and its
  * delivery log on demand.
  */
-export function WebhookItem({ hook }: { hook: WebhookSubscription }) {
+export function WebhookItem({ hook, onDeleted }: { hook: WebhookSubscription; onDeleted: (url: string) => void }) {
   const prefix = `webhook-${hook.id}`;
-  const item = useItemActions(hook);
+  const item = useItemActions(hook, onDeleted);
   const [editing, setEditing] = useState(false);
   const [asking, setAsking] = useState<Asking>(null);
   const [showLog, setShowLog] = useState(false);

@@ -41,6 +41,7 @@ export default function WebhooksPage() {
   useDocumentTitle('Webhooks');
   const hooks = useWebhooks();
   const items = hooks.data ?? [];
+  const [gone, setGone] = useState('');
   return (
     <>
       <h1>Webhooks</h1>
@@ -51,12 +52,13 @@ export default function WebhooksPage() {
       <NewSubscription />
       <section aria-labelledby="webhooks-title">
         <h2 id="webhooks-title">Subscriptions</h2>
+        <p aria-live="polite">{gone}</p>
         {hooks.error && <ProblemAlert error={hooks.error instanceof ApiProblem ? hooks.error : unreachable()} />}
         {hooks.isPending && <p aria-live="polite">Loading the subscriptions…</p>}
         {hooks.isSuccess && items.length === 0 && <p>No subscriptions yet.</p>}
         <ul className="webhooks">
           {items.map((hook) => (
-            <WebhookItem key={hook.id} hook={hook} />
+            <WebhookItem key={hook.id} hook={hook} onDeleted={(url) => setGone(`Deleted the subscription of ${url}.`)} />
           ))}
         </ul>
       </section>

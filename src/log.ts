@@ -18,6 +18,33 @@ export interface Logger {
  */
 const REDACTED = ['authorization', 'password', 'accessToken', 'refreshToken', 'token', 'cookie', 'body'];
 
+/**
+ * A failed query's parameters, as Drizzle writes them into its error's message (`Failed query:
+ * …\nparams: …`) and stack: up to the stack's first frame, or the end of the message.
+ */
+const PARAMS_IN_TEXT = /\nparams: [\s\S]*?(?=\n {4}at |$)/;
+
+/**
+ * An error as `errWithCause` writes it, with the parameters of any failed query in it or its
+ * causes left out: they may be a webhook secret, a token's hash or a post's body, and a database
+ * that times out or drops the connection mid-statement would otherwise log them.
+ */
+function serializeError(error: Error): Record<string, unknown> {
+  return withoutParams(stdSerializers.errWithCause(error)) as Record<string, unknown>;
+}
+
+function withoutParams(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of ['params', 'parameters']) if (key in out) out[key] = '[redacted]';
+  for (const key of ['message', 'stack']) {
+    const text = out[key];
+    if (typeof text === 'string') out[key] = text.replace(PARAMS_IN_TEXT, '\nparams: [redacted]');
+  }
+  if ('cause' in out) out.cause = withoutParams(out.cause);
+  return out;
+}
+
 /** Written out once this many bytes are buffered, or at the latest after FLUSH_MS. */
 const BUFFER_BYTES = 8 * 1024;
 const FLUSH_MS = 500;
@@ -50,7 +77,7 @@ export function createLogger(level: LogLevel, write?: (line: string) => void): L
       messageKey: 'message',
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      serializers: { error: stdSerializers.errWithCause },
+      serializers: { error: serializeError },
       redact: { paths: REDACTED, censor: '[redacted]' },
     },
     destination,

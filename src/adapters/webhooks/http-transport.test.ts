@@ -67,6 +67,7 @@ describe('HTTP webhook transport: refusal', () => {
     expect(transport.refusal('http://0x7f.1/')).toBe('address 127.0.0.1 is not public');
     expect(transport.refusal('http://[::ffff:127.0.0.1]/')).toBe('address 127.0.0.1 is not public');
     expect(transport.refusal('http://[::1]/')).toBe('address ::1 is not public');
+    expect(transport.refusal('http://[::7f00:1]/')).toBe('address ::7f00:1 is not public');
     expect(transport.refusal('http://169.254.169.254/latest/meta-data/')).toBe('address 169.254.169.254 is not public');
     expect(transport.refusal('http://10.0.0.1/')).toBe('address 10.0.0.1 is not public');
     expect(transport.refusal('http://localhost:8080/')).toBe('host localhost is not public');

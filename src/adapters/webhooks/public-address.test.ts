@@ -52,6 +52,12 @@ describe('addressProblem', () => {
     expect(addressProblem('64:ff9b:1::808:808')).toBe('address 64:ff9b:1::808:808 is not public');
   });
 
+  it('refuses every IPv4-compatible IPv6 address (::/96), which some stacks send to the IPv4 address', () => {
+    expect(addressProblem('::7f00:1')).toBe('address ::7f00:1 is not public');
+    expect(addressProblem('::a00:1')).toBe('address ::a00:1 is not public');
+    expect(addressProblem('::808:808')).toBe('address ::808:808 is not public');
+  });
+
   it('refuses a zone-scoped link-local address and says when a string is no address', () => {
     expect(addressProblem('fe80::1%eth0')).toBe('address fe80::1 is not public');
     expect(addressProblem('example.com')).toBe('address example.com is not an IP address');

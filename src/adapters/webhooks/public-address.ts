@@ -9,6 +9,9 @@ const EMBEDDED_IPV4 = {
   rfc6052: (parts: number[]) => (parts[2] === 0 ? [parts[6]!, parts[7]!] : null),
 } as const;
 
+/** ::/96, the IPv4-compatible addresses (:: and ::1 are in it, already refused as such). */
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
+
 function ipv4Of(words: [number, number] | number[] | null): ipaddr.IPv4 | null {
   if (words === null) return null;
   const [high, low] = words as [number, number];
@@ -21,7 +24,9 @@ function ipv4Of(words: [number, number] | number[] | null): ipaddr.IPv4 | null {
  * they carry; every special-purpose range of ipaddr.js (loopback, private, link-local with the
  * 169.254.169.254 metadata service, unique-local, carrier-grade NAT, unspecified, broadcast,
  * multicast, reserved, documentation, benchmarking, Teredo, …) is refused, except 6to4 and NAT64
- * addresses whose embedded IPv4 address is itself public.
+ * addresses whose embedded IPv4 address is itself public. So is all of ::/96, the deprecated
+ * IPv4-compatible addresses (RFC 4291 2.5.5.1: `::7f00:1` is 127.0.0.1 to some stacks), which
+ * ipaddr.js counts as unicast.
  */
 export function addressProblem(address: string): string | null {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
@@ -34,6 +39,7 @@ export function addressProblem(address: string): string | null {
   const refused = `address ${parsed.toString()} is not public`;
   if (parsed.kind() === 'ipv4') return (parsed as ipaddr.IPv4).range() === 'unicast' ? null : refused;
   const v6 = parsed as ipaddr.IPv6;
+  if (v6.match(IPV4_COMPATIBLE)) return refused;
   const range = v6.range();
   if (range === 'unicast') return null;
   if (range === '6to4' || range === 'rfc6052') {

@@ -233,7 +233,7 @@ export const ENV_VARIABLES = {
   WEBHOOK_TIMEOUT_MS: { default: '10000', doc: 'How long one webhook attempt may take to connect and get the response headers.' },
   WEBHOOK_RETRY_SCHEDULE: {
     default: '5s,5m,30m,2h,5h,10h,10h',
-    doc: 'Pauses after each failed webhook attempt (ms, s, m, h, d), each spread by ±20 %; after the last the subscription is disabled.',
+    doc: 'Pauses after each failed webhook attempt (ms, s, m, h, d), each lengthened by 0 to 20 % (jitter); after the last the subscription is disabled.',
   },
   WEBHOOK_POLL_MS: {
     default: '1000',

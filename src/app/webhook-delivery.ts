@@ -30,7 +30,7 @@ export interface WebhookDeliveryOptions {
   timeoutMs: number;
   /** Pauses after each failed attempt (WEBHOOK_RETRY_SCHEDULE); its length + 1 attempts in all. */
   retrySchedule?: readonly number[];
-  /** In [0, 1): spreads each pause by ±20 % (`retryDelayMs`). */
+  /** In [0, 1): lengthens each pause by 0 to 20 % (`retryDelayMs`). */
   random?: () => number;
   /** Deliveries claimed per round, each of another subscription (default 25). */
   batchSize?: number;

@@ -125,15 +125,20 @@ export interface AttemptOutcome {
 
 /**
  * The pause after failed attempt `attempt` (1-based) before the next, or null after the last:
- * Standard Webhooks' schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts over about
- * 27 hours), each pause spread by ±20 % with `random()` in [0, 1) so that receivers coming back
- * are not hit by every sender at once.
+ * Standard Webhooks' schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: 8 attempts), each pause
+ * lengthened by 0 to 20 % with `random()` in [0, 1) so that receivers coming back are not hit by
+ * every sender at once. Jitter never shortens a pause, so the attempts span at least the
+ * schedule's sum whatever `random` answers: 27.6 hours (up to 33) for the default, so a delivery
+ * is retried for at least 24 hours, as Standard Webhooks asks.
  */
 export function retryDelayMs(attempt: number, schedule: readonly number[], random: () => number): number | null {
   const base = schedule[attempt - 1];
   if (base === undefined) return null;
-  return Math.round(base * (0.8 + 0.4 * random()));
+  return Math.round(base * (1 + RETRY_JITTER * random()));
 }
+
+/** The most a pause is lengthened by (`retryDelayMs`): 20 %. */
+export const RETRY_JITTER = 0.2;
 
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
 

@@ -121,6 +121,20 @@ describe('updateWebhook', () => {
     expect((await updateWebhook(deps, created.id, { rotateSecret: false })).secret).toBe(again.secret);
   });
 
+  it("keeps every replaced secret when two rotations run at once: the later keeps the earlier one's new secret", async () => {
+    const { deps } = depsOver();
+    const created = await createWebhook(deps, HOOK);
+    const [a, b] = await Promise.all([
+      updateWebhook(deps, created.id, { rotateSecret: true }),
+      updateWebhook(deps, created.id, { rotateSecret: true, description: 'rotated' }),
+    ]);
+    const [first, second] = a.previousSecret!.secret === created.secret ? [a, b] : [b, a];
+    expect(first.previousSecret!.secret).toBe(created.secret);
+    expect(second.previousSecret!.secret).toBe(first.secret);
+    const stored = await getWebhook(deps, created.id);
+    expect([stored.secret, stored.previousSecret!.secret, stored.description]).toEqual([second.secret, first.secret, 'rotated']);
+  });
+
   it('throws NotFoundError for an unknown subscription, rotating or not', async () => {
     const { deps } = depsOver();
     await expect(updateWebhook(deps, '01JDQ8Z4M6X2V7K9T3N5R8W1YB', { enabled: true })).rejects.toMatchObject({ entity: 'webhook' });

@@ -126,12 +126,10 @@ export async function updateWebhook(deps: WebhookDeps, id: string, edit: Webhook
     ...(edit.enabled === undefined ? {} : { enabled: edit.enabled, disabledReason: null }),
   };
   const now = deps.clock.now();
-  if (edit.rotateSecret === true) {
-    const current = await getWebhook(deps, id);
-    changes.secret = deps.newSecret();
-    changes.previousSecret = { secret: current.secret, expiresAt: new Date(now.getTime() + WEBHOOK_SECRET_OVERLAP_MS) };
-  }
-  return deps.webhooks.update(id, changes, now);
+  if (edit.rotateSecret !== true) return deps.webhooks.update(id, changes, now);
+  // The rotation is one step of the store, so that of two at once each keeps the secret it replaced.
+  if (Object.keys(changes).length > 0) await deps.webhooks.update(id, changes, now);
+  return deps.webhooks.rotateSecret(id, deps.newSecret(), new Date(now.getTime() + WEBHOOK_SECRET_OVERLAP_MS), now);
 }
 
 /** Deletes a subscription with its deliveries. @throws NotFoundError('webhook') */

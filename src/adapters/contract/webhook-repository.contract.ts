@@ -106,6 +106,38 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
         expect((error as NotFoundError).entity).toBe('webhook');
       });
 
+      it('rotateSecret makes the new secret current and the one it replaces previous, sets updatedAt and answers it as stored', async () => {
+        await hooks().create(newSubscription(1, { previousSecret: { secret: 'whsec_older', expiresAt: minute(20) } }));
+        const rotated = await hooks().rotateSecret(subscriptionId(1), 'whsec_new', minute(50), minute(45));
+        const expected = {
+          ...newSubscription(1),
+          secret: 'whsec_new',
+          previousSecret: { secret: newSubscription(1).secret, expiresAt: minute(50) },
+          updatedAt: minute(45),
+        };
+        expect(rotated).toStrictEqual(expected);
+        expect(await hooks().get(subscriptionId(1))).toStrictEqual(expected);
+      });
+
+      it('of concurrent rotations, each keeps as previous the secret it replaced, never the same one twice', async () => {
+        await hooks().create(newSubscription(1));
+        const original = newSubscription(1).secret;
+        const answers = await Promise.all(
+          ['whsec_A', 'whsec_B'].map((secret) => hooks().rotateSecret(subscriptionId(1), secret, minute(50), minute(45))),
+        );
+        const [first, second] = answers[0]!.previousSecret!.secret === original ? answers : [answers[1]!, answers[0]!];
+        expect(first!.previousSecret!.secret).toBe(original);
+        expect(second!.previousSecret!.secret).toBe(first!.secret);
+        const stored = await hooks().get(subscriptionId(1));
+        expect([stored!.secret, stored!.previousSecret!.secret]).toEqual([second!.secret, first!.secret]);
+      });
+
+      it('rotateSecret of a missing subscription throws NotFoundError(webhook)', async () => {
+        const error = await rejectionOf(hooks().rotateSecret(subscriptionId(1), 'whsec_new', minute(50), minute(45)));
+        expect(error).toBeInstanceOf(NotFoundError);
+        expect((error as NotFoundError).entity).toBe('webhook');
+      });
+
       it('delete removes the subscription with every delivery of it; others keep theirs', async () => {
         await hooks().create(newSubscription(1));
         await hooks().create(newSubscription(2));

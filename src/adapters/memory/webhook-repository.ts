@@ -154,6 +154,20 @@ export class MemoryWebhookRepository implements WebhookRepository {
     });
   }
 
+  rotateSecret(id: string, secret: string, previousExpiresAt: Date, at: Date): Promise<WebhookSubscription> {
+    return this.#exec((data) => {
+      const current = subscriptionOf(data, id);
+      const next = copySubscription({
+        ...current,
+        secret,
+        previousSecret: { secret: current.secret, expiresAt: previousExpiresAt },
+        updatedAt: at,
+      });
+      data.webhooks.set(id, next);
+      return copySubscription(next);
+    });
+  }
+
   delete(id: string): Promise<void> {
     return this.#exec((data) => {
       subscriptionOf(data, id);

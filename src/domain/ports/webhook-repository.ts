@@ -30,6 +30,12 @@ export interface DeliveryQuery {
  * - `update(id, changes, at)` applies the changes (absent fields keep their value), sets
  *   `updatedAt = at` and answers the subscription as stored; a missing one throws
  *   `NotFoundError('webhook')`.
+ * - `rotateSecret(id, secret, previousExpiresAt, at)` makes `secret` the subscription's secret
+ *   and the one it replaces its `previousSecret` (until `previousExpiresAt`; one rotated out
+ *   earlier is dropped), sets `updatedAt = at` and answers the subscription as stored, in one
+ *   atomic step: of concurrent rotations, each keeps as previous the secret it replaced (the
+ *   one the rotation applied before it set), never the same one twice. A missing one throws
+ *   `NotFoundError('webhook')`.
  * - `delete(id)` removes it with every delivery of it; a missing one throws
  *   `NotFoundError('webhook')`.
  *
@@ -70,6 +76,7 @@ export interface WebhookRepository {
   list(): Promise<WebhookSubscription[]>;
   count(): Promise<number>;
   update(id: string, changes: WebhookChanges, at: Date): Promise<WebhookSubscription>;
+  rotateSecret(id: string, secret: string, previousExpiresAt: Date, at: Date): Promise<WebhookSubscription>;
   delete(id: string): Promise<void>;
   deliveries(subscriptionId: string, query: DeliveryQuery): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }>;
   getDelivery(subscriptionId: string, id: string): Promise<WebhookDelivery | null>;

@@ -241,6 +241,20 @@ export class DrizzleWebhookRepository implements WebhookRepository {
     return toSubscription(rows[0]);
   }
 
+  /** One UPDATE: its SET reads the row it writes (the one a concurrent rotation committed, after waiting for its lock). */
+  async rotateSecret(id: string, secret: string, previousExpiresAt: Date, at: Date): Promise<WebhookSubscription> {
+    const s = webhookSubscriptions;
+    const rows = await this.session.run((db) =>
+      db
+        .update(s)
+        .set({ previousSecret: sql`${s.secret}`, previousSecretExpiresAt: previousExpiresAt, secret, updatedAt: at })
+        .where(eq(s.id, id))
+        .returning(),
+    );
+    if (rows[0] === undefined) throw new NotFoundError('webhook', id);
+    return toSubscription(rows[0]);
+  }
+
   /** Its deliveries go with it (the foreign key cascades); their events stay until `purge`. */
   async delete(id: string): Promise<void> {
     const rows = await this.session.run((db) =>

@@ -664,7 +664,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again
-         * @description Schedules the delivery again, whatever its status, with a new schedule: `status` pending, `attempts` 0, `nextAttemptAt` now, and the full series of retries ahead of it. It carries the same `webhook-id` (`eventId`) and body as before, signed anew with a new `webhook-timestamp`; a receiver that already processed the event recognises it by its id. The last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay until the next attempt. While the subscription is disabled, the delivery waits, pending, until it is enabled again.
+         * @description Schedules the delivery again, whatever its status, with a new schedule: `status` pending, `attempts` 0, `nextAttemptAt` now, and the full series of retries ahead of it. It goes after the subscription's other pending deliveries (deliveries to one subscription still go one at a time), so it is sent once those are settled. A delivery being sent right now is answered as it is, unchanged: its attempt is under way. It carries the same `webhook-id` (`eventId`) and body as before, signed anew with a new `webhook-timestamp`; a receiver that already processed the event recognises it by its id. The last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay until the next attempt. While the subscription is disabled, the delivery waits, pending, until it is enabled again.
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;

@@ -3,6 +3,8 @@ import {
   documentVectorText,
   matchClass,
   matchesDocument,
+  MAX_DOCUMENT_WORD_BYTES,
+  MAX_DOCUMENT_WORDS,
   MAX_POSITION,
   MAX_POSITIONS_PER_WORD,
   parseSearchQuery,
@@ -120,6 +122,35 @@ describe('searchDocument', () => {
     const long = doc('t', `${'w '.repeat(MAX_POSITION + 10)}end`);
     expect(long.get('end')!.pos).toEqual([MAX_POSITION]);
     expect(long.get('w')!.pos).toHaveLength(MAX_POSITIONS_PER_WORD);
+  });
+
+  it('holds the first MAX_DOCUMENT_WORDS distinct words: later new words are left out, known ones still count', () => {
+    const words = Array.from({ length: 140_000 }, (_, i) => `w${i}`);
+    const big = doc('w0', `${words.join(' ')} w7 phrase`);
+    expect(big.size).toBe(MAX_DOCUMENT_WORDS);
+    expect(finds('w49999 ', big)).toBe(true);
+    expect(finds('w50000 ', big)).toBe(false);
+    expect(finds('phrase ', big)).toBe(false);
+    expect(big.get('w7')!.pos).toEqual([10, MAX_POSITION]);
+  });
+
+  it('holds up to MAX_DOCUMENT_WORD_BYTES of distinct words, in UTF-8 bytes: a new word that does not fit is left out', () => {
+    // 100-character words of 96 two-byte letters and 4 digits: 196 bytes each, beside the title's 1.
+    const word = (i: number) => `${'ж'.repeat(96)}${String(i).padStart(4, '0')}`;
+    const fit = Math.floor((MAX_DOCUMENT_WORD_BYTES - 1) / 196);
+    const big = doc('t', `${Array.from({ length: fit + 10 }, (_, i) => word(i)).join(' ')} short`);
+    const kept = [...big.keys()].filter((w) => w.length === 100);
+    expect(kept).toHaveLength(fit);
+    expect(big.has('short')).toBe(true);
+    expect(big.has(searchTokens(word(fit + 5))[0]!)).toBe(false);
+  });
+
+  it('keeps a document of the largest body within PostgreSQL’s 1 MiB tsvector (its own measure of the entries)', () => {
+    const pgSize = (d: ReturnType<typeof doc>) =>
+      [...d].reduce((n, [w, { pos }]) => n + ((Buffer.byteLength(w) + 1) & ~1) + 2 + 2 * pos.length, 0);
+    const distinct = doc('t', Array.from({ length: 200_000 }, (_, i) => i.toString(36)).join(' '));
+    const long = doc('t', Array.from({ length: 6_000 }, (_, i) => `${'界'.repeat(96)}${i.toString(36).padStart(4, '0')}`).join(' '));
+    for (const d of [distinct, long]) expect(pgSize(d)).toBeLessThan(1024 * 1024 - 1);
   });
 
   it('writes the tsvector and tsquery input PostgreSQL reads without tokenising', () => {

@@ -14,6 +14,14 @@ const MAX_WORD_LENGTH = 100;
 export const MAX_POSITION = 16383;
 /** The most positions a word keeps in a document (PostgreSQL's limit): its first ones. */
 export const MAX_POSITIONS_PER_WORD = 256;
+/** The most distinct words a document holds: a word first met after them is not searchable. */
+export const MAX_DOCUMENT_WORDS = 50_000;
+/**
+ * The most UTF-8 bytes the distinct words of a document take together: a word first met that
+ * does not fit beside them is not searchable. With `MAX_DOCUMENT_WORDS` and the position limits it
+ * keeps a document's tsvector under 800 KiB, well within PostgreSQL's 1 MiB (SQLSTATE 54000).
+ */
+export const MAX_DOCUMENT_WORD_BYTES = 512 * 1024;
 
 const LETTER_FOLDS: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd' };
 const FOLDED = /[ßæœøłđ]/g;
@@ -133,11 +141,29 @@ export type SearchDocument = Map<string, { pos: number[]; weight: SearchWeight[]
 
 const WEIGHT_ORDER: Record<SearchWeight, number> = { A: 3, B: 2, C: 1 };
 
+/** The UTF-8 length of `word` (a lone surrogate counts as the 3 bytes of U+FFFD). */
+function utf8Length(word: string): number {
+  let n = 0;
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < word.length && (word.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
 /**
  * The document of a post: the words of the title (weight A), then of the excerpt and of each tag
  * (B), then of the body (C), numbered from 1 with a gap between fields (and between tags) so that
  * no phrase spans two of them. Positions past `MAX_POSITION` stand at it; a word keeps its first
  * `MAX_POSITIONS_PER_WORD` positions; two at one position keep the heavier weight.
+ * It holds the first `MAX_DOCUMENT_WORDS` distinct words in that order, up to
+ * `MAX_DOCUMENT_WORD_BYTES` of them: a word first met when the document is full, or whose bytes do
+ * not fit beside the words it holds, is left out (its position still counts, so no phrase spans it).
  */
 export function searchDocument(fields: SearchFields): SearchDocument {
   const parts: [string, SearchWeight][] = [
@@ -148,12 +174,18 @@ export function searchDocument(fields: SearchFields): SearchDocument {
   ];
   const doc: SearchDocument = new Map();
   let next = 1;
+  let bytes = 0;
   for (const [text, weight] of parts) {
     const words = searchTokens(text);
     for (const word of words) {
       const at = Math.min(next++, MAX_POSITION);
       let entry = doc.get(word);
-      if (entry === undefined) doc.set(word, (entry = { pos: [], weight: [] }));
+      if (entry === undefined) {
+        const size = utf8Length(word);
+        if (doc.size >= MAX_DOCUMENT_WORDS || bytes + size > MAX_DOCUMENT_WORD_BYTES) continue;
+        bytes += size;
+        doc.set(word, (entry = { pos: [], weight: [] }));
+      }
       const i = entry.pos.length - 1;
       if (i >= 0 && entry.pos[i] === at) {
         if (WEIGHT_ORDER[weight] > WEIGHT_ORDER[entry.weight[i]!]) entry.weight[i] = weight;

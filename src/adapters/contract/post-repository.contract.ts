@@ -3,6 +3,7 @@ import { encodeCursor, postCursorScope } from '../../domain/cursor.js';
 import { DuplicateIdError, InvalidCursorError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import type { Post, PostStatus } from '../../domain/post.js';
 import { POST_TOTAL_CAP } from '../../domain/ports/post-repository.js';
+import { MAX_DOCUMENT_WORDS } from '../../domain/search.js';
 import type { PostQuery, PostRepository, PostSort, PostSortKey } from '../../domain/ports/post-repository.js';
 import { ADA, type MakeStore, minute, newPost, rejectionOf, revisionOf, times, ulid, useStore } from './fixtures.js';
 
@@ -982,6 +983,21 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await ids({ q: 's', tag: 'travel', status: ['published'] })).toEqual([ulid(4), ulid(6)]);
         const page = await posts().list({ sort: SORT, limit: 1, q: 'needle', tag: 'hay' });
         expect(page.total).toBe(2);
+      });
+
+      it('q: search covers the first MAX_DOCUMENT_WORDS distinct words of a post: a body of 140,000 distinct words is stored, created or updated', async () => {
+        // About 940 KB: under the request limit, over what a PostgreSQL tsvector of every word holds.
+        const body = Array.from({ length: 140_000 }, (_, i) => `w${i}`).join(' ');
+        await posts().create(newPost(1, { title: 'w0', body }));
+        const stored = await posts().create(newPost(2, { title: 'Short' }));
+        await posts().update(stored.id, 1, { body: `${body} late` }, minute(1));
+        for (const id of [ulid(1), ulid(2)]) expect((await posts().get(id))!.body.startsWith(body)).toBe(true);
+        expect(await ids({ q: 'w1 ' })).toEqual([ulid(1), ulid(2)]);
+        const last = MAX_DOCUMENT_WORDS - 2; // the title's word and, in post 2, 'short' come first
+        expect(await ids({ q: `w${last} ` })).toEqual([ulid(1), ulid(2)]);
+        expect(await ids({ q: `w${last + 1} ` })).toEqual([ulid(1)]);
+        expect(await ids({ q: `w${last + 2} ` })).toEqual([]);
+        expect(await ids({ q: 'late' })).toEqual([]);
       });
 
       const RELEVANCE: PostSort = { key: 'relevance', direction: 'desc' };

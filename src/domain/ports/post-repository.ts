@@ -172,6 +172,10 @@ export interface TagCount {
  *   space or a closing quote; case and accents folded, a word a run of letters and digits, so
  *   punctuation such as `%` and `_` only separates words; a query with no required word matches
  *   nothing). Every filter given must hold.
+ * - Search covers the first `MAX_DOCUMENT_WORDS` (50,000) distinct words of a post (title,
+ *   excerpt, tags, then body, in that order), up to `MAX_DOCUMENT_WORD_BYTES` (512 KiB) of them:
+ *   a word first met after those is not searchable, and any post, however long its body, is
+ *   stored (the document never outgrows what the store can index).
  * - Order: by the sort key in the sort direction, ties broken by `id` in byte order in the same
  *   direction. Titles compare by their UTF-8 bytes (no collation). Posts with a null `publishedAt`
  *   (or `publishAt`, sorting by it) come last in both directions.

@@ -1,6 +1,13 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { DuplicateIdError, NotFoundError, SlugTakenError, UnavailableError, VersionConflictError } from '../../../domain/errors.js';
+import {
+  DuplicateIdError,
+  NotFoundError,
+  SlugTakenError,
+  UnavailableError,
+  ValidationError,
+  VersionConflictError,
+} from '../../../domain/errors.js';
 import { connectionFailureOf, domainErrorFor, mapPgErrors, pgErrorInfo, toDomainError } from './pg-errors.js';
 
 /** A postgres.js `PostgresError`: the constraint is in `constraint_name`. */
@@ -84,6 +91,12 @@ describe.each(shapes)('domainErrorFor (%s error shape)', (_name, make) => {
     const original = wrapped(make('23505', 'something_else_key'));
     expect(domainErrorFor(original)).toBeNull();
     expect(toDomainError(original)).toBe(original);
+  });
+
+  it('maps 54000 (a tsvector over 1 MiB, past a limit of PostgreSQL) to ValidationError of the input, never a 500', () => {
+    const e = domainErrorFor(wrapped(make('54000')));
+    expect(e).toBeInstanceOf(ValidationError);
+    expect(e).toMatchObject({ source: 'input', issues: [{ pointer: '', message: 'is larger than the store can hold' }] });
   });
 
   it('leaves other SQLSTATEs (syntax error, check violation) unmapped', () => {

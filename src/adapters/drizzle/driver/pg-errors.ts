@@ -11,6 +11,7 @@ import {
   NotFoundError,
   SlugTakenError,
   UnavailableError,
+  ValidationError,
   VersionConflictError,
   type DomainError,
 } from '../../../domain/errors.js';
@@ -39,6 +40,12 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 const UNIQUE_VIOLATION = '23505';
 const FOREIGN_KEY_VIOLATION = '23503';
+/**
+ * program_limit_exceeded: a value past a limit of PostgreSQL's (a tsvector over 1 MiB, an index
+ * row over its page's share). The domain's rules keep what we write within them (a search
+ * document's `MAX_DOCUMENT_WORDS`); should one be missed, the input was too large: a 422, not a 500.
+ */
+const PROGRAM_LIMIT_EXCEEDED = '54000';
 
 type Mapper = (ctx: PgErrorContext, cause: unknown) => DomainError;
 
@@ -186,6 +193,7 @@ export function domainErrorFor(error: unknown, ctx: PgErrorContext = {}): Domain
       if (map) return map(ctx, error);
     }
     if (isTransientSqlState(info.code)) return unavailable(error);
+    if (info.code === PROGRAM_LIMIT_EXCEEDED) return new ValidationError([{ pointer: '', message: 'is larger than the store can hold' }]);
     return null;
   }
   return isConnectionFailure(error) ? unavailable(error) : null;

@@ -387,8 +387,9 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
 
         await hooks().redeliver(subscriptionId(1), claimed.delivery.id, T(3));
         const again = await claimOne(T(3));
-        const redelivered = await hooks().redeliver(subscriptionId(1), claimed.delivery.id, T(4));
-        expect(await hooks().settle(again, failure(T(5), null, { disableReason: 'x' }))).toBe(false);
+        // Its claim lapsed (at T(33)): redelivered, the late settle is lost.
+        const redelivered = await hooks().redeliver(subscriptionId(1), claimed.delivery.id, T(34));
+        expect(await hooks().settle(again, failure(T(35), null, { disableReason: 'x' }))).toBe(false);
         expect(await hooks().getDelivery(subscriptionId(1), claimed.delivery.id)).toStrictEqual(redelivered);
         expect((await hooks().get(subscriptionId(1)))?.enabled).toBe(true);
       });
@@ -406,7 +407,7 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
     });
 
     describe('redeliver and purge', () => {
-      it('redeliver makes a delivery pending from the start, first in line again, its last attempt kept', async () => {
+      it("redeliver makes a delivery pending from the start, after the subscription's other pending deliveries, its last attempt kept", async () => {
         await hooks().create(newSubscription(1));
         await publish(1, 10);
         const claimed = await claimOne(T(0));
@@ -423,9 +424,39 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
           error: 'HTTP 503',
           latencyMs: 40,
         });
-        const next = await claimOne(T(10));
-        expect([next.delivery.id, next.event.id, next.delivery.attempts]).toEqual([claimed.delivery.id, claimed.event.id, 1]);
+        const before = await claimOne(T(10));
+        expect(before.event.postId).toBe(ulid(2));
         expect(await hooks().claim(T(10), LEASE, 10)).toEqual([]);
+        await hooks().settle(before, success(T(11)));
+        const next = await claimOne(T(11));
+        expect([next.delivery.id, next.event.id, next.delivery.attempts]).toEqual([claimed.delivery.id, claimed.event.id, 1]);
+        expect(await hooks().claim(T(11), LEASE, 10)).toEqual([]);
+      });
+
+      it('redelivering while another delivery of the subscription is held does not make two claimable', async () => {
+        await hooks().create(newSubscription(1));
+        await publish(1, 10);
+        await publish(2, 20);
+        const first = await claimOne(T(0));
+        await hooks().settle(first, success(T(1)));
+        const second = await claimOne(T(2));
+        expect(second.event.postId).toBe(ulid(2));
+        await hooks().redeliver(subscriptionId(1), first.delivery.id, T(3));
+        expect(await hooks().claim(T(3), LEASE, 10)).toEqual([]);
+        await hooks().settle(second, success(T(4)));
+        expect((await claimOne(T(4))).delivery.id).toBe(first.delivery.id);
+      });
+
+      it('redeliver of a delivery an unexpired claim holds changes nothing and answers it as it is', async () => {
+        await hooks().create(newSubscription(1));
+        await publish(1, 10);
+        await publish(2, 20);
+        const held = await claimOne(T(0));
+        expect(await hooks().redeliver(subscriptionId(1), held.delivery.id, T(29))).toStrictEqual(held.delivery);
+        expect(await hooks().getDelivery(subscriptionId(1), held.delivery.id)).toStrictEqual(held.delivery);
+        expect(await hooks().claim(T(29), LEASE, 10)).toEqual([]);
+        expect(await hooks().settle(held, success(T(29)))).toBe(true);
+        expect((await claimOne(T(29))).event.postId).toBe(ulid(2));
       });
 
       it("redeliver of a missing delivery, or another subscription's, throws NotFoundError(delivery)", async () => {

@@ -242,7 +242,11 @@ export class MemoryWebhookRepository implements WebhookRepository {
     return this.#exec((data) => {
       const d = data.deliveries.get(id);
       if (d === undefined || d.subscriptionId !== subscriptionId) throw new NotFoundError('delivery', id);
-      // The last attempt's response, error and latency stay until the next attempt.
+      // Held: its attempt is under way, and stays the only one of its subscription.
+      if (d.leaseUntil !== null && d.leaseUntil > now.getTime()) return copyDelivery(d);
+      // Last in its subscription's order; the last attempt's response, error and latency stay until the next attempt.
+      data.deliverySeq += 1;
+      d.seq = data.deliverySeq;
       d.status = 'pending';
       d.attempts = 0;
       d.nextAttemptAt = copyDate(now);

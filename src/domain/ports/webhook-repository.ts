@@ -55,7 +55,9 @@ export interface DeliveryQuery {
  *   per subscription is in flight, and they go in the order of the changes. Taking it adds one to
  *   `attempts`, sets `lastAttemptAt = now` and holds it until `now + leaseMs` (`leaseUntil`).
  *   Of concurrent claims, in one process or several, each delivery is taken by one until its
- *   claim lapses; then any claim may take it again (its worker died).
+ *   claim lapses; then any claim may take it again (its worker died). Claims compare leases with
+ *   the `now` each process gives, its own clock: processes sharing a store must keep their clocks
+ *   within a few seconds of each other (NTP), well under the lease's margin over the timeout.
  * - `settle(claimed, outcome)` records the attempt when the claim still holds (no other claim
  *   took the delivery since): `responseStatus`, `error`, `latencyMs` as reported and the claim
  *   released; on success the delivery is `succeeded` (`nextAttemptAt` null); on a failure with
@@ -63,9 +65,13 @@ export interface DeliveryQuery {
  *   (`nextAttemptAt` null) and its subscription is disabled with `outcome.disableReason`. It
  *   answers whether it recorded anything: false, changing nothing, when the claim was lost.
  * - `redeliver(subscriptionId, id, now)` makes a delivery pending again from the start (status
- *   `pending`, `attempts` 0, due at `now`, no claim, its event and place in the order kept; the
- *   last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay until the next)
- *   and answers it; a missing one, or another subscription's, throws `NotFoundError('delivery')`.
+ *   `pending`, `attempts` 0, due at `now`, no claim, its event kept; it goes after the
+ *   subscription's other pending deliveries, last in its order, so it is claimed only once it is
+ *   the oldest; the last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay
+ *   until the next) and answers it. A delivery an unexpired claim holds at `now` is being
+ *   delivered: it changes nothing and answers it as it is (so a delivery is never sent twice at
+ *   once, nor beside another of its subscription). A missing one, or another subscription's,
+ *   throws `NotFoundError('delivery')`.
  * - `purge(before, limit)` deletes up to `limit` settled (succeeded or failed) deliveries created
  *   before `before`, and events no delivery refers to any more; it answers how many deliveries
  *   it deleted. Pending deliveries are never purged.

@@ -145,15 +145,17 @@ const iso = (d: Date) => d.toISOString();
  * is in this WHERE, so that PostgreSQL rechecks it (EvalPlanQual) on a row another transaction
  * updated since this statement's snapshot: a delivery just claimed elsewhere has a lease then, and
  * is left alone. Which delivery is a head is read in the snapshot: a head settled meanwhile still
- * stands in for its subscription, so its next delivery waits for the following claim.
+ * stands in for its subscription, so its next delivery waits for the following claim; a head
+ * redelivered meanwhile (a new `seq`, last in line) fails the recheck of `(id, seq)`, so it is not
+ * taken beside the delivery that became its subscription's oldest.
  */
 function claimable(now: Date, limit: number): SQL {
   const at = sql`${iso(now)}::timestamptz`;
   return sql`SELECT d.id FROM ${webhookDeliveries} d
-    WHERE d.id IN (
-        SELECT h.id FROM ${webhookSubscriptions} s
+    WHERE (d.id, d.seq) IN (
+        SELECT h.id, h.seq FROM ${webhookSubscriptions} s
         CROSS JOIN LATERAL (
-          SELECT q.id FROM ${webhookDeliveries} q WHERE q.subscription_id = s.id AND q.status = 'pending' ORDER BY q.seq LIMIT 1
+          SELECT q.id, q.seq FROM ${webhookDeliveries} q WHERE q.subscription_id = s.id AND q.status = 'pending' ORDER BY q.seq LIMIT 1
         ) h
         WHERE s.enabled)
       AND d.status = 'pending'
@@ -330,18 +332,31 @@ export class DrizzleWebhookRepository implements WebhookRepository {
     return rows.length > 0;
   }
 
-  /** Its `seq` stays: it goes back to its place in its subscription's order. */
+  /**
+   * A new `seq` from the table's sequence puts it last in its subscription's order; the UPDATE
+   * leaves a delivery whose claim holds alone (rechecked on a row a concurrent claim took), and
+   * then answers it as it is.
+   */
   async redeliver(subscriptionId: string, id: string, now: Date): Promise<WebhookDelivery> {
     const t = webhookDeliveries;
+    const at = sql`${iso(now)}::timestamptz`;
     const rows = await this.session.run((db) =>
       db
         .update(t)
-        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, leaseUntil: null })
-        .where(and(eq(t.id, id), eq(t.subscriptionId, subscriptionId)))
+        .set({
+          seq: sql`nextval(pg_get_serial_sequence('webhook_deliveries', 'seq'))`,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: now,
+          leaseUntil: null,
+        })
+        .where(and(eq(t.id, id), eq(t.subscriptionId, subscriptionId), sql`(${t.leaseUntil} IS NULL OR ${t.leaseUntil} <= ${at})`))
         .returning(),
     );
-    if (rows[0] === undefined) throw new NotFoundError('delivery', id);
-    return toDelivery(rows[0]);
+    if (rows[0] !== undefined) return toDelivery(rows[0]);
+    const held = await this.getDelivery(subscriptionId, id);
+    if (held === null) throw new NotFoundError('delivery', id);
+    return held;
   }
 
   /** Two statements: the deliveries, then the events none refers to (a statement sees no deletion of its own CTEs). */

@@ -139,6 +139,47 @@ describe('WebhookDeliveryWorker', () => {
     expect(titles(2)).toEqual(['Post 1', 'Post 2', 'Post 3']);
   });
 
+  it("does not hold a fast subscription's events behind a slow receiver: deliveries settle on their own", async () => {
+    await listen(1);
+    await listen(2);
+    for (const n of [1, 2, 3]) await publish(n);
+    const slow = deferred<WebhookResponse>();
+    const transport = fakeTransport((request) => (request.url.endsWith('/1') ? slow.promise : ok(204)));
+    const { worker } = workerOf(transport);
+    const sentTo = (n: number) => transport.sent.filter((r) => r.url === `https://hooks.example/${n}`).length;
+
+    const running = worker.runDue();
+    await vi.waitFor(() => expect(sentTo(2)).toBe(3));
+    expect(sentTo(1)).toBe(1);
+    expect((await deliveriesOf(2)).map((d) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+
+    slow.resolve(ok(204));
+    await running;
+    expect(sentTo(1)).toBe(3);
+  });
+
+  it('keeps at most `concurrency` deliveries in flight, and claims the next as soon as one settles', async () => {
+    for (const n of [1, 2, 3]) await listen(n);
+    await publish(1);
+    const answers = new Map<string, ReturnType<typeof deferred<WebhookResponse>>>();
+    const transport = fakeTransport((request) => {
+      const answer = deferred<WebhookResponse>();
+      answers.set(request.url, answer);
+      return answer.promise;
+    });
+    const { worker } = workerOf(transport, { concurrency: 2 });
+
+    const running = worker.runDue();
+    await vi.waitFor(() => expect(transport.sent).toHaveLength(2));
+    await Promise.resolve();
+    expect(transport.sent).toHaveLength(2);
+    answers.get(transport.sent[0]!.url)!.resolve(ok(204));
+    await vi.waitFor(() => expect(transport.sent).toHaveLength(3));
+    for (const answer of answers.values()) answer.resolve(ok(204));
+    await running;
+    expect(new Set(transport.sent.map((r) => r.url)).size).toBe(3);
+  });
+
   it("retries a failed attempt after the schedule's pause, lengthened by up to 20 %, with the same webhook-id", async () => {
     await listen();
     await publish(1);

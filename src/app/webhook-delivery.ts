@@ -32,10 +32,8 @@ export interface WebhookDeliveryOptions {
   retrySchedule?: readonly number[];
   /** In [0, 1): lengthens each pause by 0 to 20 % (`retryDelayMs`). */
   random?: () => number;
-  /** Deliveries claimed per round, each of another subscription (default 25). */
-  batchSize?: number;
-  /** Most rounds one run takes while there is work (default 20): a run ends, and the next tick starts another. */
-  maxRounds?: number;
+  /** Most deliveries in flight at once, each of another subscription (default 8). */
+  concurrency?: number;
   log: {
     debug(message: string, fields?: LogFields): void;
     info(message: string, fields?: LogFields): void;
@@ -81,25 +79,33 @@ export async function webhookPayloadOf(claimed: ClaimedDelivery, presentPost: Pr
 }
 
 /**
- * Delivers the webhook outbox: each round claims due deliveries (at most one per subscription,
- * the oldest, so each subscription receives its events in order; see `WebhookRepository.claim`),
- * sends them at once, signed with the subscription's secret and, until it expires, its previous
- * one too, and settles each: success on a 2xx; otherwise a retry after the schedule's next pause,
- * or, after the last, the delivery failed and its subscription disabled with the reason. Every
- * attempt carries the event's id as `webhook-id`, so receivers drop the repeats that at-least-once
- * delivery brings (a process that died after sending and before settling). Logs never carry the
- * secret, the signature or the body.
+ * Delivers the webhook outbox: keeps up to `concurrency` deliveries in flight, each on its own,
+ * claiming more whenever a slot frees (a delivery settled), at every poll and at `wake()`. A claim
+ * takes at most one delivery per subscription, its oldest (see `WebhookRepository.claim`), so
+ * each subscription receives its events one at a time and in order, while a slow receiver holds
+ * up only its own. Each is sent signed with the subscription's secret and, until it expires, its
+ * previous one too, and settled: success on a 2xx; otherwise a retry after the schedule's next
+ * pause, or, after the last, the delivery failed and its subscription disabled with the reason.
+ * Every attempt carries the event's id as `webhook-id`, so receivers drop the repeats that
+ * at-least-once delivery brings (a process that died after sending and before settling). Logs
+ * never carry the secret, the signature or the body.
  */
 export class WebhookDeliveryWorker {
   readonly #options: WebhookDeliveryOptions;
   readonly #schedule: readonly number[];
-  #running: Promise<void> | null = null;
+  readonly #concurrency: number;
+  /** The deliveries in flight (each settles itself and frees its slot). */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  /** The claim under way: one at a time. */
+  #claiming: Promise<void> | null = null;
+  /** A slot freed, or a wake, while a claim was under way: claim again after it. */
   #again = false;
   #stopped = false;
 
   constructor(options: WebhookDeliveryOptions) {
     this.#options = options;
     this.#schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS;
+    this.#concurrency = options.concurrency ?? 8;
   }
 
   /** How long a claim holds: the transport's timeout and 5 s. */
@@ -107,10 +113,13 @@ export class WebhookDeliveryWorker {
     return this.#options.timeoutMs + LEASE_MARGIN_MS;
   }
 
-  /** One round: claims what is due and delivers it. Throws only when claiming does (the store down). */
+  /**
+   * One round, outside the pool: claims what is due (up to `concurrency`) and delivers it, waiting
+   * for every one to settle. Throws only when claiming does (the store down).
+   */
   async runOnce(): Promise<DeliveryRound> {
     const { webhooks, clock } = this.#options;
-    const claimed = await webhooks.claim(clock.now(), this.leaseMs, this.#options.batchSize ?? 25);
+    const claimed = await webhooks.claim(clock.now(), this.leaseMs, this.#concurrency);
     const outcomes = await Promise.all(claimed.map((c) => this.#deliver(c)));
     return {
       claimed: claimed.length,
@@ -119,53 +128,69 @@ export class WebhookDeliveryWorker {
     };
   }
 
-  /** Rounds while they find work (bounded by `maxRounds`), or until stopped. */
+  /** Fills the pool and waits until nothing is in flight and a claim found nothing more due. */
   async runDue(): Promise<void> {
-    const maxRounds = this.#options.maxRounds ?? 20;
-    for (let round = 0; round < maxRounds && !this.#stopped; round += 1) {
-      const { claimed } = await this.runOnce();
-      if (claimed === 0) return;
-    }
+    await this.#fill();
+    await this.#idle();
   }
 
   /**
-   * Polls every `intervalMs` (runs that fail, the store down, are logged and the next comes on
+   * Polls every `intervalMs` (a claim that fails, the store down, is logged and the next comes on
    * time). Returns a stop function that lets the deliveries in flight finish and settle.
    */
   start(intervalMs: number): () => Promise<void> {
     this.#stopped = false;
-    const stopPolling = runEvery('webhook delivery', intervalMs, () => this.#run(), this.#options.log);
+    const stopPolling = runEvery('webhook delivery', intervalMs, () => this.#fill(), this.#options.log);
     return async () => {
       this.#stopped = true;
       await stopPolling();
-      await this.#running?.catch(() => undefined);
+      await this.#idle();
     };
   }
 
-  /** Runs a round soon (after a write that may have enqueued deliveries), not waiting for the next tick. */
+  /** Claims soon (after a write that may have enqueued deliveries), not waiting for the next tick. */
   wake(): void {
     if (this.#stopped) return;
-    if (this.#running !== null) {
-      this.#again = true;
-      return;
-    }
-    this.#run().catch((error: unknown) => this.#options.log.warn('webhook delivery failed', { error }));
+    this.#fill().catch((error: unknown) => this.#options.log.warn('webhook delivery failed', { error }));
   }
 
-  /** One run at a time: a tick during a run joins it; a wake during a run makes it go round once more. */
-  #run(): Promise<void> {
-    if (this.#running !== null) return this.#running.catch(() => undefined);
-    this.#running = (async () => {
+  /** Claims into the free slots, and again while a slot freed meanwhile; one claim at a time. */
+  #fill(): Promise<void> {
+    if (this.#claiming !== null) {
+      this.#again = true;
+      return this.#claiming;
+    }
+    this.#claiming = (async () => {
       try {
         do {
           this.#again = false;
-          await this.runDue();
+          await this.#claimInto(this.#concurrency - this.#inFlight.size);
         } while (this.#again && !this.#stopped);
       } finally {
-        this.#running = null;
+        this.#claiming = null;
       }
     })();
-    return this.#running;
+    return this.#claiming;
+  }
+
+  async #claimInto(free: number): Promise<void> {
+    if (free <= 0 || this.#stopped) return;
+    const { webhooks, clock, log } = this.#options;
+    const claimed = await webhooks.claim(clock.now(), this.leaseMs, free);
+    for (const c of claimed) {
+      const flight: Promise<unknown> = this.#deliver(c).finally(() => {
+        this.#inFlight.delete(flight);
+        if (!this.#stopped) this.#fill().catch((error: unknown) => log.warn('webhook delivery failed', { error }));
+      });
+      this.#inFlight.add(flight);
+    }
+  }
+
+  /** Until no claim is under way and no delivery in flight. */
+  async #idle(): Promise<void> {
+    while (this.#claiming !== null || this.#inFlight.size > 0) {
+      await Promise.all([this.#claiming?.catch(() => undefined), ...this.#inFlight]);
+    }
   }
 
   /** One attempt, settled; a failure to build or settle is logged and the claim left to lapse (retried then). */

@@ -76,11 +76,16 @@ export function cursorScope(parts: Record<string, unknown>): string {
   return JSON.stringify(canonical(parts));
 }
 
-/** The scope of `PostRepository.list`: the sort and every filter (an empty status list means all). */
-export function postCursorScope(query: Pick<PostQuery, 'status' | 'scheduled' | 'tag' | 'q' | 'sort'>): string {
+/**
+ * The scope of `PostRepository.list`: the sort and every filter (an empty status list means all).
+ * `order: 'newest'`: the pages of a relevance list that match more posts than it ranks, newest
+ * published first (the port's Relevance rule), a scope of their own.
+ */
+export function postCursorScope(query: Pick<PostQuery, 'status' | 'scheduled' | 'tag' | 'q' | 'sort'>, order?: 'newest'): string {
   return cursorScope({
     list: 'posts',
     sort: `${query.sort.key}:${query.sort.direction}`,
+    order,
     status: query.status !== undefined && query.status.length > 0 ? [...query.status] : undefined,
     scheduled: query.scheduled,
     tag: query.tag,
@@ -219,6 +224,19 @@ function isIsoInstant(value: string): boolean {
  *   position does not have `shape`.
  */
 export function decodeCursor(cursor: string, scope: string, shape?: readonly CursorField[]): unknown[] {
+  return decodeCursorAmong(cursor, [{ scope, shape }]).position;
+}
+
+/**
+ * The position carried by `cursor`, issued for one of `lists` (each a scope and, optionally, the
+ * shape of its positions), and the index of that list: for a list whose pages may come in one of
+ * two orders, each with a scope of its own.
+ * @throws InvalidCursorError as `decodeCursor`, when the cursor was issued for none of them.
+ */
+export function decodeCursorAmong(
+  cursor: string,
+  lists: readonly { scope: string; shape?: readonly CursorField[] | undefined }[],
+): { index: number; position: unknown[] } {
   const bytes = typeof cursor === 'string' && cursor.length > 0 ? base64UrlDecode(cursor) : null;
   if (bytes === null) throw new InvalidCursorError('not a cursor');
   let envelope: unknown;
@@ -236,12 +254,33 @@ export function decodeCursor(cursor: string, scope: string, shape?: readonly Cur
   ) {
     throw new InvalidCursorError('not a cursor');
   }
-  if (envelope[1] !== scopeHash(scope)) {
-    throw new InvalidCursorError('it was issued for another sort or other filters');
-  }
+  const issuedFor = envelope[1];
+  const index = lists.findIndex((list) => issuedFor === scopeHash(list.scope));
+  if (index < 0) throw new InvalidCursorError('it was issued for another sort or other filters');
   const position = envelope[2] as unknown[];
+  const shape = lists[index]!.shape;
   if (shape !== undefined && (position.length !== shape.length || !shape.every((field, i) => fieldMatches(field, position[i])))) {
     throw new InvalidCursorError('not a cursor');
   }
-  return position;
+  return { index, position };
+}
+
+/** Where a relevance list resumes: after a rank, or after a `publishedAt` when it lists newest first. */
+export type RelevancePosition = { order: 'rank'; value: number; id: string } | { order: 'newest'; value: string | null; id: string };
+
+/**
+ * The position of a relevance list's cursor (`PostQuery.sort` 'relevance') and the order its pages
+ * come in: ranked (`[rank, id]`, the list's scope) or newest published first (`[iso | null, id]`,
+ * `postCursorScope(query, 'newest')`).
+ */
+export function decodeRelevanceCursor(
+  cursor: string,
+  query: Pick<PostQuery, 'status' | 'scheduled' | 'tag' | 'q' | 'sort'>,
+): RelevancePosition {
+  const { index, position } = decodeCursorAmong(cursor, [
+    { scope: postCursorScope(query), shape: postPositionShape('relevance') },
+    { scope: postCursorScope(query, 'newest'), shape: postPositionShape('publishedAt') },
+  ]);
+  const [value, id] = position as [number | string | null, string];
+  return index === 0 ? { order: 'rank', value: value as number, id } : { order: 'newest', value: value as string | null, id };
 }

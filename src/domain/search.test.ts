@@ -7,6 +7,7 @@ import {
   MAX_DOCUMENT_WORDS,
   MAX_POSITION,
   MAX_POSITIONS_PER_WORD,
+  MIN_PREFIX_LENGTH,
   parseSearchQuery,
   queryText,
   searchDocument,
@@ -43,6 +44,22 @@ describe('parseSearchQuery', () => {
         [{ words: ['produc'], phrase: false, negated: false, prefix: true }],
       ],
     });
+  });
+
+  it('takes no prefix of a last word shorter than MIN_PREFIX_LENGTH characters: a and po match whole words', () => {
+    expect(MIN_PREFIX_LENGTH).toBe(3);
+    const prefixes = (q: string) =>
+      parseSearchQuery(q)
+        .clauses.flat()
+        .map((term) => term.prefix);
+    expect(prefixes('a')).toEqual([false]);
+    expect(prefixes('postgres po')).toEqual([false, false]);
+    expect(prefixes('pos')).toEqual([true]);
+    expect(prefixes('été')).toEqual([true]);
+    expect(prefixes('"e-ma')).toEqual([false]);
+    expect(finds('po', doc('Postgres'))).toBe(false);
+    expect(finds('po', doc('Po river'))).toBe(true);
+    expect(finds('pos', doc('Postgres'))).toBe(true);
   });
 
   it('takes no prefix when the query ends with a space or a closing quote', () => {
@@ -155,7 +172,7 @@ describe('searchDocument', () => {
 
   it('writes the tsvector and tsquery input PostgreSQL reads without tokenising', () => {
     expect(documentVectorText(doc('Été', 'b été'))).toBe("'ete':1A,4C 'b':3C");
-    expect(queryText(parseSearchQuery('a -"b c" d or e'))).toBe("'a' & !('b' <-> 'c') & ('d' | 'e':*)");
-    expect(queryText(parseSearchQuery('a b'), 'AB')).toBe("'a':AB & 'b':*AB");
+    expect(queryText(parseSearchQuery('a -"b c" d or eee'))).toBe("'a' & !('b' <-> 'c') & ('d' | 'eee':*)");
+    expect(queryText(parseSearchQuery('a bbb'), 'AB')).toBe("'a':AB & 'bbb':*AB");
   });
 });

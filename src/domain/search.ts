@@ -8,6 +8,11 @@
  * `matchesDocument` does.
  */
 
+/**
+ * The fewest characters the last word of a query needs to match as a prefix: a shorter one (`a`,
+ * `po`) matches whole words only, as a prefix it would match nearly every post.
+ */
+export const MIN_PREFIX_LENGTH = 3;
 /** Words longer than this many characters are dropped (a hash, a data URL): nobody searches for them. */
 const MAX_WORD_LENGTH = 100;
 /** The greatest position a word of a document takes (PostgreSQL's limit): later words all stand there. */
@@ -94,7 +99,8 @@ function rawTerms(q: string): (RawTerm | 'or')[] {
  * and in order; `-word` or `-"a phrase"` excluded; `or` between two terms for either (binding
  * tighter than the implicit AND: `a b or c` is a AND (b OR c)); a word with punctuation inside is
  * the phrase of its words (`e-mail` is `"e mail"`). The last word of the query matches as a prefix
- * unless the query ends with a space or a closing quote. Terms without any word are dropped, and
+ * when it has at least `MIN_PREFIX_LENGTH` characters, unless the query ends with a space or a
+ * closing quote. Terms without any word are dropped, and
  * an `or` missing a side is ignored. A query whose clauses all contain an excluded term has no
  * required word: it matches nothing (`clauses` is empty).
  */
@@ -118,7 +124,8 @@ export function parseSearchQuery(q: string): SearchQuery {
     lastRaw = raw;
   }
   const closed = lastRaw?.quoted === true && q.endsWith('"');
-  if (last !== null && !/\s$/.test(q) && !closed) last.prefix = true;
+  const long = last !== null && [...last.words[last.words.length - 1]!].length >= MIN_PREFIX_LENGTH;
+  if (last !== null && long && !/\s$/.test(q) && !closed) last.prefix = true;
   return { clauses: clauses.some((clause) => clause.every((term) => !term.negated)) ? clauses : [] };
 }
 

@@ -385,6 +385,32 @@ describeOnEveryStore('posts: create, get, list', (make) => {
       expect(second.status).toBe(200);
     });
 
+    it('creates a post whose body has 140,000 distinct words (940 KB, under the request limit): its first 50,000 words are searchable, later ones not', async () => {
+      const t = await setup(make);
+      const body = Array.from({ length: 140_000 }, (_, i) => `w${i}`).join(' ');
+      const post = await t.create({ title: 'w0', body });
+      const ids = async (q: string) => {
+        const response = await t.send('GET', `/posts?q=${encodeURIComponent(q)}`);
+        expect(response.status, await peek(response)).toBe(200);
+        return ((await response.json()) as { items: { id: string }[] }).items.map((p) => p.id);
+      };
+      expect(await ids('w1 ')).toEqual([post.id]);
+      expect(await ids('w49999 ')).toEqual([post.id]);
+      expect(await ids('w50000 ')).toEqual([]);
+    });
+
+    it('matches a last word of fewer than 3 characters as a whole word, not a prefix: q=po finds Po, not postgres', async () => {
+      const t = await setup(make);
+      const river = await t.create({ title: 'The Po river' });
+      const postgres = await t.create({ title: 'Postgres' });
+      const ids = async (q: string) =>
+        ((await (await t.send('GET', `/posts?q=${encodeURIComponent(q)}&sort=createdAt`)).json()) as { items: { id: string }[] }).items.map(
+          (p) => p.id,
+        );
+      expect(await ids('po')).toEqual([river.id]);
+      expect(await ids('pos')).toEqual([postgres.id]);
+    });
+
     it('answers 422 for sort=relevance without q', async () => {
       const t = await setup(make);
       await expectInvalid(await t.send('GET', '/posts?sort=relevance'), '/query/sort');

@@ -955,6 +955,14 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await ids({ q: 'NEEDL' })).toEqual([ulid(1), ulid(2), ulid(3)]);
       });
 
+      it('q: the last word matches as a prefix only with at least MIN_PREFIX_LENGTH (3) characters; a shorter one matches whole words', async () => {
+        await seedSearch();
+        expect(await ids({ q: 'ne' })).toEqual([]);
+        expect(await ids({ q: 'nee' })).toEqual([ulid(1), ulid(2), ulid(3)]);
+        expect(await ids({ q: 'a' })).toEqual([ulid(2), ulid(3), ulid(4)]);
+        expect(await ids({ q: 'needle a' })).toEqual([ulid(2), ulid(3)]);
+      });
+
       it('q: case and accents fold, ÉTÉ finds été, ß finds ss', async () => {
         await seedSearch();
         expect(await ids({ q: 'ÉTÉ' })).toEqual([ulid(4), ulid(5)]);
@@ -980,7 +988,7 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await ids({ q: 'needle', tag: 'hay' })).toEqual([ulid(1), ulid(2)]);
         expect(await ids({ q: 'needle', tag: 'hay', status: ['draft', 'archived'] })).toEqual([ulid(2)]);
         expect(await ids({ q: 'names', tag: 'code', status: ['published'] })).toEqual([ulid(8)]);
-        expect(await ids({ q: 's', tag: 'travel', status: ['published'] })).toEqual([ulid(4), ulid(6)]);
+        expect(await ids({ q: 'summer or sav', tag: 'travel', status: ['published'] })).toEqual([ulid(4), ulid(6)]);
         const page = await posts().list({ sort: SORT, limit: 1, q: 'needle', tag: 'hay' });
         expect(page.total).toBe(2);
       });
@@ -1044,6 +1052,42 @@ export function describePostRepositoryContract(make: MakeStore): void {
         ]) {
           expect(await rejectionOf(posts().list({ ...other, cursor }))).toBeInstanceOf(InvalidCursorError);
         }
+      });
+
+      it('relevance: with more than countUpTo matches the list is newest published first (publishedAt descending, never published last, ties by id descending)', async () => {
+        await seedRanking();
+        await posts().create(newPost(8, { title: 'Apple', status: 'published', publishedAt: minute(1) }));
+        await posts().create(newPost(9, { title: 'Pie', body: 'apple', status: 'published', publishedAt: minute(30) }));
+        await posts().create(newPost(10, { title: 'Pie', body: 'apple', status: 'published', publishedAt: minute(30) }));
+        // 9 matches: ranked with countUpTo 9, newest first with 8.
+        const ranked = await ids({ q: 'apple', sort: RELEVANCE, countUpTo: 9 });
+        expect(ranked.slice(0, 5)).toEqual([8, 5, 2, 4, 3].map(ulid));
+        expect(ranked).toEqual(await ids({ q: 'apple', sort: RELEVANCE }));
+        const newest = [10, 9, 8, 6, 5, 4, 3, 2, 1].map(ulid);
+        expect(await ids({ q: 'apple', sort: RELEVANCE, countUpTo: 8 })).toEqual(newest);
+        const page = await posts().list({ q: 'apple', sort: RELEVANCE, countUpTo: 8, limit: 100 });
+        expect(page).toMatchObject({ total: 8, totalExact: false });
+        for (const limit of [1, 2, 4]) {
+          const { ids: walked } = await walk(posts(), { q: 'apple', sort: RELEVANCE, countUpTo: 8, limit });
+          expect(walked).toEqual(newest);
+        }
+      });
+
+      it('relevance: a walk keeps the order of its first page when the number of matches crosses countUpTo meanwhile', async () => {
+        await seedRanking();
+        const ranked = await ids({ q: 'apple', sort: RELEVANCE });
+        // Ranked from the start (6 matches of 6); a seventh match meanwhile does not turn it newest first.
+        const grown = await walk(posts(), { q: 'apple', sort: RELEVANCE, countUpTo: 6, limit: 2 }, async (page) => {
+          if (page === 1) await posts().create(newPost(20, { title: 'Pie', body: 'apple', status: 'published', publishedAt: minute(50) }));
+        });
+        expect(grown.ids.filter((id) => id !== ulid(20))).toEqual(ranked);
+        // Newest first from the start (7 matches of 6); a match gone meanwhile does not turn it ranked.
+        const newest = (await ids({ q: 'apple', sort: RELEVANCE, countUpTo: 6 })).filter((id) => id !== ulid(3));
+        expect(newest[0]).toBe(ulid(20));
+        const shrunk = await walk(posts(), { q: 'apple', sort: RELEVANCE, countUpTo: 6, limit: 2 }, async (page) => {
+          if (page === 1) await posts().delete(ulid(3), 1);
+        });
+        expect(shrunk.ids).toEqual(newest);
       });
 
       it('relevance: no match is the empty page', async () => {
@@ -1359,9 +1403,9 @@ export function describePostRepositoryContract(make: MakeStore): void {
         for (const other of others) {
           expect(await rejectionOf(posts().list({ ...other, cursor }))).toBeInstanceOf(InvalidCursorError);
         }
-        const { nextCursor: searching } = await posts().list({ sort: SORT, limit: 1, q: 'a' });
+        const { nextCursor: searching } = await posts().list({ sort: SORT, limit: 1, q: 'app' });
         expect(searching).not.toBeNull();
-        const error = await rejectionOf(posts().list({ sort: SORT, limit: 1, q: 'A', cursor: searching }));
+        const error = await rejectionOf(posts().list({ sort: SORT, limit: 1, q: 'APP', cursor: searching }));
         expect(error).toBeInstanceOf(InvalidCursorError);
       });
 

@@ -7,7 +7,7 @@ import {
   type SearchDocument,
   type SearchQuery,
 } from '../../domain/search.js';
-import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../domain/cursor.js';
+import { decodeCursor, decodeRelevanceCursor, encodeCursor, postCursorScope, postPositionShape } from '../../domain/cursor.js';
 import { DuplicateIdError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import { countedTotal, countLimitOf } from '../../domain/paging.js';
 import { NO_SEO, type CoverImage, type PostSeo } from '../../domain/media.js';
@@ -137,6 +137,18 @@ function matcher(query: PostQuery, search: SearchQuery | null, documentOf: (post
     (search === null || matchesDocument(documentOf(post), search));
 }
 
+/**
+ * How a relevance list goes on: in the order its cursor carries, or from the start ranked unless
+ * more posts match than it counts (`tooMany`), then newest published first; with the position to
+ * resume after.
+ */
+function relevanceOrder(query: PostQuery, tooMany: boolean): { order: 'rank' | 'newest'; after?: SortKey } {
+  if (!hasCursor(query.cursor)) return { order: tooMany ? 'newest' : 'rank' };
+  const position = decodeRelevanceCursor(query.cursor, query);
+  const { value, id } = position;
+  return { order: position.order, after: { value: typeof value === 'string' ? Date.parse(value) : value, id } };
+}
+
 const SUFFIX = /^[0-9]+$/;
 
 /** A duplicate id, then a taken slug, throws as the port says. */
@@ -263,21 +275,25 @@ export class MemoryPostRepository implements PostRepository {
   list(query: PostQuery): Promise<PostPage> {
     return this.#session.exec((data) => {
       checkedPageLimit(query.limit);
-      countLimitOf(query);
-      const { key } = query.sort;
-      // Relevance is best first, whatever the direction says (the port's rule).
-      const direction = key === 'relevance' ? 'desc' : query.sort.direction;
-      const scope = postCursorScope(query);
-      const after = hasCursor(query.cursor) ? sortKeyFromPosition(decodeCursor(query.cursor, scope, postPositionShape(key)), key) : null;
+      const countLimit = countLimitOf(query);
       const search = searchOf(query);
       const documentOf = documents();
+      const found = [...data.posts.values()].filter(matcher(query, search, documentOf));
+      const relevance = query.sort.key === 'relevance' ? relevanceOrder(query, found.length > countLimit) : null;
+      // Relevance is best first; past the count limit it lists newest published first (the port's rules).
+      const key = relevance?.order === 'newest' ? 'publishedAt' : query.sort.key;
+      const direction = key === 'relevance' || relevance !== null ? 'desc' : query.sort.direction;
+      const scope = postCursorScope(query, relevance?.order === 'newest' ? 'newest' : undefined);
+      const after =
+        relevance !== null
+          ? (relevance.after ?? null)
+          : hasCursor(query.cursor)
+            ? sortKeyFromPosition(decodeCursor(query.cursor, scope, postPositionShape(key)), key)
+            : null;
       // The rank is the class alone (`matchClass`): equal ranks fall back to the id.
       const keyOf = (post: Post): SortKey =>
         key !== 'relevance' ? sortKeyOf(post, key) : { value: search === null ? 0 : matchClass(documentOf(post), search), id: post.id };
-      const matches = [...data.posts.values()]
-        .filter(matcher(query, search, documentOf))
-        .map((post) => ({ post, key: keyOf(post) }))
-        .sort((a, b) => compareSortKeys(a.key, b.key, direction));
+      const matches = found.map((post) => ({ post, key: keyOf(post) })).sort((a, b) => compareSortKeys(a.key, b.key, direction));
       const rest = after === null ? matches : matches.filter((m) => compareSortKeys(m.key, after, direction) > 0);
       const page = pageOf(rest, query.limit, (last) =>
         encodeCursor(scope, key === 'relevance' ? [last.key.value, last.post.id] : postPosition(last.post, key)),

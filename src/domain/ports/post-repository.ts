@@ -168,8 +168,8 @@ export interface TagCount {
  *   is `searchDocument` of its title, excerpt, tags and body, the query `parseSearchQuery(q)`, and
  *   it matches when `matchesDocument` says so: words in any order anywhere, all required;
  *   "quoted words" adjacent and in order, never across two fields; `-word` excluded; `or` for
- *   either, binding tighter than the implicit AND; the last word a prefix unless `q` ends with a
- *   space or a closing quote; case and accents folded, a word a run of letters and digits, so
+ *   either, binding tighter than the implicit AND; the last word a prefix when it has at least
+ *   `MIN_PREFIX_LENGTH` (3) characters, unless `q` ends with a space or a closing quote; case and accents folded, a word a run of letters and digits, so
  *   punctuation such as `%` and `_` only separates words; a query with no required word matches
  *   nothing). Every filter given must hold.
  * - Search covers the first `MAX_DOCUMENT_WORDS` (50,000) distinct words of a post (title,
@@ -184,6 +184,11 @@ export interface TagCount {
  *   matches in title, excerpt and tags, then one that needs the body. Within a class a store
  *   may put closer or more frequent matches first (a number it computes per post, the same on
  *   every page); equal ranks by `id` descending. Its cursor carries that rank and the id.
+ *   It ranks only while at most `countUpTo` posts match (the first page's `totalExact`): with
+ *   more, the list comes newest published first (the order of `publishedAt` descending, posts
+ *   never published last), so that a broad query costs what a plain list does. Each page's cursor
+ *   carries the order it continues, so a walk keeps the order of its first page even when the
+ *   number of matches crosses `countUpTo` meanwhile.
  * - `total` counts every match across all pages, up to `countUpTo` (default `POST_TOTAL_CAP`):
  *   with at most that many matches it is exact and `totalExact` is true; with more, `total` is
  *   `countUpTo` and `totalExact` is false, and the cost of the count does not grow with the

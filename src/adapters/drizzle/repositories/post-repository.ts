@@ -1,5 +1,5 @@
 import { and, asc, count as count_, eq, gt, inArray, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
-import { decodeCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
+import { decodeCursor, decodeRelevanceCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import {
   checkedBatchLimit,
@@ -485,27 +485,11 @@ export class DrizzlePostRepository implements PostRepository {
   /** `lastChange` undefined when not asked for or when the page came back empty. */
   async #list(query: PostQuery, withLastChange: boolean): Promise<PostPage & { lastChange?: Date | null }> {
     const limit = checkedPageLimit(query.limit);
-    const { key } = query.sort;
-    // Relevance is best first, whatever the direction says (the port's rule).
-    const direction = key === 'relevance' ? 'desc' : query.sort.direction;
-    const scope = postCursorScope(query);
-    const position = hasCursor(query.cursor) ? decodePosition(query.cursor, scope, key) : null;
     const search = query.q !== undefined && query.q !== '' ? parseSearchQuery(query.q) : null;
     // A query without a required word matches nothing (the domain's rule).
     if (search !== null && search.clauses.length === 0) return { items: [], nextCursor: null, ...countedTotal(0, query) };
-
+    const resumed = hasCursor(query.cursor) ? resumeOf(query, query.cursor) : null;
     const statuses = query.status !== undefined && query.status.length > 0 ? [...new Set(query.status)] : [];
-    const shape: ListShape = {
-      key,
-      direction,
-      statuses: statuses.length,
-      ...(query.scheduled === undefined ? {} : { scheduled: query.scheduled }),
-      tag: query.tag !== undefined,
-      q: query.q !== undefined && query.q !== '',
-      visible: query.visibleAt !== undefined,
-      after: position === null ? 'start' : position[0] === null ? 'nulls' : 'value',
-      lastChange: withLastChange,
-    };
     // Counting stops one past the limit: that is enough to know the total is not exact, and
     // keeps a broad search on a large site from counting every match.
     const countLimit = countLimitOf(query);
@@ -513,29 +497,40 @@ export class DrizzlePostRepository implements PostRepository {
       fetch: limit + 1,
       countFetch: countLimit + 1,
       ...Object.fromEntries(statuses.map((status, i) => [`status${i}`, status])),
-      ...(shape.tag ? { tag: query.tag } : {}),
+      ...(query.tag !== undefined ? { tag: query.tag } : {}),
       ...(search === null ? {} : { query: queryText(search) }),
-      ...(search !== null && key === 'relevance' ? { queryA: queryText(search, 'A'), queryAB: queryText(search, 'AB') } : {}),
-      ...(shape.visible ? { visibleAt: query.visibleAt!.toISOString() } : {}),
-      ...(position === null ? {} : { value: position[0], id: position[1] }),
+      ...(search !== null && query.sort.key === 'relevance' ? { queryA: queryText(search, 'A'), queryAB: queryText(search, 'AB') } : {}),
+      ...(query.visibleAt !== undefined ? { visibleAt: query.visibleAt.toISOString() } : {}),
+      ...(resumed === null ? {} : { value: resumed.position[0], id: resumed.position[1] }),
     };
+    const shapeOf = (order: ListOrder) => listShapeOf(query, statuses.length, order, resumed?.position ?? null, withLastChange);
 
     // One after the other: the call holds one permit of the gate, one statement in flight.
-    const [rows, counted] = await this.session.run(async (db) => {
+    const [rows, counted, order] = await this.session.run(async (db) => {
+      let order = resumed?.order ?? (query.sort.key === 'relevance' ? undefined : 'plain');
+      let known: number | undefined;
+      if (order === undefined) {
+        // Relevance ranks only up to the count limit (the port's rule): count first, then order.
+        known = ((await this.#listStatements(db, shapeOf('rank')).count.execute(values)) as { n: number }[])[0]?.n ?? 0;
+        order = known > countLimit ? 'newest' : 'rank';
+      }
+      const shape: ListShape = known === undefined ? shapeOf(order) : { ...shapeOf(order), counted: false };
       const statements = this.#listStatements(db, shape);
       const page: RankedRow[] = await statements.page.execute(values);
       // Every row of the page carries the count (one statement, one round trip); an empty page
       // from the start means no match, an empty page further on needs the count on its own.
-      const carried = page[0]?.counted ?? (shape.after === 'start' ? 0 : undefined);
+      const carried = known ?? page[0]?.counted ?? (shape.after === 'start' ? 0 : undefined);
       if (statements.nulls !== undefined && page.length < limit + 1) {
         // The non-null run is exhausted: the posts never published follow.
         page.push(...(await statements.nulls.execute({ ...values, fetch: limit + 1 - page.length })));
       }
       const count = carried ?? ((await statements.count.execute(values)) as { n: number }[])[0]?.n ?? 0;
-      return [page, count] as const;
+      return [page, count, order] as const;
     });
     const lastChange = withLastChange && rows.length > 0 ? { lastChange: rows[0]!.lastChange ?? null } : {};
 
+    const scope = postCursorScope(query, order === 'newest' ? 'newest' : undefined);
+    const key = order === 'newest' ? 'publishedAt' : query.sort.key;
     const page = pageOf(rows, limit, (last) =>
       encodeCursor(scope, key === 'relevance' ? [last.rank!, last.id] : postPosition(toSummary(last), key)),
     );
@@ -737,9 +732,37 @@ export class DrizzlePostRepository implements PostRepository {
   }
 }
 
-function decodePosition(cursor: string, scope: string, key: PostSortKey): Position {
-  const [value, id] = decodeCursor(cursor, scope, postPositionShape(key)) as Position;
-  return [value, id];
+/**
+ * The order of a list's pages: by its sort key (`plain`), or, sorting by relevance, ranked
+ * (`rank`) or, past the count limit, newest published first (`newest`, the order of
+ * `publishedAt` descending).
+ */
+type ListOrder = 'plain' | 'rank' | 'newest';
+
+/** Where a list resumes after `cursor`, in which order (a relevance cursor carries it). */
+function resumeOf(query: PostQuery, cursor: string): { order: ListOrder; position: Position } {
+  if (query.sort.key !== 'relevance') {
+    const [value, id] = decodeCursor(cursor, postCursorScope(query), postPositionShape(query.sort.key)) as Position;
+    return { order: 'plain', position: [value, id] };
+  }
+  const { order, value, id } = decodeRelevanceCursor(cursor, query);
+  return { order, position: [value, id] };
+}
+
+/** The shape of a list's statements in `order`. */
+function listShapeOf(query: PostQuery, statuses: number, order: ListOrder, position: Position | null, lastChange: boolean): ListShape {
+  return {
+    key: order === 'newest' ? 'publishedAt' : query.sort.key,
+    // Relevance is best first, whatever the direction says (the port's rule), and so is newest first.
+    direction: order === 'plain' ? query.sort.direction : 'desc',
+    statuses,
+    ...(query.scheduled === undefined ? {} : { scheduled: query.scheduled }),
+    tag: query.tag !== undefined,
+    q: query.q !== undefined && query.q !== '',
+    visible: query.visibleAt !== undefined,
+    after: position === null ? 'start' : position[0] === null ? 'nulls' : 'value',
+    lastChange,
+  };
 }
 
 /** A row of a list page, with the count of matches (up to `countFetch`); sorted by relevance, with its rank (the keyset's value). */
@@ -766,6 +789,8 @@ interface ListShape {
   after: 'start' | 'value' | 'nulls';
   /** Every row also carries the newest activity event's instant (`listWithLastChange`). */
   lastChange: boolean;
+  /** false: the rows do not carry the count (a relevance list counted first). */
+  counted?: false;
 }
 
 interface Executable<T> {
@@ -828,7 +853,10 @@ function listFilters(db: Database, shape: ListShape) {
   const count = db.select({ n: count_() }).from(matches);
   const counted = sql<number>`(${count})`.mapWith(Number);
   // Typed as the count alone: `RankedRow.lastChange` is what a row has of the other, when asked for.
-  const carried: { counted: SQL<number> } = shape.lastChange ? { counted, ...{ lastChange: newestActivity() } } : { counted };
+  const carried: { counted?: SQL<number> } = {
+    ...(shape.counted === false ? {} : { counted }),
+    ...(shape.lastChange ? { lastChange: newestActivity() } : {}),
+  };
   return { filters, count, carried };
 }
 
@@ -840,7 +868,7 @@ function listFilters(db: Database, shape: ListShape) {
 function relevanceStatements<C>(
   db: Database,
   filters: SQL[],
-  { count, carried }: { count: C; carried: { counted: SQL<number> } },
+  { count, carried }: { count: C; carried: { counted?: SQL<number> } },
   after: ListShape['after'],
 ) {
   const placeholder = sql.placeholder;

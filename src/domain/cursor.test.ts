@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  decodeRelevanceCursor,
   ACTIVITY_POSITION,
   activityCursorScope,
   base64UrlDecode,
@@ -138,5 +139,29 @@ describe('encodeCursor / decodeCursor', () => {
     for (const [shape, position] of bad) {
       expect(() => decodeCursor(encodeCursor(scope, position), scope, shape)).toThrow(InvalidCursorError);
     }
+  });
+});
+
+describe('decodeRelevanceCursor', () => {
+  const query = { sort: { key: 'relevance', direction: 'desc' }, q: 'apple' } as const;
+
+  it('says which order a relevance cursor continues: ranked, or newest first (its own scope)', () => {
+    expect(decodeRelevanceCursor(encodeCursor(postCursorScope(query), [3.25, 'B']), query)).toEqual({
+      order: 'rank',
+      value: 3.25,
+      id: 'B',
+    });
+    const newest = encodeCursor(postCursorScope(query, 'newest'), ['2026-01-02T03:04:05.006Z', 'C']);
+    expect(decodeRelevanceCursor(newest, query)).toEqual({ order: 'newest', value: '2026-01-02T03:04:05.006Z', id: 'C' });
+    expect(decodeRelevanceCursor(encodeCursor(postCursorScope(query, 'newest'), [null, 'D']), query)).toMatchObject({ value: null });
+  });
+
+  it('refuses a cursor of another q, or one whose position has the other order’s shape', () => {
+    const other = { ...query, q: 'pear' };
+    expect(() => decodeRelevanceCursor(encodeCursor(postCursorScope(other), [3, 'B']), query)).toThrow(InvalidCursorError);
+    expect(() => decodeRelevanceCursor(encodeCursor(postCursorScope(query, 'newest'), [3, 'B']), query)).toThrow(InvalidCursorError);
+    expect(() => decodeRelevanceCursor(encodeCursor(postCursorScope(query), ['2026-01-02T03:04:05.006Z', 'B']), query)).toThrow(
+      InvalidCursorError,
+    );
   });
 });

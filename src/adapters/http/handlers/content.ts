@@ -4,6 +4,7 @@ import { cacheControlOf, httpDateOf, isNotModified, strongEtagOf, type CachePoli
 import type { FeedEnclosure, FeedPost, SiteInfo, SitemapEntry } from '../content/feeds.js';
 import { FeedCache, renderFeedBodies } from '../content/feed-bodies.js';
 import { HtmlRenderer, htmlEtagsOf, renderMediaOf } from '../content/html-renderer.js';
+import { JsonText } from '../json-text.js';
 import { enclosureFile, originalOf, toContentCover } from '../content/images.js';
 import { mediaFilesIn, mediaFileUrl, mediaIdsIn } from '../media-urls.js';
 import { HttpProblem } from '../problem.js';
@@ -220,8 +221,11 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
     return notModified ? { status: 304 as const, headers: replyHeaders } : { status: 200 as const, body, headers: replyHeaders };
   }
 
-  const json = <B>(headers: Conditions, body: B, lastModified: Date) =>
-    conditional(headers, body, strongEtagOf(JSON.stringify(body)), lastModified);
+  /** A JSON answer, serialised once: its ETag hashes the text the dispatch then writes as it is. */
+  const json = <B>(headers: Conditions, body: B, lastModified: Date) => {
+    const serialised = JsonText.of(body);
+    return conditional(headers, serialised, strongEtagOf(serialised.text), lastModified);
+  };
 
   const { contentApiUrl } = site;
 

@@ -20,7 +20,7 @@ import { createScratchDatabase, createUser, migrate, resetWrites, type ScratchDa
 import { envNumber, loadSettings, quick, serverUrl } from './env.js';
 import { log, logFile, resultsDir, runMain, stamp } from './lifecycle.js';
 import { runLoad, type LoadResult } from './load.js';
-import { cpuMicros, postgresCpu, postgresCpuDelta } from './measure.js';
+import { cpuAround } from './measure.js';
 import { fmt, median, table } from './report.js';
 import { seedThroughApi } from './seed.js';
 import { postgresEnv, startServer } from './servers.js';
@@ -89,29 +89,15 @@ async function prepare(name: 'old' | 'new', dir: string): Promise<Build> {
 async function createCell(build: Build, round: number): Promise<Cell> {
   const server = await startServer('api', build.env, `${build.name}-create`, [], build.dir);
   const target = { baseUrl: server.baseUrl, token: build.token, ids: [], deepCursor: '', slugs: [] };
-  let cpu0: number | null = null;
-  let cpu1: number | null = null;
-  let pg0 = new Map<number, number>();
-  let pg1 = new Map<number, number>();
+  const cpu = cpuAround(server.pid);
   let load: LoadResult;
   try {
-    load = await runLoad('create', target, settings, {
-      before: () => {
-        cpu0 = cpuMicros(server.pid);
-        pg0 = postgresCpu();
-      },
-      after: () => {
-        cpu1 = cpuMicros(server.pid);
-        pg1 = postgresCpu();
-      },
-    });
+    load = await runLoad('create', target, settings, cpu);
   } finally {
     await server.stop();
   }
   await resetWrites(build.db.sql, build.cutoff);
-  const per = (micros: number | null) => (micros === null || load.requests === 0 ? null : micros / load.requests);
-  const serverCpu = cpu0 !== null && cpu1 !== null ? (cpu1 as number) - (cpu0 as number) : null;
-  return { build: build.name, round, load, serverCpuUsPerReq: per(serverCpu), pgCpuUsPerReq: per(postgresCpuDelta(pg0, pg1)) };
+  return { build: build.name, round, load, ...cpu.perRequest(load.requests) };
 }
 
 async function walRun(build: Build, round: number): Promise<WalRun> {

@@ -58,3 +58,30 @@ export const peakRssMiB = (pid: number) => mib(statusKb(pid, 'VmHWM'));
 /** Current resident set size of `pid` in MiB. */
 export const rssMiB = (pid: number) => mib(statusKb(pid, 'VmRSS'));
 const mib = (kb: number | null) => (kb === null ? null : kb / 1024);
+
+/**
+ * `runLoad`'s hooks that sample the CPU of `pid` and of PostgreSQL around the measured window;
+ * then `perRequest` divides what each spent in it by the requests answered (null when a sample is
+ * missing or nothing was answered).
+ */
+export function cpuAround(pid: number) {
+  let cpu0: number | null = null;
+  let cpu1: number | null = null;
+  let pg0 = new Map<number, number>();
+  let pg1 = new Map<number, number>();
+  return {
+    before: () => {
+      cpu0 = cpuMicros(pid);
+      pg0 = postgresCpu();
+    },
+    after: () => {
+      cpu1 = cpuMicros(pid);
+      pg1 = postgresCpu();
+    },
+    perRequest(requests: number): { serverCpuUsPerReq: number | null; pgCpuUsPerReq: number | null } {
+      const per = (micros: number | null) => (micros === null || requests === 0 ? null : micros / requests);
+      const serverCpu = cpu0 !== null && cpu1 !== null ? cpu1 - cpu0 : null;
+      return { serverCpuUsPerReq: per(serverCpu), pgCpuUsPerReq: per(postgresCpuDelta(pg0, pg1)) };
+    },
+  };
+}

@@ -29,7 +29,7 @@ import {
   type RssRun,
   type UploadRun,
 } from './media.js';
-import { cpuMicros, postgresCpu, postgresCpuDelta } from './measure.js';
+import { cpuAround } from './measure.js';
 import { fmt, mean, median, table } from './report.js';
 import { findDeepPosition, seedThroughApi } from './seed.js';
 import { postgresEnv, requireBuiltApi, startServer, type RunningServer, type ServerKind } from './servers.js';
@@ -101,30 +101,15 @@ const profileArgs = (cell: string): string[] => [
 
 /** Runs one scenario on a server that is already up, sampling /proc in the measured window. */
 async function measure(server: RunningServer, scenario: Scenario, target: Target, load: LoadSettings, round: number): Promise<Cell> {
-  let cpu0: number | null = null;
-  let cpu1: number | null = null;
-  let pg0 = new Map<number, number>();
-  let pg1 = new Map<number, number>();
-  const result = await runLoad(scenario, target, load, {
-    before: () => {
-      cpu0 = cpuMicros(server.pid);
-      pg0 = postgresCpu();
-    },
-    after: () => {
-      cpu1 = cpuMicros(server.pid);
-      pg1 = postgresCpu();
-    },
-  });
-  const perRequest = (micros: number | null) => (micros === null || result.requests === 0 ? null : micros / result.requests);
-  const serverCpu = cpu0 !== null && cpu1 !== null ? (cpu1 as number) - (cpu0 as number) : null;
+  const cpu = cpuAround(server.pid);
+  const result = await runLoad(scenario, target, load, cpu);
   return {
     round,
     scenario,
     server: server.kind,
     startMs: server.startMs,
     peakRssMiB: server.peakRssMiB(),
-    serverCpuUsPerReq: perRequest(serverCpu),
-    pgCpuUsPerReq: perRequest(postgresCpuDelta(pg0, pg1)),
+    ...cpu.perRequest(result.requests),
     load: result,
   };
 }

@@ -511,7 +511,7 @@ export class DrizzlePostRepository implements PostRepository {
       let known: number | undefined;
       if (order === undefined) {
         // Relevance ranks only up to the count limit (the port's rule): count first, then order.
-        known = ((await this.#listStatements(db, shapeOf('rank')).count.execute(values)) as { n: number }[])[0]?.n ?? 0;
+        known = ((await listFilters(db, shapeOf('rank')).count.execute(values)) as { n: number }[])[0]?.n ?? 0;
         order = known > countLimit ? 'newest' : 'rank';
       }
       const shape: ListShape = known === undefined ? shapeOf(order) : { ...shapeOf(order), counted: false };

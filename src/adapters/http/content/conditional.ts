@@ -48,3 +48,35 @@ export function isNotModified(
   if (Number.isNaN(sinceMs) || httpDateOf(new Date(sinceMs)) !== since) return false; // e.g. 31 Feb
   return Math.floor(lastModified.getTime() / 1000) * 1000 <= sinceMs;
 }
+
+/** The conditional request headers every content operation declares. */
+export interface Conditions {
+  'if-none-match'?: string;
+  'if-modified-since'?: string;
+}
+
+/**
+ * Conditional answers under `policy`: every one public and cacheable, with `etag` naming the bytes
+ * sent and a Last-Modified; 200 with `body`, or 304 when the request's conditions hold (see
+ * `isNotModified`).
+ */
+export function conditionalAnswers(policy: CachePolicy) {
+  const cacheControl = cacheControlOf(policy);
+  return function conditional<B>(headers: Conditions, body: B, etag: string, lastModified: Date) {
+    // `Access-Control-Allow-Origin: *` is among every content answer's base headers (response-headers.ts).
+    const replyHeaders = {
+      ETag: etag,
+      'Last-Modified': httpDateOf(lastModified),
+      'Cache-Control': cacheControl,
+    };
+    const notModified = isNotModified(
+      { ifNoneMatch: headers['if-none-match'], ifModifiedSince: headers['if-modified-since'] },
+      replyHeaders.ETag,
+      lastModified,
+    );
+    return notModified ? { status: 304 as const, headers: replyHeaders } : { status: 200 as const, body, headers: replyHeaders };
+  };
+}
+
+/** A conditional answer (see `conditionalAnswers`). */
+export type ConditionalAnswer = ReturnType<typeof conditionalAnswers>;

@@ -20,6 +20,7 @@ import {
   MediaInUseError,
   ValidationError,
   VersionConflictError,
+  WebhookLimitReachedError,
 } from './errors.js';
 
 const examples: DomainError[] = [
@@ -56,6 +57,7 @@ const examples: DomainError[] = [
   new UnavailableError(5),
   new MediaRefusedError('too-many-pixels', 'The image declares 100,000,000 pixels; at most 50,000,000 are allowed.'),
   new MediaInUseError('abc', [{ postId: '01ARZ3NDEKTSV4RRFFQ69G5FAV', title: 'Hello', slug: 'hello' }]),
+  new WebhookLimitReachedError(50),
 ];
 
 describe('domain errors', () => {

@@ -107,7 +107,7 @@ export interface HousekeepingConfig {
 }
 
 /** Webhook delivery: which targets may receive them, how long an attempt may take, when to retry. */
-export interface WebhooksConfig {
+interface WebhooksConfig {
   /** Allow loopback, private and other non-public targets (self-hosted receivers, tests). */
   allowPrivateNetworks: boolean;
   /** One deadline per attempt: resolving, connecting and the response's headers. */

@@ -17,7 +17,7 @@ import { runEvery } from './periodic.js';
 type LogFields = Record<string, unknown>;
 
 /** A post as the payload shows it (its cover looked up, maybe). */
-export type PresentPost = (post: Post) => unknown | Promise<unknown>;
+type PresentPost = (post: Post) => unknown | Promise<unknown>;
 
 export interface WebhookDeliveryOptions {
   webhooks: Pick<WebhookRepository, 'claim' | 'settle'>;
@@ -72,7 +72,7 @@ function failureOf(response: WebhookResponse): string {
  * `WebhookPayload`). A post never published shows as `publishedAt` its `publishAt` when it was
  * scheduled, else the event's time.
  */
-export async function webhookPayloadOf(claimed: ClaimedDelivery, presentPost: PresentPost): Promise<unknown> {
+async function webhookPayloadOf(claimed: ClaimedDelivery, presentPost: PresentPost): Promise<unknown> {
   const { event } = claimed;
   const post = { ...event.post, publishedAt: event.post.publishedAt ?? event.post.publishAt ?? event.occurredAt };
   return { type: event.type, timestamp: event.occurredAt.toISOString(), data: { post: await presentPost(post) } };

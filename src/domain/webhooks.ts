@@ -32,7 +32,7 @@ export function webhookEventOf(before: PostStatus | null, after: PostStatus | nu
 }
 
 /** A secret's previous value, still signing until `expiresAt` after a rotation. */
-export interface PreviousSecret {
+interface PreviousSecret {
   secret: string;
   expiresAt: Date;
 }
@@ -138,7 +138,7 @@ export function retryDelayMs(attempt: number, schedule: readonly number[], rando
 }
 
 /** The most a pause is lengthened by (`retryDelayMs`): 20 %. */
-export const RETRY_JITTER = 0.2;
+const RETRY_JITTER = 0.2;
 
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
 

@@ -25,7 +25,7 @@ export function newSubscription(n: number, overrides: Partial<WebhookSubscriptio
 }
 
 /** Later than any instant of the fixtures: every delivery is due. */
-export const FAR_FUTURE = new Date('2100-01-01T00:00:00.000Z');
+const FAR_FUTURE = new Date('2100-01-01T00:00:00.000Z');
 
 /** A successful attempt at `at`. */
 export function success(at: Date = FAR_FUTURE) {

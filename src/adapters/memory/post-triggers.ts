@@ -4,7 +4,7 @@ import { webhookEventOf, type WebhookEventType } from '../../domain/webhooks.js'
 import type { MemoryData, Session } from './state.js';
 
 /** 32 random lowercase hex digits (Web Crypto's `crypto`, a global: the memory adapter imports no module). */
-export function randomHex32(): string {
+function randomHex32(): string {
   return crypto.randomUUID().replace(/-/g, '');
 }
 
@@ -15,7 +15,7 @@ export function randomHex32(): string {
  * delivery per enabled subscription listening to it (in subscription id order); nothing when it
  * names none or none listens.
  */
-export function writeOutbox(data: MemoryData, before: Post | undefined, after: Post | undefined): void {
+function writeOutbox(data: MemoryData, before: Post | undefined, after: Post | undefined): void {
   const type = webhookEventOf(before?.status ?? null, after?.status ?? null);
   if (type === null) return;
   const listening = [...data.webhooks.values()].filter((s) => s.enabled && s.events.includes(type)).sort((a, b) => compareUtf8(a.id, b.id));

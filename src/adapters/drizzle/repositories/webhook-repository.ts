@@ -104,7 +104,7 @@ function instantOf(value: unknown): Date | null {
  * The post of an event: the `posts` row as the trigger `webhook_outbox` wrote it (`to_jsonb`, so
  * snake_case columns, timestamps as strings), as a domain `Post`.
  */
-export function postOfRowJson(json: unknown): Post {
+function postOfRowJson(json: unknown): Post {
   const row = json as Record<string, unknown>;
   const text = (key: string) => row[key] as string;
   const nullableText = (key: string) => (row[key] ?? null) as string | null;

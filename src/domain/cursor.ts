@@ -233,7 +233,7 @@ export function decodeCursor(cursor: string, scope: string, shape?: readonly Cur
  * two orders, each with a scope of its own.
  * @throws InvalidCursorError as `decodeCursor`, when the cursor was issued for none of them.
  */
-export function decodeCursorAmong(
+function decodeCursorAmong(
   cursor: string,
   lists: readonly { scope: string; shape?: readonly CursorField[] | undefined }[],
 ): { index: number; position: unknown[] } {

@@ -31,6 +31,16 @@ describe('searchTokens', () => {
     expect(searchTokens('привет 日本語')).toEqual(['привет', '日本語']);
   });
 
+  it('finds the same words in ASCII text by its shorter road as by the full folding', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 500; n++) {
+      const text = Array.from({ length: next() % 60 }, () => String.fromCharCode(next() % 128)).join('');
+      // One non-ASCII letter after a separator sends the text down the full road; it adds one word.
+      expect(searchTokens(text)).toEqual(searchTokens(`${text} é`).slice(0, -1));
+    }
+  });
+
   it('drops words longer than 100 characters', () => {
     expect(searchTokens(`a ${'x'.repeat(101)} ${'y'.repeat(100)}`)).toEqual(['a', 'y'.repeat(100)]);
   });

@@ -27,6 +27,7 @@ const PUBLIC_OPERATIONS = [
   'getAtomFeed',
   'getContentPost',
   'getContentPostBySlug',
+  'getContentPreview',
   'getHealth',
   'getMediaFile',
   'getReadiness',
@@ -165,7 +166,7 @@ async function addUser(server: Server, email: string, name: string, password: st
 }
 
 describe('the bundle', () => {
-  it('leaves only health, readiness, login, refresh, logout and the Content API without bearer auth', async () => {
+  it('leaves only health, readiness, login, refresh, logout and the Content API (preview links included) without bearer auth', async () => {
     const contract = await testContract();
     expect(
       contract.routes

@@ -17,12 +17,21 @@ const executablePath = chromiumPath('docs.browser.test.ts');
 const OUTPUT = new URL('../../test-results/docs/', import.meta.url);
 
 /** Every operationId of the bundle. */
+/**
+ * What the page lists: every path operation by its operationId, and every webhook (the signed
+ * event a subscriber receives), which has none, as Swagger UI names it: its method then its name.
+ */
 function operationIds(): string[] {
-  const bundle = JSON.parse(readFileSync(BUNDLE_FILE, 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+  type Operations = Record<string, Record<string, { operationId?: string }>>;
+  const bundle = JSON.parse(readFileSync(BUNDLE_FILE, 'utf8')) as { paths: Operations; webhooks?: Operations };
+  const webhooks = Object.entries(bundle.webhooks ?? {}).flatMap(([name, item]) =>
+    Object.entries(item).map(([method, operation]) => operation.operationId ?? `${method}${name}`),
+  );
   return Object.values(bundle.paths)
     .flatMap((item) => Object.values(item))
     .map((operation) => operation.operationId)
     .filter((id): id is string => typeof id === 'string')
+    .concat(webhooks)
     .sort();
 }
 
@@ -45,7 +54,7 @@ describe.skipIf(!executablePath)('the docs page in headless Chromium', () => {
     close?.();
   });
 
-  it('shows every operation of the contract, loads nothing from elsewhere and logs no error', async () => {
+  it('shows every operation and webhook of the contract, loads nothing from elsewhere and logs no error', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 2400 } });
     const errors: string[] = [];
     const foreign: string[] = [];

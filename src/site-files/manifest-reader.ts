@@ -1,7 +1,7 @@
 /**
- * A MarginCMS export's manifest read off the event loop. An export of 100,000 posts has a
- * manifest of up to 28 MiB, and `JSON.parse` of 32 MiB (its limit) holds a thread for 0.7–1.4 s:
- * on the server's thread that would stall every request. The bytes are parsed in a worker thread
+ * A MarginCMS export's manifest read off the event loop. A large export's manifest comes near its
+ * 32 MiB limit, and `JSON.parse` of that holds a thread for a long while (bench/NOTES.md): on the
+ * server's thread that would stall every request. The bytes are parsed in a worker thread
  * of their own, which answers the manifest's few fields and the entries of the files the archive
  * holds (an import looks up no other), in three flat arrays, and is gone after one manifest: the
  * server's thread never sees more entries than the archive has files.

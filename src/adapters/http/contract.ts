@@ -124,8 +124,8 @@ interface ContractOptions {
   /**
    * Check every schema against the JSON Schema 2020-12 meta-schema and compile every operation's
    * validators now, failing on the first bad one. Off in the server: the bundle it loads is the
-   * one `make lint` and the contract tests checked, and compiling the meta-schema alone took
-   * 75 ms of the first request after a start. The contract tests turn it on.
+   * one `make lint` and the contract tests checked, and compiling the meta-schema would slow the
+   * first request after a start (bench/NOTES.md). The contract tests turn it on.
    */
   verifySchemas?: boolean;
 }

@@ -28,15 +28,15 @@ const FAIL_ON = 'warning';
 
 /**
  * Most frames an animation may declare: each frame costs its own decode and encode whatever its
- * size, so 10,000 frames of 70 × 70 took 6.8 s and 800,000 of 1 × 1 took 9 s and 247 MB while
- * well within the pixel limit.
+ * size, so many small frames take seconds and much memory while well within the pixel limit
+ * (bench/NOTES.md).
  */
 const MAX_FRAMES = 1000;
 
 /**
  * A JPEG original re-encoded (rotated, metadata removed) keeps quality 90, with libjpeg-turbo's
- * encoder: mozjpeg's took 5-9 times as long for files 14-20 % smaller (bench/NOTES.md), the
- * upload waits for it, and readers mostly download the variants, not the original.
+ * encoder: mozjpeg's took several times as long for files only somewhat smaller (bench/NOTES.md),
+ * the upload waits for it, and readers mostly download the variants, not the original.
  */
 const ORIGINAL_JPEG: JpegOptions = { quality: 90 };
 const VARIANT_JPEG: JpegOptions = { quality: 82, progressive: true };

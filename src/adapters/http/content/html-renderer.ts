@@ -118,7 +118,8 @@ function startWorker(): Worker {
  * that found `maxWaiting` others waiting is null too, but not remembered.
  *
  * Why a worker: sanitize-html's parser (htmlparser2) unshifts every open element onto an array,
- * so a body of n unclosed tags costs O(n²): 148,000 `<div>` lines (1 MB) took 8 s of one core.
+ * so a body of n unclosed tags costs O(n²): one large body can hold a core for seconds
+ * (bench/NOTES.md).
  */
 export class HtmlRenderer {
   readonly #siteUrl: string;

@@ -8,7 +8,7 @@ import { Zip, ZipDeflate } from 'fflate';
 import type { Post, PostFilter } from '../domain/index.js';
 import { digestOf, EXPORT_FORMAT, EXPORT_VERSION, MANIFEST_PATH, manifestText, type ExportLayout, type Manifest } from './manifest.js';
 import { ExportImages, type ReadImage } from './images.js';
-import { postFileName, postFileOf, postFilePath } from './post-file.js';
+import { postBundleDir, postFileOf, postFilePath } from './post-file.js';
 
 const encoder = new TextEncoder();
 
@@ -71,16 +71,14 @@ export function exportArchive(batches: AsyncIterator<Post[]>, options: ExportOpt
           return;
         }
         for (const post of next.value) {
-          const written = images === null ? null : await images.of(post, `content/posts/${postFileName(post).slice(0, -'.md'.length)}`);
+          const written = images === null ? null : await images.of(post, postBundleDir(post));
           for (const file of written?.files ?? []) {
             manifest.files.push({ path: file.path, id: post.id, ...digestOf(file.bytes), kind: 'image' });
             add(file.path, file.bytes, file.mtime);
           }
           const exported = written === null ? post : { ...post, body: written.body };
           const bytes = encoder.encode(postFileOf(exported, options.layout, written?.cover ?? {}));
-          const path = written?.bundle
-            ? postFilePath(post, options.layout).replace(/\.md$/, '/index.md')
-            : postFilePath(post, options.layout);
+          const path = postFilePath(post, options.layout, written?.bundle ?? false);
           manifest.files.push({ path, id: post.id, ...digestOf(bytes) });
           manifest.counts.posts += 1;
           manifest.counts[post.status] += 1;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Post } from '../domain/index.js';
 import { splitFrontMatter } from './front-matter.js';
-import { postFileName, postFileOf, postOfFile } from './post-file.js';
+import { postBundleDir, postFileName, postFileOf, postFilePath, postOfFile } from './post-file.js';
 
 const post: Post = {
   id: '01ARZ3NDEKTSV4RRFFQ69G5FAV',
@@ -29,6 +29,14 @@ describe('a post as a markdown file', () => {
   it('is named after its id when the stored slug is not a valid slug, rather than refusing the export', () => {
     expect(postFileName({ ...post, slug: 'Bad Slug"; x=' })).toBe('01ARZ3NDEKTSV4RRFFQ69G5FAV.md');
     expect(postFileName({ ...post, slug: 'a--b' })).toBe('01ARZ3NDEKTSV4RRFFQ69G5FAV.md');
+  });
+
+  it('sits at the top of a flat export, under content/posts/ in a Hugo one, as index.md of its folder when a bundle', () => {
+    expect(postFilePath(post, 'flat')).toBe('tom-jerry.md');
+    expect(postFilePath(post, 'hugo')).toBe('content/posts/tom-jerry.md');
+    expect(postBundleDir(post)).toBe('content/posts/tom-jerry');
+    expect(postFilePath(post, 'hugo', true)).toBe('content/posts/tom-jerry/index.md');
+    expect(postFilePath({ ...post, slug: 'a--b' }, 'hugo', true)).toBe('content/posts/01ARZ3NDEKTSV4RRFFQ69G5FAV/index.md');
   });
 
   it('carries front matter a YAML parser reads back, then the body unchanged', async () => {

@@ -7,7 +7,7 @@
  *   fields as in `flat`), read back too;
  * - `standalone` (one post downloaded on its own): the keys every generator reads (title, slug,
  *   description, date, tags), none of MarginCMS's own.
- * One file-name rule names them all (`postFileName`).
+ * One file-name rule names them all (`postFileName`), and places them in an export (`postFilePath`).
  */
 import { stringify as toYaml } from 'yaml';
 import { isValidSlug, type Post } from '../domain/index.js';
@@ -19,19 +19,36 @@ export type PostFileLayout = ExportLayout | 'standalone';
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
+/** Where a Hugo export puts its posts. */
+const HUGO_POSTS = 'content/posts';
+
 /**
- * The file name of a post: `<slug>.md`. A slug is valid by every write's rules; should a stored one
- * ever not be, the post's id (a ULID) names the file instead, so nothing a store holds can break
- * a path in an archive or a Content-Disposition header.
+ * The name of a post's file without `.md` (and of its folder as a Hugo page bundle): its slug. A
+ * slug is valid by every write's rules; should a stored one ever not be, the post's id (a ULID)
+ * names it instead, so nothing a store holds can break a path in an archive or a
+ * Content-Disposition header.
  */
-export function postFileName(post: Post): string {
-  return `${isValidSlug(post.slug) ? post.slug : post.id}.md`;
+function postStem(post: Post): string {
+  return isValidSlug(post.slug) ? post.slug : post.id;
 }
 
-/** A post's path in an export: its file name, under `content/posts/` for Hugo. */
-export function postFilePath(post: Post, layout: ExportLayout): string {
-  const name = postFileName(post);
-  return layout === 'hugo' ? `content/posts/${name}` : name;
+/** The file name of a post: `<slug>.md` (`postStem`). */
+export function postFileName(post: Post): string {
+  return `${postStem(post)}.md`;
+}
+
+/** A post's folder as a Hugo page bundle, `content/posts/<slug>`: its images and its `index.md`. */
+export function postBundleDir(post: Post): string {
+  return `${HUGO_POSTS}/${postStem(post)}`;
+}
+
+/**
+ * A post's path in an export: its file name; for Hugo, under `content/posts/`, or `index.md` in
+ * its bundle folder when `bundle` (its images go beside it).
+ */
+export function postFilePath(post: Post, layout: ExportLayout, bundle = false): string {
+  if (layout === 'flat') return postFileName(post);
+  return bundle ? `${postBundleDir(post)}/index.md` : `${HUGO_POSTS}/${postFileName(post)}`;
 }
 
 function frontMatterOf(post: Post, layout: PostFileLayout): Record<string, unknown> {

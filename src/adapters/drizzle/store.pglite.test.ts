@@ -57,6 +57,12 @@ describe('openPglite', () => {
     expect(idx.rows.map((row) => row.indexname)).toEqual(['posts_search_idx', 'posts_tags_idx']);
     expect(idx.rows[0]?.indexdef).toContain('USING gin (search)');
   });
+
+  it('builds a PostgreSQL store only with its pool gate, as storeOver does (a type error otherwise, checked by tsc)', () => {
+    // @ts-expect-error a PostgreSQL store without its pool's gate
+    const gateless = () => createDrizzleStore(connection().db, 'postgres', { close: async () => {} });
+    expect(gateless).toBeTypeOf('function');
+  });
 });
 
 describe('migrated schema', () => {

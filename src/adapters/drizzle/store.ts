@@ -17,8 +17,11 @@ export interface DrizzleStoreOptions {
    * postgres.js pool, `close()` for PGlite); tests sharing one database pass a no-op.
    */
   close?: () => Promise<void>;
-  /** Bounds the wait for a pool connection: `PostgresConnection.gate`. None for PGlite. */
-  gate?: ConnectionGate;
+}
+
+interface PostgresStoreOptions extends DrizzleStoreOptions {
+  /** Bounds the wait for a pool connection: `PostgresConnection.gate`. */
+  gate: ConnectionGate;
 }
 
 async function closeClient(db: Database): Promise<void> {
@@ -27,8 +30,13 @@ async function closeClient(db: Database): Promise<void> {
   else if (typeof client?.close === 'function') await client.close();
 }
 
-/** A `Store` over a migrated database opened by `openPglite` or `openPostgres`. */
-export function createDrizzleStore(db: Database, kind: DrizzleKind, options: DrizzleStoreOptions = {}): Store {
+/**
+ * A `Store` over a migrated database opened by `openPglite` or `openPostgres`. A PostgreSQL store
+ * takes its pool's gate, always: `storeOver` (open-store.ts) builds it from the connection.
+ */
+export function createDrizzleStore(db: Database, kind: 'pglite', options?: DrizzleStoreOptions): Store;
+export function createDrizzleStore(db: Database, kind: 'postgres', options: PostgresStoreOptions): Store;
+export function createDrizzleStore(db: Database, kind: DrizzleKind, options: DrizzleStoreOptions & { gate?: ConnectionGate } = {}): Store {
   const state: StoreState = { closed: false, ...(options.gate !== undefined ? { gate: options.gate } : {}) };
   const session = new DbSession(db, false, state);
   const close = options.close ?? (() => closeClient(db));

@@ -27,7 +27,7 @@ import type { Logger } from './log.js';
 import { ADMIN_DIR, BUNDLE_FILE } from './paths.js';
 
 /**
- * The slices of the configuration that `compose` reads, as `loadConfig` makes them: `main.ts`
+ * The slices of the configuration that `compose` reads, as `loadConfig` makes them: `server.ts`
  * passes its `Config`, tests one of their own.
  */
 export interface ComposedConfig extends Pick<

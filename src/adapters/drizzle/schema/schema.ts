@@ -151,6 +151,15 @@ export const postTags = pgTable(
   (t) => [primaryKey({ name: 'post_tags_pkey', columns: [t.tag, t.status, t.postId] }), index('post_tags_post_id_idx').on(t.postId)],
 );
 
+/**
+ * A post's revisions, one per recorded write. A revision row's `body` is NULL when it is the same
+ * as the next newer revision's body, or, for the newest, the post's current body. Reading resolves
+ * it: the first non-null body among the newer revisions of the post, else the post's body. So a
+ * write stores its revision without the body, and a body is stored once, in `posts`, until it
+ * changes: then the trigger `posts_revision_body_kept` (migration 0017) puts the old body into the
+ * newest revision that left it out, in the transaction of the change. A non-null body is always
+ * valid (revisions written before 0017, or appended with their body).
+ */
 export const revisions = pgTable(
   'revisions',
   {
@@ -159,7 +168,7 @@ export const revisions = pgTable(
     title: text('title').notNull(),
     slug: text('slug').notNull(),
     excerpt: text('excerpt').notNull(),
-    body: text('body').notNull(),
+    body: text('body'),
     tags: text('tags').array().notNull(),
     status: text('status').notNull(),
     wordCount: integer('word_count').notNull(),

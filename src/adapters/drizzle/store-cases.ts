@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotFoundError, UnavailableError } from '../../domain/errors.js';
-import type { NewPost } from '../../domain/ports/post-repository.js';
+import type { NewPost, PostChanges } from '../../domain/ports/post-repository.js';
+import type { UpdateActivityType } from '../../domain/post.js';
 import type { Store } from '../../domain/ports/store.js';
 import type { MakeStore } from '../contract/index.js';
 
@@ -124,6 +125,141 @@ export function describeDrizzleStoreCases(
       // Past the lease, another request may not take the key over; a retry of the same one may.
       expect(await store.idempotency.claim({ ...claim, fingerprint: 'g', now: at(86_400_000 + 30_000) })).toEqual({ outcome: 'mismatch' });
       expect(await store.idempotency.claim({ ...claim, now: at(86_400_000 + 30_000) })).toEqual({ outcome: 'claimed', progress: null });
+    });
+
+    describe('a revision stores its body only once the post moves past it (migration 0017)', () => {
+      const actor = { id: 'U1', name: 'Ada' };
+      let event = 0;
+      const record = (type: UpdateActivityType = 'updated') => ({ actor, eventId: `E${++event}`, occurredAt: at(event * 1000), type });
+      const stored = async () =>
+        (await query(`select version, body from revisions where post_id = 'P0001' order by version`)).map((r) => [r.version, r.body]);
+      const bodyOf = async (version: number) => (await store.revisions.get('P0001', version))?.body;
+      const changedOf = async () =>
+        (await store.revisions.list('P0001', { limit: 100 })).items.map((r) => [r.version, r.changed.includes('body')]);
+      const edit = async (changes: PostChanges, type?: UpdateActivityType) =>
+        store.posts.updateRecorded((await store.posts.get('P0001'))!, changes, record(type));
+
+      it('a create stores its revision without the body, yet version 1 reads back with it', async () => {
+        await open();
+        await store.posts.createRecorded(newPost(1, { body: 'first' }), record());
+        expect(await stored()).toEqual([[1, null]]);
+        expect(await bodyOf(1)).toBe('first');
+        expect(await changedOf()).toEqual([[1, false]]);
+      });
+
+      it('a title-only edit or a publish stores no body at all', async () => {
+        await open();
+        await store.posts.createRecorded(newPost(1, { body: 'first' }), record());
+        await edit({ title: 'Renamed' });
+        await edit({ status: 'published', publishedAt: at(9000) }, 'published');
+        expect(await stored()).toEqual([
+          [1, null],
+          [2, null],
+          [3, null],
+        ]);
+        expect([await bodyOf(1), await bodyOf(2), await bodyOf(3)]).toEqual(['first', 'first', 'first']);
+      });
+
+      it('after a body edit the version before holds the old body; each version reads back its own, and only the edit is a body change', async () => {
+        await open();
+        await store.posts.createRecorded(newPost(1, { body: 'first' }), record());
+        await edit({ body: 'second' });
+        expect(await stored()).toEqual([
+          [1, 'first'],
+          [2, null],
+        ]);
+        expect([await bodyOf(1), await bodyOf(2)]).toEqual(['first', 'second']);
+        expect(await changedOf()).toEqual([
+          [2, true],
+          [1, false],
+        ]);
+      });
+
+      it('restoring version 1 after several edits gives back the body of version 1', async () => {
+        await open();
+        await store.posts.createRecorded(newPost(1, { title: 'One', body: 'first' }), record());
+        await edit({ body: 'second' });
+        await edit({ title: 'Two' });
+        await edit({ body: 'third' });
+        const v1 = (await store.revisions.get('P0001', 1))!;
+        expect(v1.body).toBe('first');
+        const restored = await edit({ title: v1.title, body: v1.body }, 'restored');
+        expect(restored.body).toBe('first');
+        expect(await Promise.all([1, 2, 3, 4, 5].map(bodyOf))).toEqual(['first', 'second', 'second', 'third', 'first']);
+        expect(await changedOf()).toEqual([
+          [5, true],
+          [4, true],
+          [3, false],
+          [2, true],
+          [1, false],
+        ]);
+      });
+
+      it('a chain of title-only edits, then a body edit: every version reads back its body, and a page compares across its edge', async () => {
+        await open();
+        await store.posts.createRecorded(newPost(1, { body: 'first' }), record());
+        for (let n = 2; n <= 5; n += 1) await edit({ title: `Title ${n}` });
+        await edit({ body: 'second' });
+        await edit({ title: 'Last' });
+        expect(await stored()).toEqual([
+          [1, null],
+          [2, null],
+          [3, null],
+          [4, null],
+          [5, 'first'],
+          [6, null],
+          [7, null],
+        ]);
+        expect(await Promise.all([1, 2, 3, 4, 5, 6, 7].map(bodyOf))).toEqual([
+          'first',
+          'first',
+          'first',
+          'first',
+          'first',
+          'second',
+          'second',
+        ]);
+        expect(await changedOf()).toEqual([7, 6, 5, 4, 3, 2, 1].map((v) => [v, v === 6]));
+        // A page ending at version 6 reads version 5 to compare with; the next page starts below it.
+        const first = await store.revisions.list('P0001', { limit: 2 });
+        expect(first.items.map((r) => [r.version, r.changed.includes('body')])).toEqual([
+          [7, false],
+          [6, true],
+        ]);
+        const second = await store.revisions.list('P0001', { limit: 2, cursor: first.nextCursor });
+        expect(second.items.map((r) => [r.version, r.changed.includes('body')])).toEqual([
+          [5, false],
+          [4, false],
+        ]);
+      });
+
+      it('an unrecorded body edit keeps the old body too, and an appended revision keeps the body it was given', async () => {
+        await open();
+        await store.posts.createRecorded(newPost(1, { body: 'first' }), record());
+        const after = await store.posts.update('P0001', 1, { body: 'second' }, at(5000));
+        const { title, slug, excerpt, body, tags, status, wordCount, coverImage, seo, version } = after;
+        await store.revisions.append({
+          postId: 'P0001',
+          version,
+          title,
+          slug,
+          excerpt,
+          body,
+          tags,
+          status,
+          wordCount,
+          coverImage,
+          seo,
+          actor,
+          createdAt: at(5000),
+        });
+        expect(await stored()).toEqual([
+          [1, 'first'],
+          [2, 'second'],
+        ]);
+        await edit({ body: 'third' });
+        expect(await Promise.all([1, 2, 3].map(bodyOf))).toEqual(['first', 'second', 'third']);
+      });
     });
 
     // A row of up to a page stays inline and uncompressed (migration 0008): a `q` search reads

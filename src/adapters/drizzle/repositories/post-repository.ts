@@ -213,7 +213,12 @@ const actorId = () => sql<string>`${slot('actorId')}::text`.as('actor_id');
 const actorName = () => sql<string>`${slot('actorName')}::text`.as('actor_name');
 const occurredAt = (column: string) => sql<Date>`${slot('occurredAt')}::timestamptz`.as(column);
 
-/** The revision of the row in `p`, made at the event's time whatever the post's own dates (an import keeps them). */
+/**
+ * The revision of the row in `p`, made at the event's time whatever the post's own dates (an import
+ * keeps them), without its body: the newest revision's body is the post's (the rule of
+ * `revisions.body`, schema.ts); the trigger of migration 0017 stores it in the revision once the
+ * post's body changes.
+ */
 function revisionOfWritten(db: Database, p: WrittenPost) {
   return db.$with('r').as(
     db
@@ -226,7 +231,7 @@ function revisionOfWritten(db: Database, p: WrittenPost) {
             title: p.title,
             slug: p.slug,
             excerpt: p.excerpt,
-            body: p.body,
+            body: sql<string | null>`null::text`.as('body'),
             tags: p.tags,
             status: p.status,
             wordCount: p.wordCount,

@@ -6,7 +6,7 @@ import { COMPARED_FIELDS, type ComparedField } from '../../../domain/revision-di
 import type { Revision, RevisionPage, RevisionRepository, RevisionSummary } from '../../../domain/ports/revision-repository.js';
 import { type Database, type DbSession } from '../driver/database.js';
 import { coverOf, seoOf } from './post-repository.js';
-import { revisions } from '../schema/schema.js';
+import { posts, revisions } from '../schema/schema.js';
 
 const summaryColumns = {
   postId: revisions.postId,
@@ -27,6 +27,19 @@ const summaryColumns = {
   actorName: revisions.actorName,
 };
 const revisionColumns = { ...summaryColumns, body: revisions.body };
+
+/**
+ * The body of the revision in `row`, resolved by the rule of `revisions.body` (schema.ts): its own
+ * when stored, else the first stored one among the newer revisions of the post (a walk up
+ * `revisions_pkey` from the row), else the post's. Each part is read only when the one before is
+ * null.
+ */
+function resolvedBody(relation: 'revisions' | 'recent'): SQL<string> {
+  // Qualified by hand: drizzle leaves a column of a one-table select unqualified, which inside the
+  // subqueries would name their own rows.
+  const row = (column: string) => sql`${sql.identifier(relation)}.${sql.identifier(column)}`;
+  return sql<string>`coalesce(${row('body')}, (select n.body from ${revisions} n where n.post_id = ${row('post_id')} and n.version > ${row('version')} and n.body is not null order by n.version limit 1), (select p.body from ${posts} p where p.id = ${row('post_id')}))`;
+}
 
 interface SummaryRow {
   postId: string;
@@ -68,6 +81,10 @@ function toFields(row: SummaryRow): Omit<RevisionSummary, 'changed'> {
  * A page of a post's revisions, newest first, each with the fields it records differently from the
  * row after it (the next lower version). Only the page's rows are read, and the bodies are compared
  * in the database, not sent: the row after the page's last item is the extra row `pageOf` reads.
+ *
+ * The bodies compared are the resolved ones. The lower row's resolves to its own or, when null, to
+ * this row's: so a null there is no change, and only a stored one is compared with this row's
+ * resolved body, which is read (`resolvedBody`) for those rows alone.
  */
 function listQuery(db: Database, where: SQL, limit: number) {
   const recent = db.select(revisionColumns).from(revisions).where(where).orderBy(desc(revisions.version)).limit(limit).as('recent');
@@ -104,7 +121,7 @@ function listQuery(db: Database, where: SQL, limit: number) {
         tags: tagsDiffer,
         coverImage: distinct([recent.coverMediaId, recent.coverAlt]),
         seo: distinct([recent.seoTitle, recent.seoDescription, recent.seoCanonicalUrl]),
-        body: differs(recent.body),
+        body: sql<boolean>`case when ${previous(recent.body)} is null then false else ${previous(recent.body)} <> ${resolvedBody('recent')} end`,
       },
     })
     .from(recent)
@@ -114,7 +131,7 @@ function listQuery(db: Database, where: SQL, limit: number) {
 function prepareStatements(db: Database) {
   return {
     get: db
-      .select(revisionColumns)
+      .select({ ...summaryColumns, body: resolvedBody('revisions') })
       .from(revisions)
       .where(and(eq(revisions.postId, sql.placeholder('postId')), eq(revisions.version, sql.placeholder('version'))))
       .prepare('revisions_get'),

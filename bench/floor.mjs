@@ -31,7 +31,14 @@ const sql = postgres(process.env.DATABASE_URL, {
  */
 const [columns] = await sql`select
   exists (select 1 from information_schema.columns where table_name = 'posts' and column_name = 'search_text') as "searchText",
-  exists (select 1 from information_schema.columns where table_name = 'posts' and column_name = 'search') as "search"`;
+  exists (select 1 from information_schema.columns where table_name = 'posts' and column_name = 'search') as "search",
+  exists (select 1 from information_schema.columns where table_name = 'revisions' and column_name = 'body' and is_nullable = 'YES') as "revisionBodyByDifference"`;
+
+/**
+ * A create's revision body, as the API stores it: from migration 0017 none (the newest revision's
+ * body is the post's), before it a copy of the post's.
+ */
+const revisionBody = columns.revisionBodyByDifference ? sql`null` : sql`body`;
 
 function searchColumn(title, excerpt, body, tags) {
   if (columns.searchText) return { name: sql`search_text,`, value: sql`${`${title}\n${excerpt}\n${body}`.toLowerCase()},` };
@@ -109,7 +116,7 @@ app.post('/api/v1/posts', async (c) => {
     ), r as (
       insert into revisions (post_id, version, title, slug, excerpt, body, tags, status,
                              word_count, created_at, actor_id, actor_name)
-      select id, version, title, slug, excerpt, body, tags, status, word_count, created_at,
+      select id, version, title, slug, excerpt, ${revisionBody}, tags, status, word_count, created_at,
              ${ACTOR.id}, ${ACTOR.name}
       from p
     ), a as (

@@ -7,7 +7,6 @@ import {
   WEBHOOK_SECRET_OVERLAP_MS,
   WEBHOOK_SUBSCRIPTIONS_MAX,
   WEBHOOK_URL_MAX,
-  WebhookLimitReachedError,
   type Clock,
   type DeliveryQuery,
   type IdGenerator,
@@ -77,26 +76,27 @@ function check(deps: Pick<WebhookDeps, 'refusal'>, fields: Omit<WebhookEdit, 'en
  * Subscribes a URL to events: enabled, with a new secret (the answer is the only place it is
  * shown to the user).
  * @throws ValidationError at `/url` (the transport's refusal, or too long), `/events`, `/description`
- * @throws WebhookLimitReachedError when there are `WEBHOOK_SUBSCRIPTIONS_MAX` already
+ * @throws WebhookLimitReachedError when there are `WEBHOOK_SUBSCRIPTIONS_MAX` already (the store counts
+ *   and inserts in one step: concurrent creates never make more)
  */
 export async function createWebhook(deps: WebhookDeps, input: NewWebhook): Promise<WebhookSubscription> {
   check(deps, input);
-  // A count then an insert: two creates at once could make it 51. A limit on a list an admin
-  // keeps, not a security boundary, so the race is let be.
-  if ((await deps.webhooks.count()) >= WEBHOOK_SUBSCRIPTIONS_MAX) throw new WebhookLimitReachedError(WEBHOOK_SUBSCRIPTIONS_MAX);
   const now = deps.clock.now();
-  return deps.webhooks.create({
-    id: deps.ids.next(),
-    url: input.url,
-    events: [...input.events],
-    description: input.description ?? '',
-    enabled: true,
-    disabledReason: null,
-    secret: deps.newSecret(),
-    previousSecret: null,
-    createdAt: now,
-    updatedAt: now,
-  });
+  return deps.webhooks.create(
+    {
+      id: deps.ids.next(),
+      url: input.url,
+      events: [...input.events],
+      description: input.description ?? '',
+      enabled: true,
+      disabledReason: null,
+      secret: deps.newSecret(),
+      previousSecret: null,
+      createdAt: now,
+      updatedAt: now,
+    },
+    WEBHOOK_SUBSCRIPTIONS_MAX,
+  );
 }
 
 /** Every subscription, oldest first. */

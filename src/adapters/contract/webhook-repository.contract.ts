@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../domain/cursor.js';
-import { DuplicateIdError, InvalidCursorError, NotFoundError } from '../../domain/errors.js';
+import { DuplicateIdError, InvalidCursorError, NotFoundError, WebhookLimitReachedError } from '../../domain/errors.js';
 import { deliveryCursorScope, type WebhookRepository } from '../../domain/ports/webhook-repository.js';
 import type { AttemptOutcome, ClaimedDelivery } from '../../domain/webhooks.js';
 import { type MakeStore, minute, newPost, rejectionOf, times, ulid, useStore } from './fixtures.js';
@@ -46,6 +46,26 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
         await hooks().create(newSubscription(1));
         expect(await rejectionOf(hooks().create(newSubscription(1, { url: 'https://other.example/' })))).toBeInstanceOf(DuplicateIdError);
         expect((await hooks().get(subscriptionId(1)))?.url).toBe('https://hooks.example/1');
+      });
+
+      it('create with max stores it while fewer than max exist, else throws WebhookLimitReachedError and stores nothing', async () => {
+        await hooks().create(newSubscription(1), 2);
+        await hooks().create(newSubscription(2), 2);
+        const refused = await rejectionOf(hooks().create(newSubscription(3), 2));
+        expect(refused).toBeInstanceOf(WebhookLimitReachedError);
+        expect((refused as WebhookLimitReachedError).limit).toBe(2);
+        expect((await hooks().list()).map((s) => s.id)).toEqual([subscriptionId(1), subscriptionId(2)]);
+      });
+
+      it('of concurrent creates with max, exactly max are stored and the others throw WebhookLimitReachedError', async () => {
+        await hooks().create(newSubscription(1));
+        const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => hooks().create(newSubscription(i + 2), 4)));
+        const stored = outcomes.filter((o) => o.status === 'fulfilled');
+        const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+        expect(stored).toHaveLength(3);
+        expect(refused).toHaveLength(5);
+        for (const reason of refused) expect(reason).toBeInstanceOf(WebhookLimitReachedError);
+        expect(await hooks().count()).toBe(4);
       });
 
       it('get answers null for a missing subscription', async () => {

@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
-import { DuplicateIdError, NotFoundError } from '../../domain/errors.js';
+import { DuplicateIdError, NotFoundError, WebhookLimitReachedError } from '../../domain/errors.js';
 import { checkedBatchLimit, checkedPageLimit, hasCursor, pageOf } from '../../domain/paging.js';
 import {
   DELIVERY_POSITION,
@@ -114,8 +114,9 @@ export class MemoryWebhookRepository implements WebhookRepository {
     return this.#db.autoCommit.exec(fn);
   }
 
-  create(subscription: WebhookSubscription): Promise<WebhookSubscription> {
+  create(subscription: WebhookSubscription, max?: number): Promise<WebhookSubscription> {
     return this.#exec((data) => {
+      if (max !== undefined && data.webhooks.size >= max) throw new WebhookLimitReachedError(max);
       if (data.webhooks.has(subscription.id)) throw new DuplicateIdError(subscription.id);
       data.webhooks.set(subscription.id, copySubscription(subscription));
       return copySubscription(subscription);

@@ -24,7 +24,10 @@ export interface DeliveryQuery {
  * ("Webhook outbox").
  *
  * Subscriptions
- * - `create(subscription)` stores it as given; an id another holds throws `DuplicateIdError`.
+ * - `create(subscription, max?)` stores it as given; an id another holds throws `DuplicateIdError`.
+ *   With `max`, it stores it only while fewer than `max` subscriptions exist, else throws
+ *   `WebhookLimitReachedError(max)` and stores nothing; the count and the insert are one atomic
+ *   step, so of concurrent creates, in one process or several, never more than `max` are stored.
  * - `get(id)` answers it, or null; `list()` answers every subscription, oldest first (by
  *   `createdAt`, ties by id); `count()` how many there are.
  * - `update(id, changes, at)` applies the changes (absent fields keep their value), sets
@@ -77,7 +80,7 @@ export interface DeliveryQuery {
  *   it deleted. Pending deliveries are never purged.
  */
 export interface WebhookRepository {
-  create(subscription: WebhookSubscription): Promise<WebhookSubscription>;
+  create(subscription: WebhookSubscription, max?: number): Promise<WebhookSubscription>;
   get(id: string): Promise<WebhookSubscription | null>;
   list(): Promise<WebhookSubscription[]>;
   count(): Promise<number>;

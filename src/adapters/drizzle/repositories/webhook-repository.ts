@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor.js';
-import { NotFoundError } from '../../../domain/errors.js';
+import { NotFoundError, WebhookLimitReachedError } from '../../../domain/errors.js';
 import { checkedBatchLimit, checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import type { Post, PostStatus } from '../../../domain/post.js';
 import {
@@ -211,10 +211,19 @@ function settledRow(outcome: AttemptOutcome): Partial<typeof webhookDeliveries.$
 export class DrizzleWebhookRepository implements WebhookRepository {
   constructor(private readonly session: DbSession) {}
 
-  async create(subscription: WebhookSubscription): Promise<WebhookSubscription> {
-    const rows = await this.session.run((db) => db.insert(webhookSubscriptions).values(subscriptionRow(subscription)).returning(), {
-      id: subscription.id,
-    });
+  async create(subscription: WebhookSubscription, max?: number): Promise<WebhookSubscription> {
+    const insert = (db: Database) => db.insert(webhookSubscriptions).values(subscriptionRow(subscription)).returning();
+    const ctx = { id: subscription.id };
+    if (max === undefined) return toSubscription((await this.session.run(insert, ctx))[0]!);
+    const rows = await this.session.transaction(async (tx) => {
+      // One create at a time past this lock (in every process: it is the database's). The count is
+      // the next statement, so under READ COMMITTED it sees every create committed before the lock
+      // was granted; counted in the INSERT's own statement, two creates could both see max - 1.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('margin-cms:webhook-subscriptions'))`);
+      const [counted] = await tx.select({ n: count() }).from(webhookSubscriptions);
+      if ((counted?.n ?? 0) >= max) throw new WebhookLimitReachedError(max);
+      return insert(tx);
+    }, ctx);
     return toSubscription(rows[0]!);
   }
 

@@ -1,5 +1,6 @@
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { gateUntilOpen } from './server.js';
+import { gateUntilOpen, originOf } from './server.js';
 
 describe('gateUntilOpen', () => {
   it('holds requests until open() (the first admin exists), then answers them and the next at once', async () => {
@@ -16,5 +17,20 @@ describe('gateUntilOpen', () => {
     const late = gate.fetch(new Request('http://localhost/api/v1/healthz'));
     expect(late).toBeInstanceOf(Response);
     expect(answered).toEqual(['http://localhost/api/v1/auth/login', 'http://localhost/api/v1/healthz']);
+  });
+});
+
+describe('originOf', () => {
+  it('names the port the server was given when PORT=0 asked for any, and localhost for a local address', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      expect(port).toBeGreaterThan(0);
+      expect(originOf('127.0.0.1', server)).toBe(`http://localhost:${port}`);
+      expect(originOf('blog.internal', server)).toBe(`http://blog.internal:${port}`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

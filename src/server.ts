@@ -62,8 +62,7 @@ async function start(env: Record<string, string | undefined> = process.env, opti
           throw listenError(error, { ...config.metrics!, hostVariable: 'METRICS_HOST', portVariable: 'METRICS_PORT' });
         })
       : null;
-  const host = config.host === '0.0.0.0' || config.host === '127.0.0.1' ? 'localhost' : config.host;
-  const origin = `http://${host}:${config.port}`;
+  const origin = originOf(config.host, listening);
   logger.info(`MarginCMS listening on ${origin}${API_ROOT}`, { database: store.kind });
   if (metricsServer && config.metrics) logger.info(`metrics on http://${config.metrics.host}:${config.metrics.port}/metrics`);
 
@@ -119,6 +118,16 @@ export function gateUntilOpen(fetch: (request: Request) => Response | Promise<Re
 }
 
 /** Serves `fetch` on HOST:PORT once it listens; a port in use (or not allowed) rejects with a `StartupError`. */
+/**
+ * Where a person reaches the server: `localhost` for the usual local addresses, and the port the
+ * server was given, not the one asked (PORT=0 asks for any free port).
+ */
+export function originOf(host: string, listening: Pick<Server, 'address'>): string {
+  const address = listening.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  return `http://${host === '0.0.0.0' || host === '127.0.0.1' ? 'localhost' : host}:${port}`;
+}
+
 function listenOn(fetch: (request: Request) => Response | Promise<Response>, config: Config): Promise<Server> {
   const server = serveApp(fetch, { hostname: config.host, port: config.port, timeouts: config.requestTimeouts }) as Server;
   return new Promise((resolve, reject) => {

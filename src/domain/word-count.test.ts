@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { countWords } from './word-count.js';
 
 describe('countWords', () => {
@@ -99,5 +100,102 @@ describe('countWords', () => {
 
   it('handles Windows line endings around fences', () => {
     expect(countWords('text\r\n```\r\ncode here\r\n```\r\nmore')).toBe(2);
+  });
+});
+
+/** The rule as written before its fast paths: every step on every text, every match made. */
+function referenceCount(markdown: string): number {
+  const fenced: string[] = [];
+  let open: string | null = null;
+  for (const line of markdown.split(/\r\n|\r|\n/)) {
+    const fence = /^(?:[ \t]*>)*[ \t]*(`{3,}|~{3,})(.*)$/.exec(line);
+    if (open === null) {
+      if (fence && !(fence[1]!.startsWith('`') && fence[2]!.includes('`'))) open = fence[1]!;
+      else fenced.push(line);
+    } else if (fence && fence[1]![0] === open[0] && fence[1]!.length >= open.length && fence[2]!.trim() === '') open = null;
+  }
+  const destination = String.raw`\(\s*(?:<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+(?:"[^"]*"|'[^']*'|\([^()]*\)))?\s*\)`;
+  const decode = (_: string, dec?: string, hex?: string) => {
+    const code = dec !== undefined ? Number.parseInt(dec, 10) : Number.parseInt(hex ?? '', 16);
+    return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
+  };
+  const text = fenced
+    .join('\n')
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, ' ')
+    .replace(/<(script|style)\b[^>]*>[\s\S]*?(?:<\/\1\s*>|$)/gi, ' ')
+    .replace(/<\/?[A-Za-z][^<>]*>/g, ' ')
+    .replace(/&#(?:(\d{1,7})|[xX]([0-9a-fA-F]{1,6}));/g, decode)
+    .replace(/&[A-Za-z][A-Za-z0-9]{1,31};/g, ' ')
+    .replace(/^[ \t]{0,3}\[[^\]]+\]:[ \t]*\S+.*$/gm, ' ')
+    .replace(/\[\^[^\]\s]+\]/g, ' ')
+    .replace(new RegExp(String.raw`!\[([^\]]*)\]${destination}`, 'g'), ' $1 ')
+    .replace(new RegExp(String.raw`\[([^\]]*)\]${destination}`, 'g'), ' $1 ')
+    .replace(/!?\[([^\]]*)\]\[[^\]]*\]/g, ' $1 ')
+    .replace(/^((?:[ \t]*>)*)[ \t]*\d{1,9}[.)](?=\s|$)/gm, '$1 ');
+  return text.match(/[\p{L}\p{N}\p{M}]+(?:['’\-‐][\p{L}\p{N}\p{M}]+)*/gu)?.length ?? 0;
+}
+
+describe('countWords fast paths', () => {
+  const pieces = [
+    'word',
+    'Two',
+    '42',
+    ' ',
+    '\n',
+    '\r\n',
+    '\r',
+    '-',
+    '--',
+    "'",
+    '’',
+    '‐',
+    '.',
+    ')',
+    '1.',
+    '2)',
+    '> ',
+    '```',
+    '~~~',
+    '`',
+    '<',
+    '>',
+    '<b>',
+    '</b>',
+    '<!--',
+    '-->',
+    '<script>',
+    '</script>',
+    '&',
+    '&amp;',
+    '&#38;',
+    '&#233;',
+    '&#x5b;',
+    '&#91;',
+    '[',
+    ']',
+    '(',
+    '[a](b)',
+    '![alt](x.png)',
+    '[t][r]',
+    '[r]: http://x',
+    '[^1]',
+    'é',
+    'caf\u0301',
+    'мир',
+    '_',
+    '#',
+  ];
+  const markdown = fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((parts) => parts.join(''));
+
+  it('count as the rule does on any text', () => {
+    fc.assert(
+      fc.property(markdown, (md) => countWords(md) === referenceCount(md)),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('count as the rule does on a body of plain prose', () => {
+    const prose = "# Notes on caching\n\nThe cache's state-of-the-art hit rate -- 93 % -- holds.\n\n- one item\n- 2nd item\n";
+    expect(countWords(prose)).toBe(referenceCount(prose));
   });
 });

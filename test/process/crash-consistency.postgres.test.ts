@@ -78,10 +78,11 @@ async function inconsistencies(sql: postgres.Sql): Promise<string[]> {
     GROUP BY p.id, p.version
     HAVING max(r.version) IS DISTINCT FROM p.version OR count(r.version) <> p.version`)
     found.push(`post ${row.id} at version ${row.version} has ${row.revisions} revisions, the latest ${row.latest}`);
+  // The latest revision's body is stored as NULL while it is the post's (migration 0017).
   for (const row of await sql`
     SELECT p.id, p.version FROM posts p JOIN revisions r ON r.post_id = p.id AND r.version = p.version
     WHERE (p.title, p.slug, p.excerpt, p.body, p.tags, p.status, p.word_count)
-      IS DISTINCT FROM (r.title, r.slug, r.excerpt, r.body, r.tags, r.status, r.word_count)`)
+      IS DISTINCT FROM (r.title, r.slug, r.excerpt, coalesce(r.body, p.body), r.tags, r.status, r.word_count)`)
     found.push(`post ${row.id} differs from its revision ${row.version}`);
   for (const row of await sql`
     SELECT r.post_id, r.version FROM revisions r

@@ -1130,6 +1130,19 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(second.items.map((p) => p.id)).toEqual([ulid(3), ulid(2)]);
       });
 
+      it("the readers' list asked again and again (past a plan cache's first runs) shows each post from its publishedAt on, page after page", async () => {
+        for (let n = 1; n <= 8; n += 1) await posts().create(newPost(n, { status: 'published', publishedAt: minute(10 * n) }));
+        const query = { sort: { key: 'publishedAt', direction: 'desc' } as const, limit: 2, status: ['published' as const] };
+        const newestFrom = (n: number) => [n, n - 1].filter((k) => k >= 1).map(ulid);
+        for (let n = 1; n <= 8; n += 1) {
+          const first = await posts().listWithLastChange({ ...query, visibleAt: minute(10 * n) });
+          expect([first.items.map((p) => p.id), first.total]).toEqual([newestFrom(n), n]);
+          if (first.nextCursor === null) continue;
+          const second = await posts().listWithLastChange({ ...query, visibleAt: minute(10 * n + 9), cursor: first.nextCursor });
+          expect(second.items.map((p) => p.id)).toEqual(newestFrom(n - 2));
+        }
+      });
+
       it('listed items are summaries: they carry no body', async () => {
         await posts().create(newPost(1, { body: 'secret body' }));
         const page = await posts().list({ sort: SORT, limit: 10 });

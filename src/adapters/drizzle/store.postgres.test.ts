@@ -4,6 +4,7 @@ import { UnavailableError } from '../../domain/errors.js';
 import { createTestDatabase, requirePostgres, testServerUrl, truncateAll } from '../../../test/support/databases.js';
 import { usePostgres } from '../../../test/support/stores.js';
 import { describeStoreContract } from '../contract/index.js';
+import { minute, newPost, ulid } from '../contract/fixtures.js';
 import { openPostgres, type PostgresOptions } from './driver/connect-postgres.js';
 import { SchemaBehindError } from './schema/migrations.js';
 import { describeDrizzleStoreCases } from './store-cases.js';
@@ -107,6 +108,26 @@ describe.skipIf(!available)('PostgreSQL store', () => {
         await store.close();
       }
     }, 60_000);
+
+    it("the readers' list keeps its generic plan on a connection: planned five times, then never again (bench/NOTES.md)", async () => {
+      await truncateAll(connection().db);
+      const conn = await openPostgres({ url: databaseUrl(), ...poolDefaults, poolSize: 1 });
+      const store = storeOver(conn);
+      try {
+        for (let n = 1; n <= 3; n += 1) await store.posts.create(newPost(n, { status: 'published' }));
+        const query = { sort: { key: 'publishedAt', direction: 'desc' } as const, limit: 2, status: ['published' as const] };
+        for (let n = 0; n < 12; n += 1) {
+          const page = await store.posts.listWithLastChange({ ...query, visibleAt: minute(60 + n) });
+          expect([page.items.map((p) => p.id), page.total]).toEqual([[ulid(3), ulid(2)], 3]);
+        }
+        const plans = await conn.sql`select generic_plans::int as generic, custom_plans::int as custom
+          from pg_prepared_statements where statement like 'select "id", %"published_at" <= $%'`;
+        // PostgreSQL plans the first five executions for their values, then keeps the generic plan.
+        expect([...plans]).toEqual([{ generic: 7, custom: 5 }]);
+      } finally {
+        await store.close();
+      }
+    });
 
     it('ping throws UnavailableError when the server cannot be reached', async () => {
       const conn = await openPostgres({

@@ -1,4 +1,4 @@
-import { and, asc, count as count_, eq, gt, inArray, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count as count_, eq, gt, inArray, isNotNull, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { decodeCursor, decodeRelevanceCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import {
@@ -499,8 +499,6 @@ export class DrizzlePostRepository implements PostRepository {
     // keeps a broad search on a large site from counting every match.
     const countLimit = countLimitOf(query);
     const values: Record<string, unknown> = {
-      fetch: limit + 1,
-      countFetch: countLimit + 1,
       ...Object.fromEntries(statuses.map((status, i) => [`status${i}`, status])),
       ...(query.tag !== undefined ? { tag: query.tag } : {}),
       ...(search === null ? {} : { query: queryText(search) }),
@@ -508,7 +506,8 @@ export class DrizzlePostRepository implements PostRepository {
       ...(query.visibleAt !== undefined ? { visibleAt: query.visibleAt.toISOString() } : {}),
       ...(resumed === null ? {} : { value: resumed.position[0], id: resumed.position[1] }),
     };
-    const shapeOf = (order: ListOrder) => listShapeOf(query, statuses.length, order, resumed?.position ?? null, withLastChange);
+    const sizes = { statuses: statuses.length, fetch: limit + 1, countFetch: countLimit + 1 };
+    const shapeOf = (order: ListOrder) => listShapeOf(query, sizes, order, resumed?.position ?? null, withLastChange);
 
     // One after the other: the call holds one permit of the gate, one statement in flight.
     const [rows, counted, order] = await this.session.run(async (db) => {
@@ -527,7 +526,7 @@ export class DrizzlePostRepository implements PostRepository {
       const carried = known ?? page[0]?.counted ?? (shape.after === 'start' ? 0 : undefined);
       if (statements.nulls !== undefined && page.length < limit + 1) {
         // The non-null run is exhausted: the posts never published follow.
-        page.push(...(await statements.nulls.execute({ ...values, fetch: limit + 1 - page.length })));
+        page.push(...(await statements.nulls.execute({ ...values, nullsFetch: limit + 1 - page.length })));
       }
       const count = carried ?? ((await statements.count.execute(values)) as { n: number }[])[0]?.n ?? 0;
       return [page, count, order] as const;
@@ -755,12 +754,18 @@ function resumeOf(query: PostQuery, cursor: string): { order: ListOrder; positio
 }
 
 /** The shape of a list's statements in `order`. */
-function listShapeOf(query: PostQuery, statuses: number, order: ListOrder, position: Position | null, lastChange: boolean): ListShape {
+function listShapeOf(
+  query: PostQuery,
+  sizes: Pick<ListShape, 'statuses' | 'fetch' | 'countFetch'>,
+  order: ListOrder,
+  position: Position | null,
+  lastChange: boolean,
+): ListShape {
   return {
+    ...sizes,
     key: order === 'newest' ? 'publishedAt' : query.sort.key,
     // Relevance is best first, whatever the direction says (the port's rule), and so is newest first.
     direction: order === 'plain' ? query.sort.direction : 'desc',
-    statuses,
     ...(query.scheduled === undefined ? {} : { scheduled: query.scheduled }),
     tag: query.tag !== undefined,
     q: query.q !== undefined && query.q !== '',
@@ -784,6 +789,9 @@ interface ListShape {
   direction: 'asc' | 'desc';
   /** How many distinct statuses the filter names (0: no status filter). */
   statuses: number;
+  /** The rows a page reads (its limit and one more) and the matches counted at most (see `inlineLimit`). */
+  fetch: number;
+  countFetch: number;
   /** true: only posts with a publishAt; false: only those without; absent: both. */
   scheduled?: boolean;
   tag: boolean;
@@ -807,6 +815,17 @@ interface ListStatements {
   /** For `publishedAt` after a value: the posts never published, which follow the dated ones. */
   nulls?: Executable<SummaryRow[]>;
   count: Executable<{ n: number }[]>;
+}
+
+/**
+ * A LIMIT written into the statement's text rather than sent as a parameter. PostgreSQL plans a
+ * LIMIT parameter as a tenth of the rows it may read, so a prepared list with one never wins its
+ * generic plan and is planned afresh on every execution; with the number in the text, it plans
+ * a shape once per connection (bench/NOTES.md). Drizzle writes an SQL limit as it is, as it does
+ * a placeholder; its type only names those two.
+ */
+function inlineLimit(rows: number): Placeholder {
+  return sql.raw(String(checkedBatchLimit(rows))) as unknown as Placeholder;
 }
 
 /**
@@ -853,7 +872,7 @@ function listFilters(db: Database, shape: ListShape) {
           .from(posts)
           .where(and(...filters))
   )
-    .limit(placeholder('countFetch'))
+    .limit(inlineLimit(shape.countFetch))
     .as('matches');
   const count = db.select({ n: count_() }).from(matches);
   const counted = sql<number>`(${count})`.mapWith(Number);
@@ -874,7 +893,7 @@ function relevanceStatements<C>(
   db: Database,
   filters: SQL[],
   { count, carried }: { count: C; carried: { counted?: SQL<number> } },
-  after: ListShape['after'],
+  { after, fetch }: Pick<ListShape, 'after' | 'fetch'>,
 ) {
   const placeholder = sql.placeholder;
   const rank = sql<number>`(CASE WHEN ${posts.search} @@ ${placeholder('queryA')}::tsquery THEN 3
@@ -887,21 +906,22 @@ function relevanceStatements<C>(
     .from(posts)
     .where(and(...where))
     .orderBy(sql`${rank} DESC`, sql`${posts.id} DESC`)
-    .limit(placeholder('fetch'));
+    .limit(inlineLimit(fetch));
   return { page, count };
 }
 
 /**
  * A page in `key direction, id direction` order (nulls last in both directions), resuming strictly
  * after the position (`value`, `id`), and the count of matches up to `countFetch`. Placeholders:
- * `status0…`, `tag`, `query` (and, by relevance, `queryA`, `queryAB`), `value`, `id`, `fetch`,
- * `countFetch`. Every page but a search's is a range scan of one of the sort indexes.
+ * `status0…`, `tag`, `query` (and, by relevance, `queryA`, `queryAB`), `value`, `id`, and
+ * `nullsFetch` for the posts never published; the limits are in the text (`inlineLimit`). Every
+ * page but a search's is a range scan of one of the sort indexes.
  */
 function listStatements(db: Database, shape: ListShape) {
   const { key, direction } = shape;
   const placeholder = sql.placeholder;
   const { filters, count, carried } = listFilters(db, shape);
-  if (key === 'relevance') return relevanceStatements(db, filters, { count, carried }, shape.after);
+  if (key === 'relevance') return relevanceStatements(db, filters, { count, carried }, shape);
 
   const col = SORT_COLUMNS[key];
   const dir = sql.raw(direction === 'asc' ? 'ASC' : 'DESC');
@@ -915,13 +935,13 @@ function listStatements(db: Database, shape: ListShape) {
   const orderBy = nullable
     ? [sql`${col} ${dir} NULLS LAST`, sql`${posts.id} ${dir} NULLS LAST`]
     : [sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
-  const select = (where: SQL[]) =>
+  const select = (where: SQL[], limit: number | Placeholder = inlineLimit(shape.fetch)) =>
     db
       .select({ ...summaryColumns, ...carried })
       .from(posts)
       .where(and(...filters, ...where))
       .orderBy(...orderBy)
-      .limit(placeholder('fetch'));
+      .limit(limit);
 
   if (shape.after === 'start') return { page: select([]), count };
   if (shape.after === 'nulls') {
@@ -930,5 +950,6 @@ function listStatements(db: Database, shape: ListShape) {
   }
   const typed = key === 'title' ? sql`${placeholder('value')}` : sql`${placeholder('value')}::timestamptz`;
   const page = select([sql`(${col}, ${posts.id}) ${after} (${typed}, ${placeholder('id')})`]);
-  return nullable ? { page, nulls: select([sql`${col} IS NULL`]), count } : { page, count };
+  // The rows left to read after the dated ones vary from page to page: a placeholder.
+  return nullable ? { page, nulls: select([sql`${col} IS NULL`], placeholder('nullsFetch')), count } : { page, count };
 }

@@ -400,9 +400,16 @@ function prepareStatements(db: Database) {
   };
 }
 
-/** The `occurredAt` of the newest activity event, null before the first (a scalar subquery). */
-const newestActivity = () =>
-  sql<Date | null>`(select max(${activityEvents.occurredAt}) from ${activityEvents})`.mapWith(activityEvents.occurredAt);
+/**
+ * The `occurredAt` of the newest activity event, null before the first (a scalar subquery), as the
+ * driver gives it: every row of a page carries it, and only the first row's is decoded
+ * (`instantOf`), rather than one `Date` per row.
+ */
+const newestActivity = () => sql<unknown>`(select max(${activityEvents.occurredAt}) from ${activityEvents})`;
+
+/** An `occurredAt` as the driver gives it, decoded as the column decodes it. */
+const instantOf = (raw: unknown): Date | null =>
+  raw === null || raw === undefined ? null : (activityEvents.occurredAt.mapFromDriverValue(raw) as Date);
 
 /** A keyset position: the sort value of the last item (ISO instant, title, rank or null) and its id. */
 type Position = [value: string | number | null, id: string];
@@ -531,7 +538,7 @@ export class DrizzlePostRepository implements PostRepository {
       const count = carried ?? ((await statements.count.execute(values)) as { n: number }[])[0]?.n ?? 0;
       return [page, count, order] as const;
     });
-    const lastChange = withLastChange && rows.length > 0 ? { lastChange: rows[0]!.lastChange ?? null } : {};
+    const lastChange = withLastChange && rows.length > 0 ? { lastChange: instantOf(rows[0]!.lastChange) } : {};
 
     const scope = postCursorScope(query, order === 'newest' ? 'newest' : undefined);
     const key = order === 'newest' ? 'publishedAt' : query.sort.key;
@@ -778,8 +785,8 @@ function listShapeOf(
 /** A row of a list page, with the count of matches (up to `countFetch`); sorted by relevance, with its rank (the keyset's value). */
 interface RankedRow extends SummaryRow {
   counted?: number;
-  /** With `ListShape.lastChange`: the newest activity event's instant. */
-  lastChange?: Date | null;
+  /** With `ListShape.lastChange`: the newest activity event's instant, as the driver gives it (see `newestActivity`). */
+  lastChange?: unknown;
   rank?: number;
 }
 

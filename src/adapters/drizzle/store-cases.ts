@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotFoundError, UnavailableError } from '../../domain/errors.js';
 import type { NewPost, PostChanges } from '../../domain/ports/post-repository.js';
+import { revisionOf } from '../../domain/ports/revision-repository.js';
 import type { UpdateActivityType } from '../../domain/post.js';
 import type { Store } from '../../domain/ports/store.js';
 import type { MakeStore } from '../contract/index.js';
@@ -237,22 +238,8 @@ export function describeDrizzleStoreCases(
         await open();
         await store.posts.createRecorded(newPost(1, { body: 'first' }), record());
         const after = await store.posts.update('P0001', 1, { body: 'second' }, at(5000));
-        const { title, slug, excerpt, body, tags, status, wordCount, coverImage, seo, version } = after;
-        await store.revisions.append({
-          postId: 'P0001',
-          version,
-          title,
-          slug,
-          excerpt,
-          body,
-          tags,
-          status,
-          wordCount,
-          coverImage,
-          seo,
-          actor,
-          createdAt: at(5000),
-        });
+        // The revision a write by `actor` at the edit's time would record (createdAt = updatedAt).
+        await store.revisions.append(revisionOf(after, actor));
         expect(await stored()).toEqual([
           [1, 'first'],
           [2, 'second'],

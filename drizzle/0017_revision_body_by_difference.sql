@@ -7,7 +7,9 @@ ALTER TABLE "revisions" ALTER COLUMN "body" DROP NOT NULL;--> statement-breakpoi
 -- body changes, this trigger keeps the old one in the newest revision that left it out, in the
 -- transaction of the change. The bound `version <= OLD.version` skips the revision of the change
 -- itself: the recorded writes insert it in the same statement as the UPDATE, and an AFTER trigger
--- sees it. Rows written before keep their bodies: a non-null body is always valid.
+-- sees it. A post deleted without its history (the unrecorded delete; a recorded delete removes
+-- the revisions in the same statement) leaves its body in the same way, so that its revisions still
+-- resolve. Rows written before keep their bodies: a non-null body is always valid.
 CREATE FUNCTION revision_body_kept() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE revisions r SET body = OLD.body
@@ -23,3 +25,5 @@ $$;
 --> statement-breakpoint
 CREATE TRIGGER posts_revision_body_kept AFTER UPDATE OF body ON posts FOR EACH ROW
   WHEN (OLD.body IS DISTINCT FROM NEW.body) EXECUTE FUNCTION revision_body_kept();
+--> statement-breakpoint
+CREATE TRIGGER posts_revision_body_kept_delete AFTER DELETE ON posts FOR EACH ROW EXECUTE FUNCTION revision_body_kept();

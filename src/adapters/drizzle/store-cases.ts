@@ -234,6 +234,18 @@ export function describeDrizzleStoreCases(
         ]);
       });
 
+      it('a post deleted without its history leaves its revisions their bodies', async () => {
+        await open();
+        await store.posts.createRecorded(newPost(1, { body: 'first' }), record());
+        await edit({ title: 'Renamed' });
+        await store.posts.delete('P0001', 2);
+        expect(await stored()).toEqual([
+          [1, null],
+          [2, 'first'],
+        ]);
+        expect(await Promise.all([1, 2].map(bodyOf))).toEqual(['first', 'first']);
+      });
+
       it('an unrecorded body edit keeps the old body too, and an appended revision keeps the body it was given', async () => {
         await open();
         await store.posts.createRecorded(newPost(1, { body: 'first' }), record());

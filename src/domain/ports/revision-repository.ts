@@ -61,7 +61,10 @@ export interface RevisionPage {
  * The history of each post: one revision per successful write, numbered by the post version it
  * recorded.
  * - `append` stores a revision (its cover image and SEO fields too); a second revision with the same post and version throws
- *   `VersionConflictError` (history is never rewritten).
+ *   `VersionConflictError` (history is never rewritten). What it is given is the post as it now
+ *   stands, at its current version (`History.record` after a write that did not record itself):
+ *   a store may keep an older revision's text by reference to the newer ones and the post's, so
+ *   appending anything else leaves the post's history undefined.
  * - `list` returns a post's revisions newest first (highest version first), `limit` 1 to 100,
  *   keyset-paginated: `nextCursor` null on the last page, a foreign or garbled cursor throws
  *   `InvalidCursorError`. No revisions is `{ items: [], nextCursor: null }`.

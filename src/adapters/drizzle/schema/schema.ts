@@ -156,8 +156,9 @@ export const postTags = pgTable(
  * as the next newer revision's body, or, for the newest, the post's current body. Reading resolves
  * it: the first non-null body among the newer revisions of the post, else the post's body. So a
  * write stores its revision without the body, and a body is stored once, in `posts`, until it
- * changes: then the trigger `posts_revision_body_kept` (migration 0017) puts the old body into the
- * newest revision that left it out, in the transaction of the change. A non-null body is always
+ * changes or the post is deleted without its history: then the triggers `posts_revision_body_kept`
+ * and `…_delete` (migration 0017) put the old body into the newest revision that left it out, in
+ * the transaction of the change. A non-null body is always
  * valid (revisions written before 0017, or appended with their body).
  */
 export const revisions = pgTable(

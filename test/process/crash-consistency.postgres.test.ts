@@ -208,6 +208,13 @@ describe.skipIf(!available)('a server killed with SIGKILL mid-write, then restar
     // Every write is whole: a post is either as before or as the archive has it.
     expect(counts!.second).toBe(afterKill);
     expect(counts!.posts - 250 + counts!.updated).toBe(afterKill);
+    // And its history with it: an updated post's first revision holds the first edition, which the
+    // update moved there from the post in its own transaction (the 0017 rule: NULL is a newer body).
+    const [history] = await sql<{ updated: number; kept: number }[]>`
+      SELECT count(*)::int AS updated, count(*) FILTER (WHERE r.body LIKE '%First body of post %')::int AS kept
+      FROM posts p JOIN revisions r ON r.post_id = p.id AND r.version = 1 WHERE p.version = 2`;
+    expect(history!.updated).toBeGreaterThan(0);
+    expect(history!.kept).toBe(history!.updated);
 
     const again = await importApply(second, await login(second), archive);
     expect(again.status).toBe(200);

@@ -129,6 +129,24 @@ describe.skipIf(!available)('PostgreSQL store', () => {
       }
     });
 
+    it('an unfiltered list is a prepared statement too: its limits stay parameters, so postgres.js does not send it unprepared (bench/NOTES.md)', async () => {
+      await truncateAll(connection().db);
+      const conn = await openPostgres({ url: databaseUrl(), ...poolDefaults, poolSize: 1 });
+      const store = storeOver(conn);
+      try {
+        for (let n = 1; n <= 3; n += 1) await store.posts.create(newPost(n));
+        for (let n = 0; n < 3; n += 1) {
+          const page = await store.posts.list({ sort: { key: 'updatedAt', direction: 'desc' }, limit: 2 });
+          expect([page.items.length, page.total]).toEqual([2, 3]);
+        }
+        const prepared = await conn.sql`select statement from pg_prepared_statements
+          where statement like 'select "id", %order by "posts"."updated_at" DESC, "posts"."id" DESC limit $%'`;
+        expect(prepared).toHaveLength(1);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('ping throws UnavailableError when the server cannot be reached', async () => {
       const conn = await openPostgres({
         url: 'postgres://postgres@127.0.0.1:1/none',

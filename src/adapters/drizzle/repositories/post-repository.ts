@@ -513,7 +513,11 @@ export class DrizzlePostRepository implements PostRepository {
       ...(query.visibleAt !== undefined ? { visibleAt: query.visibleAt.toISOString() } : {}),
       ...(resumed === null ? {} : { value: resumed.position[0], id: resumed.position[1] }),
     };
-    const sizes = { statuses: statuses.length, fetch: limit + 1, countFetch: countLimit + 1 };
+    // Limits go into the text only beside another parameter: postgres.js sends a statement without
+    // any in the simple protocol, parsed and planned on every execution (bench/NOTES.md).
+    const inline = Object.keys(values).length > 0;
+    if (!inline) Object.assign(values, { fetch: limit + 1, countFetch: countLimit + 1 });
+    const sizes = { statuses: statuses.length, fetch: limit + 1, countFetch: countLimit + 1, inline };
     const shapeOf = (order: ListOrder) => listShapeOf(query, sizes, order, resumed?.position ?? null, withLastChange);
 
     // One after the other: the call holds one permit of the gate, one statement in flight.
@@ -763,7 +767,7 @@ function resumeOf(query: PostQuery, cursor: string): { order: ListOrder; positio
 /** The shape of a list's statements in `order`. */
 function listShapeOf(
   query: PostQuery,
-  sizes: Pick<ListShape, 'statuses' | 'fetch' | 'countFetch'>,
+  sizes: Pick<ListShape, 'statuses' | 'fetch' | 'countFetch' | 'inline'>,
   order: ListOrder,
   position: Position | null,
   lastChange: boolean,
@@ -799,6 +803,8 @@ interface ListShape {
   /** The rows a page reads (its limit and one more) and the matches counted at most (see `inlineLimit`). */
   fetch: number;
   countFetch: number;
+  /** true: the limits are in the text (`limitOf`); false: placeholders `fetch` and `countFetch`. */
+  inline: boolean;
   /** true: only posts with a publishAt; false: only those without; absent: both. */
   scheduled?: boolean;
   tag: boolean;
@@ -833,6 +839,16 @@ interface ListStatements {
  */
 function inlineLimit(rows: number): Placeholder {
   return sql.raw(String(checkedBatchLimit(rows))) as unknown as Placeholder;
+}
+
+/**
+ * A list's LIMIT of `rows`: in the text (`inlineLimit`) when the shape says so, else its
+ * placeholder. A statement with no parameter at all would otherwise go by postgres.js's simple
+ * protocol (its rule for a query without arguments): parsed and planned on every execution, which
+ * costs more than planning a prepared one anew (the admin's unfiltered list, bench/NOTES.md).
+ */
+function limitOf(shape: Pick<ListShape, 'inline' | 'fetch' | 'countFetch'>, rows: 'fetch' | 'countFetch'): Placeholder {
+  return shape.inline ? inlineLimit(shape[rows]) : sql.placeholder(rows);
 }
 
 /**
@@ -879,7 +895,7 @@ function listFilters(db: Database, shape: ListShape) {
           .from(posts)
           .where(and(...filters))
   )
-    .limit(inlineLimit(shape.countFetch))
+    .limit(limitOf(shape, 'countFetch'))
     .as('matches');
   const count = db.select({ n: count_() }).from(matches);
   const counted = sql<number>`(${count})`.mapWith(Number);
@@ -900,20 +916,20 @@ function relevanceStatements<C>(
   db: Database,
   filters: SQL[],
   { count, carried }: { count: C; carried: { counted?: SQL<number> } },
-  { after, fetch }: Pick<ListShape, 'after' | 'fetch'>,
+  shape: Pick<ListShape, 'after' | 'fetch' | 'countFetch' | 'inline'>,
 ) {
   const placeholder = sql.placeholder;
   const rank = sql<number>`(CASE WHEN ${posts.search} @@ ${placeholder('queryA')}::tsquery THEN 3
     WHEN ${posts.search} @@ ${placeholder('queryAB')}::tsquery THEN 2 ELSE 1 END
     + ts_rank(${posts.search}, ${placeholder('query')}::tsquery) / 2)::float4`.mapWith(Number);
   const where =
-    after === 'start' ? filters : [...filters, sql`(${rank}, ${posts.id}) < (${placeholder('value')}::float4, ${placeholder('id')})`];
+    shape.after === 'start' ? filters : [...filters, sql`(${rank}, ${posts.id}) < (${placeholder('value')}::float4, ${placeholder('id')})`];
   const page = db
     .select({ ...summaryColumns, rank, ...carried })
     .from(posts)
     .where(and(...where))
     .orderBy(sql`${rank} DESC`, sql`${posts.id} DESC`)
-    .limit(inlineLimit(fetch));
+    .limit(limitOf(shape, 'fetch'));
   return { page, count };
 }
 
@@ -942,7 +958,7 @@ function listStatements(db: Database, shape: ListShape) {
   const orderBy = nullable
     ? [sql`${col} ${dir} NULLS LAST`, sql`${posts.id} ${dir} NULLS LAST`]
     : [sql`${col} ${dir}`, sql`${posts.id} ${dir}`];
-  const select = (where: SQL[], limit: number | Placeholder = inlineLimit(shape.fetch)) =>
+  const select = (where: SQL[], limit: number | Placeholder = limitOf(shape, 'fetch')) =>
     db
       .select({ ...summaryColumns, ...carried })
       .from(posts)

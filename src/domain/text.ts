@@ -70,3 +70,9 @@ function compareEncoded(a: string, b: string): number {
   }
   return ea.length - eb.length;
 }
+
+/** Whether `text` is ASCII only (every code unit below 0x80): the word rules' shorter road. */
+export function isAscii(text: string): boolean {
+  return !NON_ASCII.test(text);
+}
+const NON_ASCII = /[\u0080-\uffff]/;

@@ -1,3 +1,4 @@
+import { isAscii } from './text.js';
 /**
  * Counts the words of the readable text of a markdown document.
  *
@@ -26,12 +27,10 @@
  */
 export function countWords(markdown: string): number {
   const text = stripMarkdown(markdown);
-  if (NON_ASCII.test(text)) return text.match(WORD_PATTERN)?.length ?? 0;
-  return countAsciiWords(text);
+  return isAscii(text) ? countAsciiWords(text) : (text.match(WORD_PATTERN)?.length ?? 0);
 }
 
 const WORD_PATTERN = /[\p{L}\p{N}\p{M}]+(?:['’\-‐][\p{L}\p{N}\p{M}]+)*/gu;
-const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Kinds of ASCII characters for `WORD_PATTERN`: `[A-Za-z0-9]`, the joiners `'` and `-`, the rest. */
 const OTHER = 0;

@@ -1,5 +1,7 @@
+import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migratePostgres } from './adapters/drizzle/driver/connect-postgres.js';
+import { SchemaAheadError } from './adapters/drizzle/schema/migrations.js';
 import { postgresSettings } from './config.js';
 import { createLogger } from './log.js';
 import { openServerStore } from './open-store.js';
@@ -39,6 +41,68 @@ describe.skipIf(!available)('openServerStore on a database whose schema is behin
       expect(current).toHaveLength(1);
       expect(current[0]).toMatchObject({ level: 'info' });
       expect(lines.filter((line) => line.message === 'not ready: the database schema is behind')).toHaveLength(1);
+    } finally {
+      await opened.store.close();
+    }
+  });
+});
+
+/** Records in `url`'s database, as a newer release's migration would, that servers must know `migration`. */
+async function requireMigration(url: string, migration: string): Promise<void> {
+  const sql = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    await sql`insert into schema_requirements (migration, reason) values (${migration}, 'stores posts in a way older servers misread')`;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+describe.skipIf(!available)('openServerStore on a database a newer release migrated', () => {
+  const logger = createLogger('error', () => undefined);
+
+  it('requires what the shipped migrations say older servers misread: 0017, which this build knows', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
+    try {
+      expect(await sql`select migration from schema_requirements`).toEqual([{ migration: '0017_revision_body_by_difference' }]);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    const opened = await openServerStore({ kind: 'postgres', ...postgresSettings(db.url) }, logger);
+    expect(opened.schemaProblem).toBeNull();
+    await opened.store.close();
+  });
+
+  it('refuses to start, naming the migration it lacks and why, and make migrate refuses it too', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    await requireMigration(db.url, '9999_from_a_newer_release');
+    const opening = openServerStore({ kind: 'postgres', ...postgresSettings(db.url) }, logger);
+    await expect(opening).rejects.toBeInstanceOf(SchemaAheadError);
+    await expect(opening).rejects.toThrow(
+      /^database schema is ahead of this server: .* needs 9999_from_a_newer_release \(stores posts in a way older servers misread\)/,
+    );
+    await expect(migratePostgres(db.url)).rejects.toBeInstanceOf(SchemaAheadError);
+  });
+
+  it('stays not ready, saying so, when a newer release migrates past it while it waited for a migration', async () => {
+    const db = await createTestDatabase(serverUrl, { migrate: false });
+    databases.push(db);
+    const lines: Record<string, unknown>[] = [];
+    const opened = await openServerStore(
+      { kind: 'postgres', ...postgresSettings(db.url) },
+      createLogger('info', (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
+    );
+    try {
+      expect(opened.schemaProblem).toMatch(/^The database schema is behind this server/);
+      await migratePostgres(db.url);
+      await requireMigration(db.url, '9999_from_a_newer_release');
+      expect(await opened.checkSchema()).toMatch(/^database schema is ahead of this server: .*9999_from_a_newer_release/);
+      const ahead = lines.filter((line) => line.message === 'not ready: the database schema is ahead of this server');
+      expect(ahead).toHaveLength(1);
+      expect(String(ahead[0]!.detail)).toContain('9999_from_a_newer_release');
+      expect(lines.filter((line) => line.message === 'ready: the database schema is current')).toHaveLength(0);
     } finally {
       await opened.store.close();
     }

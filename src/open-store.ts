@@ -2,7 +2,7 @@ import type { PgliteConnection } from './adapters/drizzle/driver/connect-pglite.
 import type { ConnectionCounts } from './adapters/drizzle/driver/connection-counts.js';
 import type { ConnectionGate } from './adapters/drizzle/driver/connection-gate.js';
 import { openPostgres, type PostgresConnection } from './adapters/drizzle/driver/connect-postgres.js';
-import { SchemaBehindError } from './adapters/drizzle/schema/migrations.js';
+import { SchemaAheadError, SchemaBehindError } from './adapters/drizzle/schema/migrations.js';
 import { createDrizzleStore } from './adapters/drizzle/store.js';
 import type { SchemaCheck } from './app/readiness.js';
 import type { Config } from './config.js';
@@ -26,7 +26,9 @@ export interface ServerStore {
  * Opens the configured store for the server: embedded PGlite (migrated on open) or a PostgreSQL
  * pool. A PostgreSQL schema behind this build does not stop the server: it starts not ready (a
  * 503 on /readyz and every operation that says only that), names the pending migrations in the
- * log, and becomes ready once `make migrate` has run.
+ * log, and becomes ready once `make migrate` has run. A schema ahead of it (a newer release's
+ * migration this build lacks and must know, see `schema_requirements`) stops it with
+ * `SchemaAheadError`; found later, while waiting for a migration, it keeps the server not ready.
  */
 export async function openServerStore(database: Config['database'], logger: Logger): Promise<ServerStore> {
   if (database.kind === 'pglite') {
@@ -45,17 +47,20 @@ export async function openServerStore(database: Config['database'], logger: Logg
   // The pending migrations are for the operator: logged when what the check finds changes (not
   // at every check, which runs at most once a second while behind), never put in an answer.
   let logged: string | null = null;
+  let ahead: SchemaAheadError | null = null;
   const checkSchema: SchemaCheck = async () => {
     let problem: string | null = null;
+    ahead = null;
     try {
       await connection.checkSchema();
     } catch (error) {
-      if (!(error instanceof SchemaBehindError)) throw error;
-      problem = schemaBehindDetail(error.pending);
+      if (error instanceof SchemaBehindError) problem = schemaBehindDetail(error.pending);
+      else if (error instanceof SchemaAheadError) [ahead, problem] = [error, error.message];
+      else throw error;
     }
     if (problem !== logged) {
       if (problem === null) logger.info('ready: the database schema is current');
-      else logger.warn('not ready: the database schema is behind', { detail: problem });
+      else logger.warn(`not ready: the database schema is ${ahead === null ? 'behind' : 'ahead of this server'}`, { detail: problem });
       logged = problem;
     }
     return problem;
@@ -63,6 +68,8 @@ export async function openServerStore(database: Config['database'], logger: Logg
   let schemaProblem: string | null;
   try {
     schemaProblem = await checkSchema();
+    // Behind, the server waits for `make migrate`; ahead, no migration of this build will do.
+    if (ahead !== null) throw ahead;
   } catch (error) {
     await connection.close();
     throw unreachableDatabaseError(error, database.url) ?? error;

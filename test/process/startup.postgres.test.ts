@@ -1,11 +1,13 @@
 /**
  * Start-up on PostgreSQL as a process (`node --import tsx src/main.ts`): `.env` is read from the
- * working directory with the environment winning, and a server started on a schema behind its
- * migrations says in its log when it becomes ready, with no request asking.
+ * working directory with the environment winning, a server started on a schema behind its
+ * migrations says in its log when it becomes ready, with no request asking, and one started on a
+ * schema a newer release migrated exits saying so.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import postgres from 'postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/adapters/drizzle/driver/connect-postgres.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
@@ -49,6 +51,22 @@ describe.skipIf(!available)('starting the server on PostgreSQL', () => {
     expect(await fetch(`${base}/content/feed.atom`).then((r) => r.text())).toContain('<title>From the file</title>');
     await expect.poll(() => server.output(), { timeout: 3000 }).toContain('read settings from .env');
     expect(server.output()).toContain(`"path":"${join(cwd, '.env')}"`);
+  });
+
+  it('exits 1 saying the schema is ahead, naming the migration it lacks, on a database a newer release migrated', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`insert into schema_requirements (migration, reason) values ('9999_from_a_newer_release', 'stores posts anew')`;
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    const server = spawnServer({ DATABASE_URL: db.url, JWT_SECRET: 'j'.repeat(40), PORT: String(await freePort()) });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain(
+      'MarginCMS could not start: database schema is ahead of this server: it was migrated by a newer release and needs 9999_from_a_newer_release (stores posts anew)',
+    );
   });
 
   it('logs that it is ready once `make migrate` has run on its schema, with no request asking', async () => {

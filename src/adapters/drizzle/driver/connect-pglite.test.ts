@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SchemaAheadError } from '../schema/migrations.js';
 import { openPglite } from './connect-pglite.js';
 
 const directories: string[] = [];
@@ -76,5 +77,22 @@ describe('openPglite file modes', () => {
       await connection.close();
     }
     expect(notPrivate(dataDir)).toEqual([]);
+  });
+});
+
+describe('openPglite on a data folder a newer release migrated', () => {
+  it('refuses it, naming the migration it lacks and why, and leaves the folder to the next open', async () => {
+    const dir = tempDir();
+    const first = await openPglite({ dataDir: dir });
+    await first.client.query(
+      `insert into schema_requirements (migration, reason) values ('9999_from_a_newer_release', 'stores posts in a way older servers misread')`,
+    );
+    await first.close();
+
+    await expect(openPglite({ dataDir: dir })).rejects.toThrow(
+      /^database schema is ahead of this server: .* needs 9999_from_a_newer_release \(stores posts in a way older servers misread\)/,
+    );
+    // Refused again, not "in use": the refused open closed PGlite and released the folder's lock.
+    await expect(openPglite({ dataDir: dir })).rejects.toBeInstanceOf(SchemaAheadError);
   });
 });

@@ -4,7 +4,8 @@ import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { Database } from './database.js';
-import { migrationConfig } from '../schema/migrations.js';
+import { assertRequirementsKnown, migrationConfig, readJournal } from '../schema/migrations.js';
+import { schemaRequirements } from '../schema/schema.js';
 import { backfillSearch } from '../schema/search-backfill.js';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 import { makePrivateDir, makePrivateTree } from './private-files.js';
@@ -28,7 +29,8 @@ export interface PgliteConnection {
 }
 
 /**
- * Opens an embedded PGlite (with pg_trgm) and applies pending migrations. One process at a time
+ * Opens an embedded PGlite (with pg_trgm) and applies pending migrations; a folder that a newer
+ * release migrated, requiring a migration this build lacks, is refused (`SchemaAheadError`). One process at a time
  * may open a given `dataDir`: it is locked first (`lockDataDir`), a DataDirInUseError naming the
  * holder when another live process has it, and released by `close` (a killed process leaves a
  * lock the next open takes over). In memory, nothing is locked.
@@ -59,6 +61,9 @@ async function openLocked(options: PgliteOptions, unlock: () => void): Promise<P
     const db = drizzle(client);
     await migrate(db, migrationConfig(options.migrationsFolder));
     await backfillSearch(db);
+    // A data folder a newer release migrated: refused (SchemaAheadError), not served wrong.
+    const requirements = await db.select().from(schemaRequirements).orderBy(schemaRequirements.migration);
+    assertRequirementsKnown(requirements, readJournal(options.migrationsFolder));
     return {
       kind: 'pglite',
       db,

@@ -7,6 +7,7 @@ import { ConnectionCounts } from './connection-counts.js';
 import { ConnectionGate } from './connection-gate.js';
 import type { Database } from './database.js';
 import {
+  assertRequirementsKnown,
   MIGRATIONS_FOLDER,
   MIGRATIONS_SCHEMA,
   MIGRATIONS_TABLE,
@@ -14,6 +15,8 @@ import {
   pendingMigrations,
   readJournal,
   SchemaBehindError,
+  type JournalEntry,
+  type SchemaRequirement,
 } from '../schema/migrations.js';
 import { backfillSearch } from '../schema/search-backfill.js';
 import { pgErrorInfo, toDomainError } from './pg-errors.js';
@@ -151,8 +154,21 @@ async function checkSchema(sql: postgres.Sql, migrationsFolder: string): Promise
     if (code !== '42P01' && code !== '3F000') throw toDomainError(error);
     latest = null;
   }
-  const pending = pendingMigrations(readJournal(migrationsFolder), latest);
+  const journal = readJournal(migrationsFolder);
+  const pending = pendingMigrations(journal, latest);
   if (pending.length > 0) throw new SchemaBehindError(pending.map((m) => m.tag));
+  await checkRequirements(sql, journal);
+}
+
+/** Throws `SchemaAheadError` when the database requires a migration `journal` lacks (see `schema_requirements`). */
+async function checkRequirements(sql: postgres.Sql, journal: readonly JournalEntry[]): Promise<void> {
+  let requirements: SchemaRequirement[];
+  try {
+    requirements = await sql<SchemaRequirement[]>`select migration, reason from schema_requirements order by migration`;
+  } catch (error) {
+    throw toDomainError(error);
+  }
+  assertRequirementsKnown(requirements, journal);
 }
 
 /**
@@ -177,6 +193,8 @@ export async function migratePostgres(
       const db = drizzle(sql);
       await migrate(db, migrationConfig(options.migrationsFolder));
       await backfillSearch(db);
+      // Nothing to apply to a database a newer release migrated: say so now, not at the server's start.
+      await checkRequirements(sql, readJournal(options.migrationsFolder));
     } finally {
       await sql`select pg_advisory_unlock(hashtext('margin-cms:migrate'))`;
     }

@@ -41,6 +41,35 @@ export function pendingMigrations(journal: JournalEntry[], latestApplied: number
   return journal.filter((entry) => latestApplied === null || entry.when > latestApplied);
 }
 
+/** A row of `schema_requirements`: a migration a server must know to run against the database, and why. */
+export interface SchemaRequirement {
+  migration: string;
+  reason: string;
+}
+
+/**
+ * Throws `SchemaAheadError` when the database requires a migration this build's journal lacks (a
+ * newer release migrated it): this build would misread what that migration stores.
+ */
+export function assertRequirementsKnown(requirements: readonly SchemaRequirement[], journal: readonly JournalEntry[]): void {
+  const known = new Set(journal.map((entry) => entry.tag));
+  const unknown = requirements.filter((requirement) => !known.has(requirement.migration));
+  if (unknown.length > 0) throw new SchemaAheadError(unknown);
+}
+
+/** Thrown at start-up when the database was migrated by a newer release that this build cannot serve. */
+export class SchemaAheadError extends Error {
+  constructor(readonly unknown: readonly SchemaRequirement[]) {
+    super(
+      `database schema is ahead of this server: it was migrated by a newer release and needs ${unknown
+        .map((r) => `${r.migration} (${r.reason})`)
+        .join(', ')}, which this server does not know. Run that release or a later one; to go back to this one, ` +
+        'restore the backup taken before that migration',
+    );
+    this.name = 'SchemaAheadError';
+  }
+}
+
 /** Thrown at start-up when the database lacks migrations this build needs. */
 export class SchemaBehindError extends Error {
   constructor(readonly pending: readonly string[]) {

@@ -484,7 +484,23 @@ export const previewLinks = pgTable(
   ],
 );
 
-/** Every table, in the order `TRUNCATE` lists them. */
+/**
+ * The migrations a server must know to run against this database: a migration that an older
+ * server would misread (it stores data in a way older code does not read back) adds a row naming
+ * itself and why. A server whose migrations lack one refuses to start (`SchemaAheadError`), rather
+ * than serve that data wrong, say after a rollback to an older release. Rows are written only by
+ * migrations; no table of the application's (`ALL_TABLES`).
+ */
+export const schemaRequirements = pgTable(
+  'schema_requirements',
+  {
+    migration: textC('migration').notNull(),
+    reason: text('reason').notNull(),
+  },
+  (t) => [primaryKey({ name: 'schema_requirements_pkey', columns: [t.migration] })],
+);
+
+/** Every table of the application's data, in the order `TRUNCATE` lists them. */
 export const ALL_TABLES = [
   'posts',
   'post_tags',

@@ -113,7 +113,7 @@ describe('Readiness', () => {
     expect(checks).toBe(2);
   });
 
-  it('watching a behind schema re-checks it with no request asking, until it is current, then stops', async () => {
+  it('watching a behind schema re-checks it often with no request asking, and once current only at the slower pace', async () => {
     let problem: string | null = BEHIND;
     let checks = 0;
     const readiness = new Readiness({
@@ -125,22 +125,61 @@ describe('Readiness', () => {
         return problem;
       },
     });
-    const stop = readiness.watchSchema(10);
+    const stop = readiness.watchSchema(10, 60_000);
     await expect.poll(() => checks).toBeGreaterThanOrEqual(2);
     problem = null; // `make migrate` ran
     await expect.poll(() => readiness.check().then(() => 'ready')).toBe('ready');
+    // The check the watch had already set at the behind pace may still come once.
+    await new Promise((resolve) => setTimeout(resolve, 30));
     const checksWhenCurrent = checks;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(checks, 'no check once current').toBe(checksWhenCurrent);
+    expect(checks, 'no check at the behind pace once current').toBe(checksWhenCurrent);
     stop();
   });
 
-  it('watching a current schema checks nothing', async () => {
+  it('watching a current schema re-checks it now and then: a newer release migrating past this server takes it out of service', async () => {
+    let problem: string | null = null;
     let checks = 0;
-    const readiness = new Readiness({ store: up, clock: new FixedClock(new Date()), checkSchema: async () => String(++checks) });
-    const stop = readiness.watchSchema(10);
+    const readiness = new Readiness({
+      store: up,
+      clock: new FixedClock(new Date()),
+      checkSchema: async () => {
+        checks += 1;
+        return problem;
+      },
+    });
+    const stop = readiness.watchSchema(1000, 10);
+    await expect.poll(() => checks).toBeGreaterThanOrEqual(2);
+    expect(() => readiness.admit()).not.toThrow();
+    problem = 'database schema is ahead of this server'; // a newer release's migration
+    await expect
+      .poll(() =>
+        readiness.check().then(
+          () => 'ready',
+          (error: unknown) => error,
+        ),
+      )
+      .toBeInstanceOf(UnavailableError);
+    expect(() => readiness.admit()).toThrow(UnavailableError);
+    stop();
+    const checksWhenStopped = checks;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(checks).toBe(0);
+    expect(checks, 'no check once stopped').toBe(checksWhenStopped);
+  });
+
+  it('a watch whose check fails (the database down) keeps watching and changes nothing', async () => {
+    let checks = 0;
+    const readiness = new Readiness({
+      store: up,
+      clock: new FixedClock(new Date()),
+      checkSchema: async () => {
+        checks += 1;
+        throw new Error('connection refused');
+      },
+    });
+    const stop = readiness.watchSchema(1000, 10);
+    await expect.poll(() => checks).toBeGreaterThanOrEqual(3);
+    expect(() => readiness.admit()).not.toThrow();
     stop();
   });
 });

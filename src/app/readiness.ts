@@ -16,11 +16,13 @@ export const SHUTTING_DOWN = 'The server is shutting down and finishing the requ
 export const NOT_READY = 'The server is not ready yet; retry shortly.';
 /** While the schema is behind, operations re-check it at most this often. */
 const SCHEMA_RECHECK_MS = 1000;
+/** While the schema is current, the watch re-checks it this often (one small read per process). */
+const SCHEMA_WATCH_MS = 30_000;
 
 export interface ReadinessOptions {
   store: Pick<Store, 'ping'>;
   clock: Clock;
-  /** Re-checks the schema; only called while it was behind. */
+  /** Re-checks the schema: while it was behind, and now and then by `watchSchema`. */
   checkSchema?: SchemaCheck;
   /** What the check at start-up found (null: current); kept for the log, never answered. */
   schemaProblem?: string | null;
@@ -70,18 +72,26 @@ export class Readiness {
   }
 
   /**
-   * While the schema is behind, re-checks it every `intervalMs` even when no request asks, so that
-   * the server notices (and `checkSchema` logs) the moment `make migrate` has run; stops once it is
-   * current. The timer keeps no process alive. Returns what stops it (at shutdown).
+   * Re-checks the schema with no request asking: every `behindMs` while it is behind, so that the
+   * server notices (and `checkSchema` logs) the moment `make migrate` has run, and every
+   * `currentMs` while it is current, so that a newer release's migration this server must not run
+   * past (`schema_requirements`) takes it out of service within that time instead of leaving it
+   * serving data it misreads. A check that fails (the database down) changes nothing. The timer
+   * keeps no process alive. Returns what stops it (at shutdown).
    */
-  watchSchema(intervalMs = SCHEMA_RECHECK_MS): () => void {
-    if (this.#schemaProblem === null) return () => undefined;
-    const timer = setInterval(() => {
-      if (this.#schemaProblem === null) clearInterval(timer);
-      else void this.#recheckSchema().catch(() => undefined);
-    }, intervalMs);
-    timer.unref();
-    return () => clearInterval(timer);
+  watchSchema(behindMs = SCHEMA_RECHECK_MS, currentMs = SCHEMA_WATCH_MS): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const next = (): void => {
+      if (stopped) return;
+      timer = setTimeout(() => void this.#recheckSchema().then(next, next), this.#schemaProblem === null ? currentMs : behindMs);
+      timer.unref();
+    };
+    next();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }
 
   #recheckSchema(): Promise<void> {

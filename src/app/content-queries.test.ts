@@ -98,44 +98,48 @@ describe('ContentQueries.latest', () => {
       post('01B', { publishedAt: at(-2) }),
       post('01C', { publishedAt: at(-1) }),
     ]);
-    const get = store.posts.get.bind(store.posts);
-    store.posts.get = async (id) => {
-      if (id === '01B') return null;
-      const found = await get(id);
-      return id === '01C' && found !== null ? { ...found, status: 'draft' } : found;
-    };
+    const getMany = store.posts.getMany.bind(store.posts);
+    store.posts.getMany = async (ids) =>
+      (await getMany(ids)).flatMap((found) =>
+        found.id === '01B' ? [] : found.id === '01C' ? [{ ...found, status: 'draft' as const }] : [found],
+      );
     const latest = await new ContentQueries(store, new FixedClock(NOW)).latest();
     expect(latest.map((one) => one.id)).toEqual(['01A']);
+  });
+
+  it('reads the bodies of a feed in one call of the store, not one per post', async () => {
+    const store = await storeWith(
+      Array.from({ length: 25 }, (_, i) => post(`01${String(i).padStart(3, '0')}`, { publishedAt: at(-i - 1) })),
+    );
+    const calls = { get: 0, getMany: 0 };
+    const [get, getMany] = [store.posts.get.bind(store.posts), store.posts.getMany.bind(store.posts)];
+    store.posts.get = (id) => (calls.get++, get(id));
+    store.posts.getMany = (ids) => (calls.getMany++, getMany(ids));
+    expect(await new ContentQueries(store, new FixedClock(NOW)).latest()).toHaveLength(20);
+    expect(calls).toEqual({ get: 0, getMany: 1 });
   });
 });
 
 describe('ContentQueries.media', () => {
-  it('answers the media that exist by id, reading each id once and at most twenty at a time', async () => {
+  it('answers the media that exist by id, reading each id once, a hundred in one read of the store', async () => {
     const store = createMemoryStore();
-    const ids = Array.from({ length: 45 }, (_, i) => `m${String(i).padStart(25, 'a')}`);
-    for (const id of ids.slice(0, 40)) await store.media.create(media(id));
-    let running = 0;
-    let most = 0;
-    const read: string[] = [];
-    const get = store.media.get.bind(store.media);
+    const ids = Array.from({ length: 245 }, (_, i) => `m${String(i).padStart(25, 'a')}`);
+    for (const id of ids.slice(0, 240)) await store.media.create(media(id));
+    const reads: string[][] = [];
+    const getMany = store.media.getMany.bind(store.media);
     const counted: Store = {
       ...store,
       media: {
         ...store.media,
-        get: async (id) => {
-          read.push(id);
-          most = Math.max(most, ++running);
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          running -= 1;
-          return get(id);
-        },
+        get: () => Promise.reject(new Error('one read per id')),
+        getMany: (some) => (reads.push([...some]), getMany(some)),
       },
     };
     const found = await new ContentQueries(counted, new FixedClock(NOW)).media([...ids, ...ids]);
-    expect([...found.keys()]).toEqual(ids.slice(0, 40));
+    expect([...found.keys()]).toEqual(ids.slice(0, 240));
     expect(found.get(ids[0]!)).toEqual(media(ids[0]!));
-    expect(read.sort()).toEqual([...ids].sort());
-    expect(most).toBe(20);
+    expect(reads.map((one) => one.length)).toEqual([100, 100, 45]);
+    expect(reads.flat()).toEqual(ids);
   });
 
   it('answers an empty map, reading nothing, for no ids', async () => {

@@ -16,12 +16,8 @@ const FEED_SIZE = 20;
 /** The most URLs one sitemap may list (sitemaps.org). */
 const SITEMAP_MAX = 50_000;
 const SITEMAP_PAGE = 100;
-/**
- * How many media records are read at once, one `get` each: a page's covers (at most 100) in five
- * rounds, a body's images in a few. The port has no batch read; the sitemap, which may need
- * thousands, is where one would pay off.
- */
-const MEDIA_READS_AT_ONCE = 20;
+/** How many media records one read of the store takes (`getMany`'s most): a page's covers in one, a sitemap's in a few. */
+const MEDIA_READ_BATCH = 100;
 
 /** A visible post of the sitemap, with what was read of its body (the body itself is not kept). */
 export type SitemapPost<T> = PostSummary & { fromBody: T };
@@ -86,14 +82,14 @@ export class ContentQueries {
   }
 
   /**
-   * The `FEED_SIZE` most recently published posts, of one tag when given, with their bodies (each
-   * read by id, all at once); one no longer visible by then is left out.
+   * The `FEED_SIZE` most recently published posts, of one tag when given, with their bodies (read
+   * together, in one round trip); one no longer visible by then is left out.
    */
   async latest(tag?: string): Promise<Post[]> {
     const page = await this.list({ ...(tag === undefined ? {} : { tag }), limit: FEED_SIZE });
     const now = this.#clock.now();
-    const posts = await Promise.all(page.items.map((item) => this.#store.posts.get(item.id)));
-    return posts.filter((post): post is Post => post !== null && isVisibleToReaders(post, now));
+    const posts = await this.#store.posts.getMany(page.items.map((item) => item.id));
+    return posts.filter((post) => isVisibleToReaders(post, now));
   }
 
   /**
@@ -117,15 +113,14 @@ export class ContentQueries {
   }
 
   /**
-   * The media of these ids that exist, by id: each id read once, `MEDIA_READS_AT_ONCE` at a time;
-   * an unknown id (a media deleted since it was linked) is absent.
+   * The media of these ids that exist, by id: each id read once, `MEDIA_READ_BATCH` in one read of
+   * the store; an unknown id (a media deleted since it was linked) is absent.
    */
   async media(ids: Iterable<string>): Promise<Map<string, Media>> {
     const unique = [...new Set(ids)];
     const found = new Map<string, Media>();
-    for (let start = 0; start < unique.length; start += MEDIA_READS_AT_ONCE) {
-      const batch = await Promise.all(unique.slice(start, start + MEDIA_READS_AT_ONCE).map((id) => this.#store.media.get(id)));
-      for (const media of batch) if (media !== null) found.set(media.id, media);
+    for (let start = 0; start < unique.length; start += MEDIA_READ_BATCH) {
+      for (const media of await this.#store.media.getMany(unique.slice(start, start + MEDIA_READ_BATCH))) found.set(media.id, media);
     }
     return found;
   }

@@ -16,6 +16,16 @@ export function checkedPageLimit(limit: number): number {
 }
 
 /**
+ * `ids` without repeats, in the order first named, as a port's `getMany` takes them.
+ * @throws RangeError with more than `PAGE_LIMIT_MAX` distinct ids (a caller's bug: it reads in pages)
+ */
+export function checkedIds(ids: readonly string[]): string[] {
+  const unique = [...new Set(ids)];
+  if (unique.length > PAGE_LIMIT_MAX) throw new RangeError(`at most ${PAGE_LIMIT_MAX} ids are read at once, got ${unique.length}`);
+  return unique;
+}
+
+/**
  * A batch size of a purge: a positive integer.
  * @throws RangeError otherwise
  */

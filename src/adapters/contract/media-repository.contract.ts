@@ -142,6 +142,21 @@ export function describeMediaRepositoryContract(make: MakeStore): void {
         expect(await media().get(`${mediaId(1)} `)).toBeNull();
       });
 
+      it('getMany answers the media of the ids that exist, as get does, in the order named, each once', async () => {
+        expect(await media().getMany([])).toEqual([]);
+        for (const n of [1, 2, 3]) await media().create(newMedia(n));
+        const got = await media().getMany([mediaId(3), mediaId(4), mediaId(1).toUpperCase(), mediaId(1), mediaId(3), mediaId(2)]);
+        expect(got).toEqual([await media().get(mediaId(3)), await media().get(mediaId(1)), await media().get(mediaId(2))]);
+        expect(await media().getMany([mediaId(4)])).toEqual([]);
+      });
+
+      it('getMany reads at most 100 distinct ids at once: a RangeError beyond, however often they are named', async () => {
+        const hundred = Array.from({ length: 100 }, (_, i) => mediaId(i + 1));
+        await media().create(newMedia(7));
+        expect((await media().getMany([...hundred, ...hundred])).map((m) => m.id)).toEqual([mediaId(7)]);
+        await expect(media().getMany([...hundred, mediaId(101)])).rejects.toThrow(RangeError);
+      });
+
       it('keeps millisecond precision of createdAt on every read', async () => {
         const createdAt = new Date('2026-12-31T23:59:59.999Z');
         const created = await media().create(newMedia(1, { createdAt }));

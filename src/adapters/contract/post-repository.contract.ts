@@ -301,6 +301,26 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(await posts().getBySlug('missing')).toBeNull();
       });
 
+      it('getMany returns the posts of the ids that exist, whole as get returns them, in the order named, each once', async () => {
+        expect(await posts().getMany([])).toEqual([]);
+        await posts().create(newPost(1, { body: 'The first body.', tags: ['a'] }));
+        await posts().create(newPost(2, { body: 'The second body.', status: 'published' }));
+        await posts().create(newPost(3, { body: 'The third body.', excerpt: 'Third' }));
+        const got = await posts().getMany([ulid(3), ulid(404), ulid(1), ulid(3), ulid(2)]);
+        expect(got).toEqual([await posts().get(ulid(3)), await posts().get(ulid(1)), await posts().get(ulid(2))]);
+        expect(got[0]?.body).toBe('The third body.');
+        expect(await posts().getMany([ulid(404), ulid(405)])).toEqual([]);
+        got[1]!.tags.push('mutated');
+        expect((await posts().get(ulid(1)))?.tags).toEqual(['a']);
+      });
+
+      it('getMany reads at most 100 distinct ids at once: a RangeError beyond, however often they are named', async () => {
+        const hundred = Array.from({ length: 100 }, (_, i) => ulid(i + 1));
+        await posts().create(newPost(100));
+        expect((await posts().getMany([...hundred, ...hundred])).map((post) => post.id)).toEqual([ulid(100)]);
+        await expect(posts().getMany([...hundred, ulid(101)])).rejects.toThrow(RangeError);
+      });
+
       it('returns copies: mutating an input or a result does not change the stored post', async () => {
         const input = newPost(1, { tags: ['a'], status: 'published' });
         const created = await posts().create(input);

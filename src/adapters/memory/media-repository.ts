@@ -1,4 +1,4 @@
-import { checkedBatchLimit, checkedPageLimit, compareUtf8, hasCursor, pageOf } from '../../domain/index.js';
+import { checkedBatchLimit, checkedIds, checkedPageLimit, compareUtf8, hasCursor, pageOf } from '../../domain/index.js';
 import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
 import { DuplicateIdError } from '../../domain/errors.js';
 import type { Media, MediaUse } from '../../domain/media.js';
@@ -65,6 +65,15 @@ export class MemoryMediaRepository implements MediaRepository {
       const found = library.get(id);
       return found === undefined ? null : copyMedia(found);
     });
+  }
+
+  getMany(ids: readonly string[]): Promise<Media[]> {
+    return this.#exec((library) =>
+      checkedIds(ids).flatMap((id) => {
+        const found = library.get(id);
+        return found === undefined ? [] : [copyMedia(found)];
+      }),
+    );
   }
 
   list(query: { limit: number; cursor?: string | null }): Promise<{ items: Media[]; nextCursor: string | null }> {

@@ -9,7 +9,7 @@ import {
 } from '../../domain/search.js';
 import { decodeCursor, decodeRelevanceCursor, encodeCursor, postCursorScope, postPositionShape } from '../../domain/cursor.js';
 import { DuplicateIdError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
-import { countedTotal, countLimitOf } from '../../domain/paging.js';
+import { checkedIds, countedTotal, countLimitOf } from '../../domain/paging.js';
 import { NO_SEO, type CoverImage, type PostSeo } from '../../domain/media.js';
 import { isVisibleToReaders, POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
 import { revisionOf, type Revision } from '../../domain/ports/revision-repository.js';
@@ -253,6 +253,15 @@ export class MemoryPostRepository implements PostRepository {
       const post = data.posts.get(id);
       return post === undefined ? null : copyPost(post);
     });
+  }
+
+  getMany(ids: readonly string[]): Promise<Post[]> {
+    return this.#session.exec((data) =>
+      checkedIds(ids).flatMap((id) => {
+        const post = data.posts.get(id);
+        return post === undefined ? [] : [copyPost(post)];
+      }),
+    );
   }
 
   getBySlug(slug: string): Promise<Post | null> {

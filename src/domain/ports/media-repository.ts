@@ -31,6 +31,9 @@ export function mediaCursorScope(): string {
  *   `sha256` is, else null: an upload's bytes are found whether they are what was uploaded or what
  *   is served.
  * - `get(id)` answers the media or null. Ids compare exactly (byte for byte, case included).
+ * - `getMany(ids)` answers the media of `ids` that exist, as `get` does, in the order of `ids`,
+ *   each once however often it is named; an unknown id is left out, and no ids give []. It takes
+ *   at most `PAGE_LIMIT_MAX` (100) distinct ids (a RangeError beyond), read together.
  * - `list({ limit, cursor })`: newest first (`createdAt` descending, then `id` descending in byte
  *   order), cursor pages as every list port (`limit` an integer from 1 to 100, else `RangeError`;
  *   a cursor that is not one of this list's throws `InvalidCursorError`); an empty library, or the
@@ -48,6 +51,7 @@ export interface MediaRepository {
   create(media: NewMedia): Promise<{ media: Media; created: boolean }>;
   findByHash(sha256: string): Promise<Media | null>;
   get(id: string): Promise<Media | null>;
+  getMany(ids: readonly string[]): Promise<Media[]>;
   list(query: { limit: number; cursor?: string | null }): Promise<{ items: Media[]; nextCursor: string | null }>;
   update(id: string, changes: MediaChanges): Promise<Media | null>;
   delete(id: string): Promise<boolean>;

@@ -153,6 +153,9 @@ export interface TagCount {
  *   (`coverImage` null) and `NO_SEO`. An update changes them only when `changes` names them, and
  *   a recorded write's revision records them.
  * - `get` and `getBySlug` return null, never throw, for a missing post.
+ * - `getMany(ids)` returns the posts of `ids` that exist, whole as `get` returns them, in the order
+ *   of `ids`, each once however often it is named; a missing id is left out, and no ids give [].
+ *   It takes at most `PAGE_LIMIT_MAX` (100) distinct ids (a RangeError beyond), read together.
  *
  * Writes guarded by a version (optimistic concurrency, decided by the store, never by a read before
  * the write)
@@ -240,6 +243,7 @@ export interface PostRepository {
   create(post: NewPost): Promise<Post>;
   createRecorded(post: NewPost, record: CreationRecord): Promise<Post>;
   get(id: string): Promise<Post | null>;
+  getMany(ids: readonly string[]): Promise<Post[]>;
   getBySlug(slug: string): Promise<Post | null>;
   list(query: PostQuery): Promise<PostPage>;
   listWithLastChange(query: PostQuery): Promise<PostPage & { lastChange: Date | null }>;

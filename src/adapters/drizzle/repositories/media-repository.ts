@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, or, sql, type SQL } from 'drizzle-orm';
-import { checkedBatchLimit, checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
+import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { checkedBatchLimit, checkedIds, checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor.js';
 import { searchTokens } from '../../../domain/search.js';
 import { DuplicateIdError } from '../../../domain/errors.js';
@@ -89,6 +89,17 @@ export class DrizzleMediaRepository implements MediaRepository {
   async get(id: string): Promise<Media | null> {
     const rows = await this.session.run((db) => db.select().from(media).where(eq(media.id, id)));
     return rows[0] === undefined ? null : toMedia(rows[0]);
+  }
+
+  async getMany(ids: readonly string[]): Promise<Media[]> {
+    const wanted = checkedIds(ids);
+    if (wanted.length === 0) return [];
+    const rows = await this.session.run((db) => db.select().from(media).where(inArray(media.id, wanted)));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return wanted.flatMap((id) => {
+      const row = byId.get(id);
+      return row === undefined ? [] : [toMedia(row)];
+    });
   }
 
   async list(query: { limit: number; cursor?: string | null }): Promise<{ items: Media[]; nextCursor: string | null }> {

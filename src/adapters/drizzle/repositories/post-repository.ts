@@ -3,6 +3,7 @@ import { decodeCursor, decodeRelevanceCursor, encodeCursor, postCursorScope, pos
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import {
   checkedBatchLimit,
+  checkedIds,
   checkedPageLimit,
   countedTotal,
   countLimitOf,
@@ -477,6 +478,17 @@ export class DrizzlePostRepository implements PostRepository {
   async get(id: string): Promise<Post | null> {
     const rows = await this.session.run(() => this.#stmt.byId.execute({ id }));
     return rows[0] ? toPost(rows[0]) : null;
+  }
+
+  async getMany(ids: readonly string[]): Promise<Post[]> {
+    const wanted = checkedIds(ids);
+    if (wanted.length === 0) return [];
+    const rows = await this.session.run((db) => db.select(postColumns).from(posts).where(inArray(posts.id, wanted)));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return wanted.flatMap((id) => {
+      const row = byId.get(id);
+      return row === undefined ? [] : [toPost(row)];
+    });
   }
 
   async getBySlug(slug: string): Promise<Post | null> {

@@ -86,13 +86,47 @@ describe.skipIf(!available)('openServerStore on a database a newer release migra
     await expect(migratePostgres(db.url)).rejects.toBeInstanceOf(SchemaAheadError);
   });
 
+  it('refuses a database with every migration applied but without schema_requirements, saying it is not one it knows', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`drop table schema_requirements`;
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    await expect(openServerStore({ kind: 'postgres', ...postgresSettings(db.url) }, logger)).rejects.toThrow(
+      /^database schema is not one this server knows: it has no table schema_requirements/,
+    );
+  });
+
+  it('tells the server, which stops, when a newer release migrates past it while it runs', async () => {
+    const db = await createTestDatabase(serverUrl);
+    databases.push(db);
+    const told: SchemaAheadError[] = [];
+    const opened = await openServerStore({ kind: 'postgres', ...postgresSettings(db.url) }, logger, {
+      onAhead: (error) => told.push(error),
+    });
+    try {
+      expect(await opened.checkSchema()).toBeNull();
+      expect(told).toEqual([]);
+      await requireMigration(db.url, '9999_from_a_newer_release');
+      expect(await opened.checkSchema()).toMatch(/^database schema is ahead of this server: .*9999_from_a_newer_release/);
+      expect(told.map((error) => error.unknown.map((r) => r.migration))).toEqual([['9999_from_a_newer_release']]);
+    } finally {
+      await opened.store.close();
+    }
+  });
+
   it('stays not ready, saying so, when a newer release migrates past it while it waited for a migration', async () => {
     const db = await createTestDatabase(serverUrl, { migrate: false });
     databases.push(db);
     const lines: Record<string, unknown>[] = [];
+    const told: SchemaAheadError[] = [];
     const opened = await openServerStore(
       { kind: 'postgres', ...postgresSettings(db.url) },
       createLogger('info', (line) => lines.push(JSON.parse(line) as Record<string, unknown>)),
+      { onAhead: (error) => told.push(error) },
     );
     try {
       expect(opened.schemaProblem).toMatch(/^The database schema is behind this server/);
@@ -103,6 +137,7 @@ describe.skipIf(!available)('openServerStore on a database a newer release migra
       expect(ahead).toHaveLength(1);
       expect(String(ahead[0]!.detail)).toContain('9999_from_a_newer_release');
       expect(lines.filter((line) => line.message === 'ready: the database schema is current')).toHaveLength(0);
+      expect(told).toHaveLength(1);
     } finally {
       await opened.store.close();
     }

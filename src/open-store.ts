@@ -18,7 +18,7 @@ export interface ServerStore {
   pool: { gate: ConnectionGate; connections: ConnectionCounts } | null;
   /** What the schema check at start found: null when current. */
   schemaProblem: string | null;
-  /** Checks the schema again (readiness, while it was behind). */
+  /** Checks the schema again (readiness: while it is behind, and now and then while current). */
   checkSchema: SchemaCheck;
 }
 
@@ -27,10 +27,15 @@ export interface ServerStore {
  * pool. A PostgreSQL schema behind this build does not stop the server: it starts not ready (a
  * 503 on /readyz and every operation that says only that), names the pending migrations in the
  * log, and becomes ready once `make migrate` has run. A schema ahead of it (a newer release's
- * migration this build lacks and must know, see `schema_requirements`) stops it with
- * `SchemaAheadError`; found later, while waiting for a migration, it keeps the server not ready.
+ * migration this build lacks and must know, see `schema_requirements`) stops it at start with
+ * `SchemaAheadError`; found by a later check, it is not ready and `onAhead` is told (the server
+ * stops, as it would at start).
  */
-export async function openServerStore(database: Config['database'], logger: Logger): Promise<ServerStore> {
+export async function openServerStore(
+  database: Config['database'],
+  logger: Logger,
+  options: { onAhead?: (error: SchemaAheadError) => void } = {},
+): Promise<ServerStore> {
   if (database.kind === 'pglite') {
     logger.info('opening embedded PGlite', { dataDir: database.dataDir });
     // Loaded only here: a server on PostgreSQL never loads PGlite.
@@ -44,20 +49,20 @@ export async function openServerStore(database: Config['database'], logger: Logg
   }
   logger.info('connecting to PostgreSQL', { url: maskUrl(database.url), poolSize: database.poolSize });
   const connection = await openPostgres(database);
+  const inspect = async (): Promise<{ problem: string | null; ahead: SchemaAheadError | null }> => {
+    try {
+      await connection.checkSchema();
+      return { problem: null, ahead: null };
+    } catch (error) {
+      if (error instanceof SchemaBehindError) return { problem: schemaBehindDetail(error.pending), ahead: null };
+      if (error instanceof SchemaAheadError) return { problem: error.message, ahead: error };
+      throw error;
+    }
+  };
   // The pending migrations are for the operator: logged when what the check finds changes (not
   // at every check, which runs at most once a second while behind), never put in an answer.
   let logged: string | null = null;
-  let ahead: SchemaAheadError | null = null;
-  const checkSchema: SchemaCheck = async () => {
-    let problem: string | null = null;
-    ahead = null;
-    try {
-      await connection.checkSchema();
-    } catch (error) {
-      if (error instanceof SchemaBehindError) problem = schemaBehindDetail(error.pending);
-      else if (error instanceof SchemaAheadError) [ahead, problem] = [error, error.message];
-      else throw error;
-    }
+  const report = (problem: string | null, ahead: SchemaAheadError | null): string | null => {
     if (problem !== logged) {
       if (problem === null) logger.info('ready: the database schema is current');
       else logger.warn(`not ready: the database schema is ${ahead === null ? 'behind' : 'ahead of this server'}`, { detail: problem });
@@ -65,11 +70,18 @@ export async function openServerStore(database: Config['database'], logger: Logg
     }
     return problem;
   };
+  const checkSchema: SchemaCheck = async () => {
+    const { problem, ahead } = await inspect();
+    report(problem, ahead);
+    if (ahead !== null) options.onAhead?.(ahead);
+    return problem;
+  };
   let schemaProblem: string | null;
   try {
-    schemaProblem = await checkSchema();
-    // Behind, the server waits for `make migrate`; ahead, no migration of this build will do.
-    if (ahead !== null) throw ahead;
+    // Behind, the server starts and waits for `make migrate`; ahead, no migration of this build will do.
+    const first = await inspect();
+    if (first.ahead !== null) throw first.ahead;
+    schemaProblem = report(first.problem, null);
   } catch (error) {
     await connection.close();
     throw unreachableDatabaseError(error, database.url) ?? error;

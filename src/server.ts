@@ -28,7 +28,11 @@ async function start(env: Record<string, string | undefined> = process.env, opti
   const config = loadConfig(env);
   const logger = createLogger(config.logLevel);
   if (options.envFile) logger.info('read settings from .env (the environment wins over it)', { path: options.envFile });
-  const { store, pool, schemaProblem, checkSchema } = await openServerStore(config.database, logger);
+  // A later schema check that finds the database migrated past this server stops it, as at start.
+  let stopFatally: ((reason: string) => void) | null = null;
+  const { store, pool, schemaProblem, checkSchema } = await openServerStore(config.database, logger, {
+    onAhead: (error) => stopFatally?.(error.message),
+  });
   const contract = await loadContract();
   // prom-client is loaded only when metrics are on (METRICS_PORT): it costs every start otherwise.
   const prometheus = config.metrics ? await import('./adapters/metrics/prometheus.js') : null;
@@ -75,7 +79,7 @@ async function start(env: Record<string, string | undefined> = process.env, opti
 
   const stopWatchingSchema = readiness.watchSchema();
   const stopJobs = scheduleJobs(config, { housekeeping, publishing: posts.scheduled, webhookDelivery, logger, metrics });
-  stopOnSignals({
+  stopFatally = stopOnSignals({
     server: listening,
     readiness,
     logger,

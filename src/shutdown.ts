@@ -16,11 +16,12 @@ export interface ShutdownOptions {
  * Stops the process on SIGINT and SIGTERM: readiness fails at once; on SIGTERM the server goes on
  * serving for the configured delay (load balancers notice the 503 and stop sending), then stops
  * accepting connections, closes idle keep-alive ones and waits for the requests in flight, up to
- * the timeout (then it cuts them and exits 1); then `release`, and exit 0.
+ * the timeout (then it cuts them and exits 1); then `release`, and exit 0. Returns what stops it
+ * the same way, at once and with exit 1, when the server cannot go on (the reason is logged).
  */
-export function stopOnSignals(options: ShutdownOptions): void {
+export function stopOnSignals(options: ShutdownOptions): (reason: string) => void {
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (signal: string, exitCode: 0 | 1) => {
     if (stopping) return;
     stopping = true;
     options.readiness.startDraining();
@@ -31,17 +32,22 @@ export function stopOnSignals(options: ShutdownOptions): void {
     await options.release();
     options.logger.info('stopped');
     options.logger.flush();
-    process.exit(0);
+    process.exit(exitCode);
   };
   // A failure while stopping (a store that will not close) is logged and exits 1, never left unhandled.
-  const stopOn = (signal: string) =>
-    stop(signal).catch((error: unknown) => {
+  const stopOn = (signal: string, exitCode: 0 | 1 = 0) =>
+    stop(signal, exitCode).catch((error: unknown) => {
       options.logger.error('shutdown failed', { signal, error: error instanceof Error ? error.message : String(error) });
       options.logger.flush();
       process.exit(1);
     });
   process.once('SIGINT', () => void stopOn('SIGINT'));
   process.once('SIGTERM', () => void stopOn('SIGTERM'));
+  // The server cannot go on (its database was migrated past it): the same stop, without the delay, and exit 1.
+  return (reason) => {
+    options.logger.error(`stopping: ${reason}`);
+    void stopOn('fatal', 1);
+  };
 }
 
 /** Closes the server and waits for the requests in flight; past the timeout, cuts them and exits 1. */

@@ -60,10 +60,10 @@ async function openLocked(options: PgliteOptions, unlock: () => void): Promise<P
     await client.exec(`SET TIME ZONE 'UTC'`);
     const db = drizzle(client);
     await migrate(db, migrationConfig(options.migrationsFolder));
-    await backfillSearch(db);
-    // A data folder a newer release migrated: refused (SchemaAheadError), not served wrong.
+    // A data folder a newer release migrated: refused (SchemaAheadError) before this build writes to it.
     const requirements = await db.select().from(schemaRequirements).orderBy(schemaRequirements.migration);
     assertRequirementsKnown(requirements, readJournal(options.migrationsFolder));
+    await backfillSearch(db);
     return {
       kind: 'pglite',
       db,

@@ -160,12 +160,18 @@ async function checkSchema(sql: postgres.Sql, migrationsFolder: string): Promise
   await checkRequirements(sql, journal);
 }
 
+const SCHEMA_UNKNOWN =
+  'database schema is not one this server knows: it has no table schema_requirements (migration 0018) although every ' +
+  'migration of this server is recorded as applied; it was migrated by another line of releases';
+
 /** Throws `SchemaAheadError` when the database requires a migration `journal` lacks (see `schema_requirements`). */
 async function checkRequirements(sql: postgres.Sql, journal: readonly JournalEntry[]): Promise<void> {
   let requirements: SchemaRequirement[];
   try {
     requirements = await sql<SchemaRequirement[]>`select migration, reason from schema_requirements order by migration`;
   } catch (error) {
+    // 42P01 undefined_table with nothing pending: migrated by another line of releases than this build's.
+    if (pgErrorInfo(error)?.code === '42P01') throw new Error(SCHEMA_UNKNOWN);
     throw toDomainError(error);
   }
   assertRequirementsKnown(requirements, journal);
@@ -192,9 +198,9 @@ export async function migratePostgres(
     try {
       const db = drizzle(sql);
       await migrate(db, migrationConfig(options.migrationsFolder));
-      await backfillSearch(db);
-      // Nothing to apply to a database a newer release migrated: say so now, not at the server's start.
+      // Nothing to apply to a database a newer release migrated: say so now, before this build writes to it.
       await checkRequirements(sql, readJournal(options.migrationsFolder));
+      await backfillSearch(db);
     } finally {
       await sql`select pg_advisory_unlock(hashtext('margin-cms:migrate'))`;
     }

@@ -57,7 +57,7 @@ export function assertRequirementsKnown(requirements: readonly SchemaRequirement
   if (unknown.length > 0) throw new SchemaAheadError(unknown);
 }
 
-/** Thrown at start-up when the database was migrated by a newer release that this build cannot serve. */
+/** Thrown by the schema check (at start-up, and later ones) when a newer release migrated the database past this build. */
 export class SchemaAheadError extends Error {
   constructor(readonly unknown: readonly SchemaRequirement[]) {
     super(

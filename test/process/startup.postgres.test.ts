@@ -69,6 +69,28 @@ describe.skipIf(!available)('starting the server on PostgreSQL', () => {
     );
   });
 
+  it(
+    'stops with exit 1 within its 30 s watch when a newer release migrates the database past it while it runs',
+    { timeout: 60_000 },
+    async () => {
+      const db = await createTestDatabase(serverUrl);
+      databases.push(db);
+      const server = await startServer(db.url);
+      expect((await fetch(`${server.base}/readyz`)).status).toBe(200);
+      const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
+      try {
+        await sql`insert into schema_requirements (migration, reason) values ('9999_from_a_newer_release', 'stores posts anew')`;
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
+      expect(await server.exited).toBe(1);
+      const output = server.output();
+      expect(output).toContain('stopping: database schema is ahead of this server');
+      expect(output).toContain('9999_from_a_newer_release (stores posts anew)');
+      expect(output).toContain('"message":"stopped"');
+    },
+  );
+
   it('logs that it is ready once `make migrate` has run on its schema, with no request asking', async () => {
     const db = await createTestDatabase(serverUrl, { migrate: false });
     databases.push(db);

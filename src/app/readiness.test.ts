@@ -3,6 +3,21 @@ import { FixedClock, UnavailableError } from '../domain/index.js';
 import { NOT_READY, NOT_READY_RETRY_AFTER_SECONDS, Readiness, SHUTTING_DOWN } from './readiness.js';
 
 const up = { ping: async () => undefined };
+
+/** A readiness whose schema check counts its calls (`counted.checks`) and answers what `answer` does. */
+function watched(answer: () => Promise<string | null>, schemaProblem: string | null = null) {
+  const counted = { checks: 0 };
+  const readiness = new Readiness({
+    store: up,
+    clock: new FixedClock(new Date()),
+    schemaProblem,
+    checkSchema: () => {
+      counted.checks += 1;
+      return answer();
+    },
+  });
+  return { readiness, counted };
+}
 const down = {
   ping: async () => {
     throw new UnavailableError(2, 'The database is not answering; retry shortly.');
@@ -115,41 +130,24 @@ describe('Readiness', () => {
 
   it('watching a behind schema re-checks it often with no request asking, and once current only at the slower pace', async () => {
     let problem: string | null = BEHIND;
-    let checks = 0;
-    const readiness = new Readiness({
-      store: up,
-      clock: new FixedClock(new Date()),
-      schemaProblem: BEHIND,
-      checkSchema: async () => {
-        checks += 1;
-        return problem;
-      },
-    });
+    const { readiness, counted } = watched(async () => problem, BEHIND);
     const stop = readiness.watchSchema(10, 60_000);
-    await expect.poll(() => checks).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => counted.checks).toBeGreaterThanOrEqual(2);
     problem = null; // `make migrate` ran
     await expect.poll(() => readiness.check().then(() => 'ready')).toBe('ready');
     // The check the watch had already set at the behind pace may still come once.
     await new Promise((resolve) => setTimeout(resolve, 30));
-    const checksWhenCurrent = checks;
+    const checksWhenCurrent = counted.checks;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(checks, 'no check at the behind pace once current').toBe(checksWhenCurrent);
+    expect(counted.checks, 'no check at the behind pace once current').toBe(checksWhenCurrent);
     stop();
   });
 
   it('watching a current schema re-checks it now and then: a newer release migrating past this server takes it out of service', async () => {
     let problem: string | null = null;
-    let checks = 0;
-    const readiness = new Readiness({
-      store: up,
-      clock: new FixedClock(new Date()),
-      checkSchema: async () => {
-        checks += 1;
-        return problem;
-      },
-    });
+    const { readiness, counted } = watched(async () => problem);
     const stop = readiness.watchSchema(1000, 10);
-    await expect.poll(() => checks).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => counted.checks).toBeGreaterThanOrEqual(2);
     expect(() => readiness.admit()).not.toThrow();
     problem = 'database schema is ahead of this server'; // a newer release's migration
     await expect
@@ -162,23 +160,15 @@ describe('Readiness', () => {
       .toBeInstanceOf(UnavailableError);
     expect(() => readiness.admit()).toThrow(UnavailableError);
     stop();
-    const checksWhenStopped = checks;
+    const checksWhenStopped = counted.checks;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(checks, 'no check once stopped').toBe(checksWhenStopped);
+    expect(counted.checks, 'no check once stopped').toBe(checksWhenStopped);
   });
 
   it('a watch whose check fails (the database down) keeps watching and changes nothing', async () => {
-    let checks = 0;
-    const readiness = new Readiness({
-      store: up,
-      clock: new FixedClock(new Date()),
-      checkSchema: async () => {
-        checks += 1;
-        throw new Error('connection refused');
-      },
-    });
+    const { readiness, counted } = watched(() => Promise.reject(new Error('connection refused')));
     const stop = readiness.watchSchema(1000, 10);
-    await expect.poll(() => checks).toBeGreaterThanOrEqual(3);
+    await expect.poll(() => counted.checks).toBeGreaterThanOrEqual(3);
     expect(() => readiness.admit()).not.toThrow();
     stop();
   });

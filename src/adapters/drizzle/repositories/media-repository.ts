@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, or, sql, type SQL } from 'drizzle-orm';
 import { checkedBatchLimit, checkedIds, checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
 import { decodeCursor, encodeCursor } from '../../../domain/cursor.js';
 import { searchTokens } from '../../../domain/search.js';
@@ -94,7 +94,13 @@ export class DrizzleMediaRepository implements MediaRepository {
   async getMany(ids: readonly string[]): Promise<Media[]> {
     const wanted = checkedIds(ids);
     if (wanted.length === 0) return [];
-    const rows = await this.session.run((db) => db.select().from(media).where(inArray(media.id, wanted)));
+    // An array parameter: one statement for any number of ids, not one per count as `IN (…)` would be.
+    const rows = await this.session.run((db) =>
+      db
+        .select()
+        .from(media)
+        .where(sql`${media.id} = any(${sql.param(wanted)})`),
+    );
     const byId = new Map(rows.map((row) => [row.id, row]));
     return wanted.flatMap((id) => {
       const row = byId.get(id);

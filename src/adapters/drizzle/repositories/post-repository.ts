@@ -384,6 +384,12 @@ function prepareStatements(db: Database) {
       .from(posts)
       .where(eq(posts.id, sql.placeholder('id')))
       .prepare('posts_by_id'),
+    // One statement for any number of ids (an array parameter), not one per count as `IN (…)` would be.
+    byIds: db
+      .select(postColumns)
+      .from(posts)
+      .where(sql`${posts.id} = any(${sql.placeholder('ids')})`)
+      .prepare('posts_by_ids'),
     bySlug: db
       .select(postColumns)
       .from(posts)
@@ -483,7 +489,7 @@ export class DrizzlePostRepository implements PostRepository {
   async getMany(ids: readonly string[]): Promise<Post[]> {
     const wanted = checkedIds(ids);
     if (wanted.length === 0) return [];
-    const rows = await this.session.run((db) => db.select(postColumns).from(posts).where(inArray(posts.id, wanted)));
+    const rows = await this.session.run(() => this.#stmt.byIds.execute({ ids: wanted }));
     const byId = new Map(rows.map((row) => [row.id, row]));
     return wanted.flatMap((id) => {
       const row = byId.get(id);

@@ -101,11 +101,8 @@ export class DrizzleMediaRepository implements MediaRepository {
         .from(media)
         .where(sql`${media.id} = any(${sql.param(wanted)})`),
     );
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return wanted.flatMap((id) => {
-      const row = byId.get(id);
-      return row === undefined ? [] : [toMedia(row)];
-    });
+    const byId = new Map(rows.map((row) => [row.id, toMedia(row)]));
+    return wanted.flatMap((id) => byId.get(id) ?? []);
   }
 
   async list(query: { limit: number; cursor?: string | null }): Promise<{ items: Media[]; nextCursor: string | null }> {

@@ -490,11 +490,8 @@ export class DrizzlePostRepository implements PostRepository {
     const wanted = checkedIds(ids);
     if (wanted.length === 0) return [];
     const rows = await this.session.run(() => this.#stmt.byIds.execute({ ids: wanted }));
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return wanted.flatMap((id) => {
-      const row = byId.get(id);
-      return row === undefined ? [] : [toPost(row)];
-    });
+    const byId = new Map(rows.map((row) => [row.id, toPost(row)]));
+    return wanted.flatMap((id) => byId.get(id) ?? []);
   }
 
   async getBySlug(slug: string): Promise<Post | null> {

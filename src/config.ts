@@ -147,7 +147,7 @@ export const ENV_VARIABLES = {
   LOG_LEVEL: { default: 'info', doc: 'debug | info | warn | error | silent.' },
   ACCESS_LOG: {
     default: 'true',
-    doc: 'true: one JSON line per request at info (request id, method, route, operationId, status, duration, user id).',
+    doc: 'true: one JSON line per request at info (request id, method, route, operationId, status, duration, user id, client address).',
   },
   METRICS_PORT: { default: '', doc: 'Port of a separate listener serving Prometheus GET /metrics; empty: no metrics.' },
   METRICS_HOST: { default: '127.0.0.1', doc: 'Interface of the metrics listener (keep it private).' },

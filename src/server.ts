@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { accessLog } from './adapters/http/access-log.js';
 import type { RequestObserver } from './adapters/http/app.js';
 import { API_ROOT, loadContract } from './adapters/http/contract.js';
-import { serveApp } from './adapters/http/node-server.js';
+import { serveApp, type HttpBindings, type ServeFetch } from './adapters/http/node-server.js';
 import type { Metrics } from './adapters/metrics/prometheus.js';
 import { scheduleHousekeeping, type Housekeeping } from './app/housekeeping.js';
 import { Readiness } from './app/readiness.js';
@@ -107,13 +107,18 @@ export async function run(envFile: string | null): Promise<void> {
   }
 }
 
-/** `fetch`, whose requests wait until `open()` is called; after that, `fetch` itself at no cost. */
-export function gateUntilOpen(fetch: (request: Request) => Response | Promise<Response>) {
+/**
+ * `fetch`, whose requests wait until `open()` is called; after that, `fetch` itself at no cost.
+ * The connection info the Node adapter passes beside each request goes through with it: without
+ * it the app cannot tell one client's address from another's.
+ */
+export function gateUntilOpen(fetch: ServeFetch) {
   let isOpen = false;
   let opened!: () => void;
   const whenOpen = new Promise<void>((resolve) => (opened = resolve));
   return {
-    fetch: (request: Request): Response | Promise<Response> => (isOpen ? fetch(request) : whenOpen.then(() => fetch(request))),
+    fetch: (request: Request, bindings: HttpBindings): Response | Promise<Response> =>
+      isOpen ? fetch(request, bindings) : whenOpen.then(() => fetch(request, bindings)),
     open(): void {
       isOpen = true;
       opened();
@@ -132,7 +137,7 @@ export function originOf(host: string, listening: Pick<Server, 'address'>): stri
   return `http://${host === '0.0.0.0' || host === '127.0.0.1' ? 'localhost' : host}:${port}`;
 }
 
-function listenOn(fetch: (request: Request) => Response | Promise<Response>, config: Config): Promise<Server> {
+function listenOn(fetch: ServeFetch, config: Config): Promise<Server> {
   const server = serveApp(fetch, { hostname: config.host, port: config.port, timeouts: config.requestTimeouts }) as Server;
   return new Promise((resolve, reject) => {
     const fail = (error: unknown) =>

@@ -132,7 +132,7 @@ function useAdminSite(store: StoreName, options: Omit<TestServerOptions, 'store'
   beforeAll(async () => {
     outDir = await buildAdmin();
     // The socket first: the server's public URL names its port.
-    const http = serveApp((request) => server!.app.fetch(request), { hostname: '127.0.0.1', port: 0 });
+    const http = serveApp((request, bindings) => server!.app.fetch(request, bindings), { hostname: '127.0.0.1', port: 0 });
     await new Promise((resolve) => http.once('listening', resolve));
     const { port } = http.address() as AddressInfo;
     base = `http://127.0.0.1:${port}`;

@@ -47,6 +47,8 @@ describe('access log', () => {
       status: 201,
       durationMs: expect.any(Number),
       userId: t.admin.id,
+      // app.request has no socket; test/process/client-address.test.ts reads it on the built server.
+      client: 'unknown',
     });
     expect(entries[1]).toMatchObject({ method: 'GET', route: '/api/v1/posts', operationId: 'listPosts', status: 422, userId: t.admin.id });
     expect(entries[2]).toMatchObject({ method: 'GET', route: null, operationId: null, status: 404, userId: null });

@@ -45,9 +45,21 @@ export interface Spawned {
  * server reads. `nodeArgs` go before the entry (e.g. another `--import`). Does not wait for it.
  */
 export function spawnServer(env: Record<string, string>, options: { cwd?: string; nodeArgs?: string[] } = {}): Spawned {
+  return spawnEntry(['--import', TSX, ...(options.nodeArgs ?? []), `${ROOT}src/main.ts`], env, options.cwd);
+}
+
+/**
+ * Runs the built server, `node dist/main.js` as `make start` does (`make test` builds it first),
+ * with `env` as `spawnServer` gives it. Does not wait for it.
+ */
+export function spawnBuiltServer(env: Record<string, string>, options: { cwd?: string } = {}): Spawned {
+  return spawnEntry([`${ROOT}dist/main.js`], env, options.cwd);
+}
+
+function spawnEntry(args: string[], env: Record<string, string>, cwd: string | undefined): Spawned {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in ENV_VARIABLES)));
-  const child = spawn(process.execPath, ['--import', TSX, ...(options.nodeArgs ?? []), `${ROOT}src/main.ts`], {
-    cwd: options.cwd ?? ROOT,
+  const child = spawn(process.execPath, args, {
+    cwd: cwd ?? ROOT,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,7 +4,7 @@ import type { RequestObserver } from './app.js';
 /**
  * The access log: one JSON line per answered request at `info`, with what an operator needs to
  * follow a request (its id, the route template rather than the raw path, the operation, status,
- * duration and the authenticated user) and nothing a client sent (no tokens, passwords, bodies or
+ * duration, the authenticated user and the client's address, as the throttles count it) and nothing a client sent (no tokens, passwords, bodies or
  * query strings).
  */
 export function accessLog(logger: Logger): RequestObserver {
@@ -17,5 +17,6 @@ export function accessLog(logger: Logger): RequestObserver {
       status: event.status,
       durationMs: event.durationMs,
       userId: event.userId,
+      client: event.clientAddress,
     });
 }

@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { PatternRouter } from 'hono/router/pattern-router';
 import type { Logger } from '../../log.js';
 import { mountAdmin } from './admin.js';
-import { requestIdOf, type Answer, type Env } from './context.js';
+import { clientAddressOf, requestIdOf, type Answer, type Env } from './context.js';
 import { API_ROOT, type Contract } from './contract.js';
 import { createDispatch } from './dispatch.js';
 import { mountDocs } from './docs.js';
@@ -58,6 +58,11 @@ export interface RequestEvent {
   durationMs: number;
   /** The authenticated user, when the request carried a valid token. */
   userId: string | null;
+  /**
+   * The client's address as the throttles count it: the socket's peer, or with TRUST_PROXY the
+   * last X-Forwarded-For entry; `unknown` without a socket (`app.request` in tests).
+   */
+  clientAddress: string;
   /** The problem type slug of an error answer (`too-many-attempts`, …). */
   problem: ProblemKind | null;
   /** Whether an Idempotency-Key replayed a stored answer. */
@@ -86,7 +91,7 @@ export function createApp(options: AppOptions): Hono<Env> {
   const app = new Hono<Env>({ router: new PatternRouter() });
   const observers = options.observers ?? [];
   // Outermost, so it sees every answer, errors included (Hono's onError sets it before this resumes).
-  if (observers.length > 0) app.use('*', observeAnswers(observers));
+  if (observers.length > 0) app.use('*', observeAnswers(observers, options.trustProxy ?? false));
 
   const answerError = errorAnswer(options.logger);
   const templates = pathTemplates(contract.routes);
@@ -128,7 +133,7 @@ export function createApp(options: AppOptions): Hono<Env> {
 }
 
 /** Tells the observers of every answer once it is made. */
-function observeAnswers(observers: RequestObserver[]): MiddlewareHandler<Env> {
+function observeAnswers(observers: RequestObserver[], trustProxy: boolean): MiddlewareHandler<Env> {
   return async (c, next) => {
     const started = performance.now();
     await next();
@@ -141,6 +146,7 @@ function observeAnswers(observers: RequestObserver[]): MiddlewareHandler<Env> {
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       userId: c.get('principal')?.userId ?? null,
+      clientAddress: clientAddressOf(c, trustProxy),
       problem: c.get('problem') ?? null,
       // Read only where it can be set: reading an answer's headers builds its Fetch Headers object.
       replayed:

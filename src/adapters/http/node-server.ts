@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { serve, type ServerType } from '@hono/node-server';
+import { serve, type Http2Bindings, type HttpBindings as Http1Bindings, type ServerType } from '@hono/node-server';
 import { HttpProblem } from './problem.js';
 import { baseHeaders } from './response-headers.js';
 
@@ -33,6 +33,16 @@ export const DEFAULT_REQUEST_TIMEOUTS: RequestTimeouts = {
   bodyMinBytesPerSecond: 1024,
 };
 
+/** What the Node adapter passes beside each request: the connection it came on. */
+export type HttpBindings = Http1Bindings | Http2Bindings;
+
+/**
+ * The app's `fetch` as the Node adapter calls it: the request, and beside it the connection it
+ * came on (`incoming`, `outgoing`), which is where the client's address is read. A wrapper of the
+ * app's `fetch` passes both on.
+ */
+export type ServeFetch = (request: Request, bindings: HttpBindings) => Response | Promise<Response>;
+
 export interface ServeOptions {
   hostname: string;
   port: number;
@@ -45,11 +55,7 @@ export interface ServeOptions {
  * refuses before any route sees them with a problem+json body too (see `answerClientError`), and
  * cutting clients too slow to send their request (see `RequestTimeouts`).
  */
-export function serveApp(
-  fetch: (request: Request) => Response | Promise<Response>,
-  options: ServeOptions,
-  onListening?: () => void,
-): ServerType {
+export function serveApp(fetch: ServeFetch, options: ServeOptions, onListening?: () => void): ServerType {
   const timeouts = options.timeouts ?? DEFAULT_REQUEST_TIMEOUTS;
   const { headersMs, requestMs } = timeouts;
   const server = serve(

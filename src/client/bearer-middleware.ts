@@ -30,7 +30,10 @@ export function bearerMiddleware(session: TokenSession): Middleware {
       if (!token) return undefined;
       await response.body?.cancel();
       entry.copy.headers.set('authorization', `Bearer ${token}`);
-      return options.fetch(entry.copy);
+      // Called detached, not as `options.fetch(…)`: a browser's own fetch called as a method of
+      // another object throws "Illegal invocation", and the retry would never be sent.
+      const send = options.fetch;
+      return send(entry.copy);
     },
     onError({ id }) {
       pending.delete(id);

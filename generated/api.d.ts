@@ -345,13 +345,15 @@ export interface paths {
         };
         /**
          * List a post's preview links
-         * @description The post's preview links, the newest first (at most the 100 newest), active, expired and revoked alike, without their tokens.
+         * @description The post's preview links, active, expired and revoked alike, without their tokens, cursor-paginated: the newest first (by `createdAt`, ties by `id`, both descending), so every link can be found and revoked. Follow `nextCursor` until it is null. Expired and revoked links are listed until housekeeping deletes them.
          */
         get: operations["listPreviewLinks"];
         put?: never;
         /**
          * Create a preview link to a post
          * @description Creates an unguessable link that shows the post, whatever its status (a draft, a scheduled or archived post), on the Content API without credentials, for a reviewer or a frontend's preview mode: getContentPreview at `url`. The link shows the post as it is at each request, so later edits show too. It works until `expiresAt` (7 days from now by default, at most 90 days) or until it is revoked (revokePreviewLink), or the post is deleted; then it answers 404 like any missing post. The `token` (and so the `url`) is in this answer only. The post stays 404 everywhere else on the Content API until it is published.
+         *
+         *     A post has at most 20 active links (neither revoked nor expired) at once: creating another is a 422 `preview-link-limit-reached` and creates nothing; revoke one first. Expired and revoked links do not count. Concurrent creates never take a post past 20.
          */
         post: operations["createPreviewLink"];
         delete?: never;
@@ -1203,7 +1205,7 @@ export interface components {
          * @description A stable URI naming the kind of problem. Clients branch on it, never on `title` or `detail`.
          * @enum {string}
          */
-        ProblemType: "https://margincms.dev/problems/malformed-request" | "https://margincms.dev/problems/validation-failed" | "https://margincms.dev/problems/unauthorized" | "https://margincms.dev/problems/invalid-credentials" | "https://margincms.dev/problems/invalid-refresh-token" | "https://margincms.dev/problems/not-found" | "https://margincms.dev/problems/method-not-allowed" | "https://margincms.dev/problems/slug-taken" | "https://margincms.dev/problems/idempotency-key-in-flight" | "https://margincms.dev/problems/idempotency-key-reused" | "https://margincms.dev/problems/precondition-failed" | "https://margincms.dev/problems/precondition-required" | "https://margincms.dev/problems/payload-too-large" | "https://margincms.dev/problems/archive-refused" | "https://margincms.dev/problems/unsupported-media-type" | "https://margincms.dev/problems/media-refused" | "https://margincms.dev/problems/media-in-use" | "https://margincms.dev/problems/webhook-limit-reached" | "https://margincms.dev/problems/too-many-attempts" | "https://margincms.dev/problems/rate-limited" | "https://margincms.dev/problems/internal-error" | "https://margincms.dev/problems/not-implemented" | "https://margincms.dev/problems/service-unavailable";
+        ProblemType: "https://margincms.dev/problems/malformed-request" | "https://margincms.dev/problems/validation-failed" | "https://margincms.dev/problems/unauthorized" | "https://margincms.dev/problems/invalid-credentials" | "https://margincms.dev/problems/invalid-refresh-token" | "https://margincms.dev/problems/not-found" | "https://margincms.dev/problems/method-not-allowed" | "https://margincms.dev/problems/slug-taken" | "https://margincms.dev/problems/idempotency-key-in-flight" | "https://margincms.dev/problems/idempotency-key-reused" | "https://margincms.dev/problems/precondition-failed" | "https://margincms.dev/problems/precondition-required" | "https://margincms.dev/problems/payload-too-large" | "https://margincms.dev/problems/archive-refused" | "https://margincms.dev/problems/unsupported-media-type" | "https://margincms.dev/problems/media-refused" | "https://margincms.dev/problems/media-in-use" | "https://margincms.dev/problems/webhook-limit-reached" | "https://margincms.dev/problems/preview-link-limit-reached" | "https://margincms.dev/problems/too-many-attempts" | "https://margincms.dev/problems/rate-limited" | "https://margincms.dev/problems/internal-error" | "https://margincms.dev/problems/not-implemented" | "https://margincms.dev/problems/service-unavailable";
         Readiness: {
             /** @constant */
             status: "ready";
@@ -1771,9 +1773,16 @@ export interface components {
          * @example 01JEXP3R5T7V9X1Z3B5D7F9H2K
          */
         PreviewLinkId: string;
-        /** @description A post's preview links, the newest first, at most the 100 newest; active, expired and revoked alike. */
-        PreviewLinkList: {
+        /** @description A 422 problem (`preview-link-limit-reached`): the post has `limit` active links already (neither revoked nor expired), the most it may have. Nothing was created: revoke one (revokePreviewLink) or let one expire first. */
+        PreviewLinkLimitReachedProblem: components["schemas"]["Problem"] & {
+            /** @description The most active preview links a post may have (20). */
+            limit: number;
+        };
+        /** @description One page of a post's preview links, the newest first (by `createdAt`, ties by `id`, both descending); active, expired and revoked alike. */
+        PreviewLinkPage: {
             items: components["schemas"]["PreviewLink"][];
+            /** @description Pass as `cursor` to get the next page; null on the last page. */
+            nextCursor: components["schemas"]["Cursor"] | null;
         };
         /**
          * @description `revoked` once revoked (even if it has expired since); else `expired` once `expiresAt` has passed; else `active`: the link shows the post.
@@ -2610,13 +2619,13 @@ export interface components {
                 "application/json": components["schemas"]["PreviewLinkCreated"];
             };
         };
-        /** @description The post's preview links, the newest first, without their tokens. */
-        PreviewLinkListResponse: {
+        /** @description One page of the post's preview links, the newest first, without their tokens. */
+        PreviewLinkPageResponse: {
             headers: {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["PreviewLinkList"];
+                "application/json": components["schemas"]["PreviewLinkPage"];
             };
         };
         /** @description No post has this id, or the post has no preview link with this id. */
@@ -2628,21 +2637,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Nothing was created: the post has 20 active links already (`preview-link-limit-reached`: revoke one first), or the body breaks the schema or `expiresAt` is not in the future or more than 90 days ahead (`validation-failed`; `errors` lists every failing field). */
+        PreviewLinkRefusedResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["PreviewLinkLimitReachedProblem"] | components["schemas"]["ValidationProblem"];
+            };
+        };
         /** @description The link is revoked: its URL answers 404 from now on. Revoking a link already revoked (or expired) answers 204 too. */
         PreviewLinkRevokedResponse: {
             headers: {
                 [name: string]: unknown;
             };
             content?: never;
-        };
-        /** @description The body breaks the schema or `expiresAt` is not in the future or more than 90 days ahead; `errors` lists every failing field. */
-        PreviewLinkValidationFailedResponse: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["ValidationProblem"];
-            };
         };
     };
     parameters: {
@@ -3337,7 +3346,12 @@ export interface operations {
     };
     listPreviewLinks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 100, in decimal digits. A value out of range or written otherwise (`+5`, `05`, `0x10`, ` 5`) is a 422, never silently clamped or coerced. */
+                limit?: components["parameters"]["Limit"];
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: components["parameters"]["CursorQuery"];
+            };
             header?: never;
             path: {
                 /** @description The post's id. */
@@ -3347,7 +3361,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["PreviewLinkListResponse"];
+            200: components["responses"]["PreviewLinkPageResponse"];
             400: components["responses"]["InvalidHttpRequestResponse"];
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["PostNotFoundResponse"];
@@ -3373,7 +3387,7 @@ export interface operations {
             401: components["responses"]["UnauthorizedResponse"];
             404: components["responses"]["PostNotFoundResponse"];
             413: components["responses"]["PayloadTooLargeResponse"];
-            422: components["responses"]["PreviewLinkValidationFailedResponse"];
+            422: components["responses"]["PreviewLinkRefusedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
         };

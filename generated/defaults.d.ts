@@ -36,7 +36,7 @@ export interface RequestDefaults {
   listContentTags: { query: never; body: never };
   listMedia: { query: "limit"; body: never };
   listPosts: { query: "limit"; body: never };
-  listPreviewLinks: { query: never; body: never };
+  listPreviewLinks: { query: "limit"; body: never };
   listRevisions: { query: "limit"; body: never };
   listTags: { query: never; body: never };
   listWebhookDeliveries: { query: "limit"; body: never };

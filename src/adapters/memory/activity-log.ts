@@ -1,7 +1,7 @@
-import { checkedPageLimit, compareUtf8, hasCursor, pageOf } from '../../domain/index.js';
-import { ACTIVITY_POSITION, activityCursorScope, decodeCursor, encodeCursor } from '../../domain/cursor.js';
+import { activityCursorScope } from '../../domain/cursor.js';
 import { DuplicateIdError } from '../../domain/errors.js';
 import type { ActivityEvent, ActivityLog, ActivityQuery, DailyCount } from '../../domain/ports/activity-log.js';
+import { newestFirstPage } from './newest-first.js';
 import { copyDate, type Session } from './state.js';
 
 const DAY_MS = 86_400_000;
@@ -16,11 +16,6 @@ function copyEvent(e: ActivityEvent): ActivityEvent {
     actor: { id: e.actor.id, name: e.actor.name },
     occurredAt: copyDate(e.occurredAt),
   };
-}
-
-/** Newest first: `occurredAt` descending, ties by id descending (byte order). */
-function newestFirst(a: { at: number; id: string }, b: { at: number; id: string }): number {
-  return b.at - a.at || compareUtf8(b.id, a.id);
 }
 
 export class MemoryActivityLog implements ActivityLog {
@@ -39,20 +34,11 @@ export class MemoryActivityLog implements ActivityLog {
 
   list(query: ActivityQuery): Promise<{ items: ActivityEvent[]; nextCursor: string | null }> {
     return this.#session.exec((data) => {
-      checkedPageLimit(query.limit);
-      const scope = activityCursorScope(query);
-      let after: { at: number; id: string } | null = null;
-      if (hasCursor(query.cursor)) {
-        const [iso, id] = decodeCursor(query.cursor, scope, ACTIVITY_POSITION) as [string, string];
-        after = { at: Date.parse(iso), id };
-      }
-      const rest = [...data.activity.values()]
-        .filter((e) => (query.postId === undefined || e.postId === query.postId) && (query.type === undefined || e.type === query.type))
-        .map((event) => ({ event, at: event.occurredAt.getTime(), id: event.id }))
-        .sort(newestFirst)
-        .filter((k) => after === null || newestFirst(k, after) > 0);
-      const page = pageOf(rest, query.limit, (last) => encodeCursor(scope, [last.event.occurredAt.toISOString(), last.id]));
-      return { items: page.items.map((k) => copyEvent(k.event)), nextCursor: page.nextCursor };
+      const kept = [...data.activity.values()].filter(
+        (e) => (query.postId === undefined || e.postId === query.postId) && (query.type === undefined || e.type === query.type),
+      );
+      const page = newestFirstPage(kept, (e) => e.occurredAt, activityCursorScope(query), query);
+      return { items: page.items.map(copyEvent), nextCursor: page.nextCursor };
     });
   }
 

@@ -322,7 +322,7 @@ describeOnEveryStore('housekeeping of webhook deliveries and preview links', (ma
       [post(3, OLD).id, 'succeeded'],
       [post(4, OLD).id, 'pending'],
     ]);
-    expect((await store.previewLinks.listForPost(post(5, OLD).id, 10)).map((l) => l.id).sort()).toEqual([
+    expect((await store.previewLinks.listForPost(post(5, OLD).id, { limit: 10 })).items.map((l) => l.id).sort()).toEqual([
       link(3, NOW, null).id,
       link(4, NOW, null).id,
     ]);

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { createRandomTokens } from '../adapters/crypto/refresh-token-secrets.js';
 import { createMemoryStore } from '../adapters/memory/store.js';
 import { createUlidIds } from '../adapters/system/ulid-ids.js';
-import { FixedClock, PREVIEW_LINK_DEFAULT_TTL_MS, PREVIEW_LINK_MAX_TTL_MS, ValidationError, type NewPost } from '../domain/index.js';
+import {
+  FixedClock,
+  PREVIEW_LINK_DEFAULT_TTL_MS,
+  PREVIEW_LINK_MAX_TTL_MS,
+  PREVIEW_LINKS_ACTIVE_MAX,
+  PreviewLinkLimitReachedError,
+  ValidationError,
+  type NewPost,
+} from '../domain/index.js';
 import { createPreviewLink, listPreviewLinks, previewPost, revokePreviewLink, type PreviewLinkDeps } from './preview-links.js';
 
 const T0 = new Date('2026-12-06T09:00:00.000Z');
@@ -52,13 +60,13 @@ describe('preview links', () => {
       expect(error).toBeInstanceOf(ValidationError);
       expect((error as ValidationError).issues[0]?.pointer).toBe('/expiresAt');
     }
-    expect(await listPreviewLinks(deps, DRAFT_ID)).toHaveLength(1);
+    expect((await listPreviewLinks(deps, DRAFT_ID, { limit: 100 })).items).toHaveLength(1);
   });
 
   it('refuses a link to a post that does not exist with NotFoundError(post)', async () => {
     const { deps } = await setup();
     await expect(createPreviewLink(deps, UNKNOWN)).rejects.toMatchObject({ entity: 'post' });
-    await expect(listPreviewLinks(deps, UNKNOWN)).rejects.toMatchObject({ entity: 'post' });
+    await expect(listPreviewLinks(deps, UNKNOWN, { limit: 20 })).rejects.toMatchObject({ entity: 'post' });
   });
 
   it('shows the draft to the token until it expires or is revoked, and lists the links with their status', async () => {
@@ -73,12 +81,29 @@ describe('preview links', () => {
     expect(await previewPost(deps, revoked.token)).toBeNull();
     expect(await previewPost(deps, 'not-a-token')).toBeNull();
     expect((await previewPost(deps, active.token))?.status).toBe('draft');
-    const listed = await listPreviewLinks(deps, DRAFT_ID);
-    expect(listed.map((l) => [l.link.id, l.status])).toEqual([
+    const listed = await listPreviewLinks(deps, DRAFT_ID, { limit: 20 });
+    expect(listed.nextCursor).toBeNull();
+    expect(listed.items.map((l) => [l.link.id, l.status])).toEqual([
       [active.link.id, 'active'],
       [revoked.link.id, 'revoked'],
       [short.link.id, 'expired'],
     ]);
+  });
+
+  it(`refuses a post's ${PREVIEW_LINKS_ACTIVE_MAX + 1}st active link with PreviewLinkLimitReachedError; an expired or revoked one frees a place`, async () => {
+    const { deps, clock } = await setup();
+    await createPreviewLink(deps, DRAFT_ID, new Date(T0.getTime() + 60_000));
+    for (let n = 1; n < PREVIEW_LINKS_ACTIVE_MAX; n += 1) await createPreviewLink(deps, DRAFT_ID);
+    await expect(createPreviewLink(deps, DRAFT_ID)).rejects.toBeInstanceOf(PreviewLinkLimitReachedError);
+    expect((await listPreviewLinks(deps, DRAFT_ID, { limit: 100 })).items).toHaveLength(PREVIEW_LINKS_ACTIVE_MAX);
+    clock.advance(60_000);
+    const next = await createPreviewLink(deps, DRAFT_ID);
+    await expect(createPreviewLink(deps, DRAFT_ID)).rejects.toBeInstanceOf(PreviewLinkLimitReachedError);
+    await revokePreviewLink(deps, DRAFT_ID, next.link.id);
+    await createPreviewLink(deps, DRAFT_ID);
+    const statuses = (await listPreviewLinks(deps, DRAFT_ID, { limit: 100 })).items.map((l) => l.status);
+    expect(statuses.filter((status) => status === 'active')).toHaveLength(PREVIEW_LINKS_ACTIVE_MAX);
+    expect(statuses.sort()).toEqual([...Array<string>(PREVIEW_LINKS_ACTIVE_MAX).fill('active'), 'expired', 'revoked']);
   });
 
   it('revokes only a link of the post named, else NotFoundError(previewLink)', async () => {

@@ -2,7 +2,7 @@ import {
   NotFoundError,
   PREVIEW_LINK_DEFAULT_TTL_MS,
   PREVIEW_LINK_MAX_TTL_MS,
-  PREVIEW_LINKS_LISTED,
+  PREVIEW_LINKS_ACTIVE_MAX,
   previewLinkStatus,
   ValidationError,
   type Clock,
@@ -10,6 +10,7 @@ import {
   type Post,
   type PostRepository,
   type PreviewLink,
+  type PreviewLinkQuery,
   type PreviewLinkRepository,
   type PreviewLinkStatus,
   type RefreshTokenSecrets,
@@ -36,6 +37,8 @@ export interface CreatedPreviewLink {
  * Makes a link to a post, valid until `expiresAt` (by default `PREVIEW_LINK_DEFAULT_TTL_MS` from
  * now). Only the token's hash is stored: the answer is the only place the token is.
  * @throws ValidationError at `/expiresAt` when it is not in the future or further than `PREVIEW_LINK_MAX_TTL_MS`
+ * @throws PreviewLinkLimitReachedError when the post has `PREVIEW_LINKS_ACTIVE_MAX` active links
+ *   already (the store counts and inserts in one step: concurrent creates never pass it)
  * @throws NotFoundError('post')
  */
 export async function createPreviewLink(deps: PreviewLinkDeps, postId: string, expiresAt?: Date): Promise<CreatedPreviewLink> {
@@ -47,14 +50,17 @@ export async function createPreviewLink(deps: PreviewLinkDeps, postId: string, e
     throw new ValidationError([{ pointer: '/expiresAt', message: `must be at most ${days} days from now` }]);
   }
   const token = deps.tokens.newToken();
-  const link = await deps.links.create({
-    id: deps.ids.next(),
-    postId,
-    tokenHash: deps.tokens.hash(token),
-    createdAt: now,
-    expiresAt: expires,
-    revokedAt: null,
-  });
+  const link = await deps.links.create(
+    {
+      id: deps.ids.next(),
+      postId,
+      tokenHash: deps.tokens.hash(token),
+      createdAt: now,
+      expiresAt: expires,
+      revokedAt: null,
+    },
+    PREVIEW_LINKS_ACTIVE_MAX,
+  );
   return { link, token };
 }
 
@@ -65,14 +71,20 @@ export interface ListedPreviewLink {
 }
 
 /**
- * The post's links, newest first (at most `PREVIEW_LINKS_LISTED`), expired and revoked ones too.
+ * A page of the post's links, newest first, expired and revoked ones too; `nextCursor` leads to
+ * the next page (null on the last).
  * @throws NotFoundError('post')
+ * @throws InvalidCursorError for a cursor of another post's list, or no cursor at all
  */
-export async function listPreviewLinks(deps: PreviewLinkDeps, postId: string): Promise<ListedPreviewLink[]> {
+export async function listPreviewLinks(
+  deps: PreviewLinkDeps,
+  postId: string,
+  query: PreviewLinkQuery,
+): Promise<{ items: ListedPreviewLink[]; nextCursor: string | null }> {
   if ((await deps.posts.get(postId)) === null) throw new NotFoundError('post', postId);
   const now = deps.clock.now();
-  const links = await deps.links.listForPost(postId, PREVIEW_LINKS_LISTED);
-  return links.map((link) => ({ link, status: previewLinkStatus(link, now) }));
+  const page = await deps.links.listForPost(postId, query);
+  return { items: page.items.map((link) => ({ link, status: previewLinkStatus(link, now) })), nextCursor: page.nextCursor };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   ValidationError,
   VersionConflictError,
   WebhookLimitReachedError,
+  PreviewLinkLimitReachedError,
 } from './errors.js';
 
 const examples: DomainError[] = [
@@ -58,6 +59,7 @@ const examples: DomainError[] = [
   new MediaRefusedError('too-many-pixels', 'The image declares 100,000,000 pixels; at most 50,000,000 are allowed.'),
   new MediaInUseError('abc', [{ postId: '01ARZ3NDEKTSV4RRFFQ69G5FAV', title: 'Hello', slug: 'hello' }]),
   new WebhookLimitReachedError(50),
+  new PreviewLinkLimitReachedError(20),
 ];
 
 describe('domain errors', () => {

@@ -21,6 +21,7 @@ export const DOMAIN_ERROR_CODES = [
   'media_refused',
   'media_in_use',
   'webhook_limit_reached',
+  'preview_link_limit_reached',
 ] as const;
 
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
@@ -292,7 +293,8 @@ export type AnyDomainError =
   | UnavailableError
   | MediaRefusedError
   | MediaInUseError
-  | WebhookLimitReachedError;
+  | WebhookLimitReachedError
+  | PreviewLinkLimitReachedError;
 
 /**
  * Why an image is not taken: its bytes are none of `MEDIA_TYPES` (`unsupported-type`), it is
@@ -332,5 +334,14 @@ export class WebhookLimitReachedError extends DomainError {
 
   constructor(readonly limit: number) {
     super(`The server already has ${limit} webhook subscriptions, its limit; delete one to add another.`);
+  }
+}
+
+/** A preview link asked for while its post has `limit` active ones already (`PREVIEW_LINKS_ACTIVE_MAX`): nothing was created. */
+export class PreviewLinkLimitReachedError extends DomainError {
+  readonly code = 'preview_link_limit_reached' as const;
+
+  constructor(readonly limit: number) {
+    super(`This post has ${limit} active preview links, the most it may have; revoke one before creating another.`);
   }
 }

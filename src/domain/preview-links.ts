@@ -7,8 +7,11 @@
 export const PREVIEW_LINK_DEFAULT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** The longest life a link may be given. */
 export const PREVIEW_LINK_MAX_TTL_MS = 90 * 24 * 60 * 60 * 1000;
-/** Most links listed for one post (newest first). */
-export const PREVIEW_LINKS_LISTED = 100;
+/**
+ * Most active links (neither revoked nor expired) a post may have at once: more than an editor
+ * sharing a draft ever needs, few enough that every live URL of a post can be reviewed.
+ */
+export const PREVIEW_LINKS_ACTIVE_MAX = 20;
 
 export interface PreviewLink {
   /** A ULID. */

@@ -3,16 +3,23 @@
  * itself public on the Content API (no token, CORS open, never stored or indexed), showing a post
  * whatever its status while the rest of the Content API still 404s it.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
-import { FixedClock, PREVIEW_LINK_DEFAULT_TTL_MS, type PreviewLinkRepository } from '../../src/domain/index.js';
+import {
+  FixedClock,
+  PREVIEW_LINK_DEFAULT_TTL_MS,
+  PREVIEW_LINKS_ACTIVE_MAX,
+  type PreviewLink,
+  type PreviewLinkRepository,
+} from '../../src/domain/index.js';
 import { createLogger } from '../../src/log.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import { expectInvalid, expectProblem, expectUnauthorized, peek, setup, UNKNOWN_ID } from './helpers.js';
 
 type Created = components['schemas']['PreviewLinkCreated'];
-type Listed = components['schemas']['PreviewLinkList'];
+type Listed = components['schemas']['PreviewLinkPage'];
 type ContentPost = components['schemas']['ContentPost'];
 
 const T0 = new Date('2026-12-01T09:00:00.000Z');
@@ -32,12 +39,27 @@ describeOnEveryStore('preview links', (make) => {
     /** The preview at a created link's URL, without credentials. */
     const open = (created: Created, query = '') =>
       t.send('GET', `${new URL(created.url).pathname.replace('/api/v1', '')}${query}`, { anonymous: true });
-    async function listed(postId: string) {
-      const response = await t.send('GET', `/posts/${postId}/preview-links`);
+    async function page(postId: string, query = '') {
+      const response = await t.send('GET', `/posts/${postId}/preview-links${query}`);
       expect(response.status, await peek(response)).toBe(200);
-      return ((await response.json()) as Listed).items;
+      return (await response.json()) as Listed;
     }
-    return { ...t, clock, link, open, listed };
+    /** The first page of the post's links (up to 100). */
+    const listed = async (postId: string) => (await page(postId, '?limit=100')).items;
+    /** Every link of the post, following `nextCursor` with pages of `limit`, and how many pages it took. */
+    async function everyLink(postId: string, limit: number) {
+      const items: Listed['items'] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const got: Listed = await page(postId, `?limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`);
+        items.push(...got.items);
+        cursor = got.nextCursor;
+        pages += 1;
+      } while (cursor !== null && pages < 1000);
+      return { items, pages };
+    }
+    return { ...t, clock, link, open, page, listed, everyLink };
   }
 
   it('answers 201 with an absolute url on the Content API, the token in it, Location and a 7-day expiry', async () => {
@@ -120,6 +142,65 @@ describeOnEveryStore('preview links', (make) => {
     expect(await t.listed(draft.id)).toEqual([]);
   });
 
+  it(`answers 422 preview-link-limit-reached to a post's ${PREVIEW_LINKS_ACTIVE_MAX + 1}st active link and creates nothing; revoking one lets another be created`, async () => {
+    const t = await previews();
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    const made: Created[] = [];
+    for (let n = 0; n < PREVIEW_LINKS_ACTIVE_MAX; n += 1) made.push(await t.link(draft.id));
+    const refused = await expectProblem(await t.send('POST', `/posts/${draft.id}/preview-links`), 422, 'preview-link-limit-reached');
+    expect(refused).toMatchObject({ title: 'Preview link limit reached', limit: PREVIEW_LINKS_ACTIVE_MAX });
+    expect(refused.detail).toBe(
+      `This post has ${PREVIEW_LINKS_ACTIVE_MAX} active preview links, the most it may have; revoke one before creating another.`,
+    );
+    const all = await t.listed(draft.id);
+    expect(all.map((l) => l.id).sort()).toEqual(made.map((l) => l.id).sort());
+    // Another post is not limited by this one's links.
+    const other = await t.create({ title: 'Other', body: 'Draft.' });
+    await t.link(other.id);
+    expect((await t.send('DELETE', `/posts/${draft.id}/preview-links/${made[0]!.id}`)).status).toBe(204);
+    const again = await t.link(draft.id);
+    expect((await t.open(again)).status).toBe(200);
+    await expectProblem(await t.send('POST', `/posts/${draft.id}/preview-links`), 422, 'preview-link-limit-reached');
+    // An expired link frees its place too.
+    t.clock.advance(PREVIEW_LINK_DEFAULT_TTL_MS);
+    expect((await t.send('POST', `/posts/${draft.id}/preview-links`)).status).toBe(201);
+  });
+
+  it('pages 300 links by cursor, newest first (ties by id): following nextCursor reaches every one once', async () => {
+    const t = await previews();
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    const other = await t.create({ title: 'Other', body: 'Draft.' });
+    // Made through the store (the API stops at the limit): three a minute, some revoked, some expired.
+    const stored: PreviewLink[] = [];
+    for (let n = 0; n < 300; n += 1) {
+      const createdAt = new Date(T0.getTime() - Math.floor(n / 3) * 60_000);
+      stored.push({
+        id: `01JF${String(n).padStart(22, '0')}`,
+        postId: draft.id,
+        tokenHash: createHash('sha256').update(`token ${n}`).digest('hex'),
+        createdAt,
+        expiresAt: new Date(createdAt.getTime() + (n % 5 === 0 ? 60_000 : DAY)),
+        revokedAt: n % 7 === 0 ? createdAt : null,
+      });
+    }
+    for (const link of stored) await t.store.previewLinks.create(link);
+    await t.link(other.id);
+    const newestFirst = [...stored].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (b.id < a.id ? -1 : 1));
+    for (const limit of [7, 20, 100]) {
+      const { items, pages } = await t.everyLink(draft.id, limit);
+      expect(pages).toBe(Math.ceil(300 / limit));
+      expect(new Set(items.map((l) => l.id)).size).toBe(300);
+      expect(items.map((l) => l.id)).toEqual(newestFirst.map((l) => l.id));
+    }
+    expect((await t.page(draft.id)).items).toHaveLength(20);
+    const byStatus = (await t.everyLink(draft.id, 100)).items.map((l) => l.status);
+    expect(new Set(byStatus)).toEqual(new Set(['active', 'expired', 'revoked']));
+    // A cursor of one post's list is refused on another's.
+    const { nextCursor } = await t.page(draft.id, '?limit=1');
+    const misused = await t.send('GET', `/posts/${other.id}/preview-links?cursor=${nextCursor}`);
+    await expectInvalid(misused, '/query/cursor');
+  });
+
   it('answers 404 for an unknown post or link, and 401 to the admin operations without a token', async () => {
     const t = await previews();
     const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
@@ -145,8 +226,8 @@ describe('preview logging', () => {
       wrap: (store) => {
         const links = store.previewLinks;
         const previewLinks: PreviewLinkRepository = {
-          create: (link) => links.create(link),
-          listForPost: (postId, limit) => links.listForPost(postId, limit),
+          create: (link, max) => links.create(link, max),
+          listForPost: (postId, query) => links.listForPost(postId, query),
           revoke: (postId, id, at) => links.revoke(postId, id, at),
           findActive: (hash, now) => (failing ? Promise.reject(new Error('disk on fire')) : links.findActive(hash, now)),
           purge: (before) => links.purge(before),

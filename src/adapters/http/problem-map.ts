@@ -77,6 +77,7 @@ const table: { [C in DomainErrorCode]: (error: Extract<AnyDomainError, { code: C
   media_in_use: (e) =>
     new HttpProblem(409, 'media-in-use', e.message, { posts: e.posts.map((p) => ({ id: p.postId, title: p.title, slug: p.slug })) }),
   webhook_limit_reached: (e) => new HttpProblem(409, 'webhook-limit-reached', e.message),
+  preview_link_limit_reached: (e) => new HttpProblem(422, 'preview-link-limit-reached', e.message, { limit: e.limit }),
 };
 
 export function problemFromDomainError(error: DomainError): HttpProblem {

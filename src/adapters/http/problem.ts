@@ -20,6 +20,7 @@ const PROBLEM_TYPES = {
   'media-refused': 'Image refused',
   'media-in-use': 'Media in use',
   'webhook-limit-reached': 'Webhook limit reached',
+  'preview-link-limit-reached': 'Preview link limit reached',
   'too-many-attempts': 'Too many attempts',
   'rate-limited': 'Too many requests',
   'internal-error': 'Internal server error',

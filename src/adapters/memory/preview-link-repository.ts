@@ -1,7 +1,7 @@
-import { DuplicateIdError, NotFoundError } from '../../domain/errors.js';
-import type { PreviewLinkRepository } from '../../domain/ports/preview-link-repository.js';
+import { DuplicateIdError, NotFoundError, PreviewLinkLimitReachedError } from '../../domain/errors.js';
+import { previewLinkCursorScope, type PreviewLinkQuery, type PreviewLinkRepository } from '../../domain/ports/preview-link-repository.js';
 import { previewLinkStatus, type PreviewLink } from '../../domain/preview-links.js';
-import { compareUtf8 } from '../../domain/text.js';
+import { newestFirstPage } from './newest-first.js';
 import { copyDate, copyNullableDate, type MemoryData, type MemoryDatabase } from './state.js';
 
 function copyLink(l: PreviewLink): PreviewLink {
@@ -23,9 +23,16 @@ export class MemoryPreviewLinkRepository implements PreviewLinkRepository {
     return this.#db.autoCommit.exec(fn);
   }
 
-  /** The unique constraints first, then the post: the order in which PostgreSQL checks them. */
-  create(link: PreviewLink): Promise<PreviewLink> {
+  /** The limit, then the unique constraints, then the post: the order in which the Drizzle store checks them. */
+  create(link: PreviewLink, max?: number): Promise<PreviewLink> {
     return this.#exec((data) => {
+      if (max !== undefined) {
+        let active = 0;
+        for (const other of data.previewLinks.values()) {
+          if (other.postId === link.postId && previewLinkStatus(other, link.createdAt) === 'active') active += 1;
+        }
+        if (active >= max) throw new PreviewLinkLimitReachedError(max);
+      }
       if (data.previewLinks.has(link.id)) throw new DuplicateIdError(link.id);
       for (const other of data.previewLinks.values()) {
         if (other.tokenHash === link.tokenHash) throw new DuplicateIdError(link.tokenHash);
@@ -36,14 +43,12 @@ export class MemoryPreviewLinkRepository implements PreviewLinkRepository {
     });
   }
 
-  listForPost(postId: string, limit: number): Promise<PreviewLink[]> {
-    return this.#exec((data) =>
-      [...data.previewLinks.values()]
-        .filter((l) => l.postId === postId)
-        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || compareUtf8(b.id, a.id))
-        .slice(0, limit)
-        .map(copyLink),
-    );
+  listForPost(postId: string, query: PreviewLinkQuery): Promise<{ items: PreviewLink[]; nextCursor: string | null }> {
+    return this.#exec((data) => {
+      const own = [...data.previewLinks.values()].filter((l) => l.postId === postId);
+      const page = newestFirstPage(own, (l) => l.createdAt, previewLinkCursorScope(postId), query);
+      return { items: page.items.map(copyLink), nextCursor: page.nextCursor };
+    });
   }
 
   revoke(postId: string, id: string, at: Date): Promise<PreviewLink> {

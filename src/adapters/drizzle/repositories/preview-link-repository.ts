@@ -1,8 +1,15 @@
-import { and, desc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
-import { NotFoundError } from '../../../domain/errors.js';
-import type { PreviewLinkRepository } from '../../../domain/ports/preview-link-repository.js';
+import { and, count, desc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { decodeCursor, encodeCursor } from '../../../domain/cursor.js';
+import { NotFoundError, PreviewLinkLimitReachedError } from '../../../domain/errors.js';
+import { checkedPageLimit, hasCursor, pageOf } from '../../../domain/paging.js';
+import {
+  PREVIEW_LINK_POSITION,
+  previewLinkCursorScope,
+  type PreviewLinkQuery,
+  type PreviewLinkRepository,
+} from '../../../domain/ports/preview-link-repository.js';
 import type { PreviewLink } from '../../../domain/preview-links.js';
-import { type DbSession } from '../driver/database.js';
+import { type Database, type DbSession } from '../driver/database.js';
 import { previewLinks } from '../schema/schema.js';
 
 type LinkRow = typeof previewLinks.$inferSelect;
@@ -23,21 +30,45 @@ export class DrizzlePreviewLinkRepository implements PreviewLinkRepository {
   constructor(private readonly session: DbSession) {}
 
   /** A missing post is the foreign key's violation, a taken id or hash a unique one (pg-errors.ts). */
-  async create(link: PreviewLink): Promise<PreviewLink> {
-    const rows = await this.session.run((db) => db.insert(previewLinks).values(link).returning(), {
-      id: link.id,
-      tokenHash: link.tokenHash,
-      postId: link.postId,
-    });
+  async create(link: PreviewLink, max?: number): Promise<PreviewLink> {
+    const t = previewLinks;
+    const insert = (db: Database) => db.insert(t).values(link).returning();
+    const ctx = { id: link.id, tokenHash: link.tokenHash, postId: link.postId };
+    if (max === undefined) return toLink((await this.session.run(insert, ctx))[0]!);
+    const rows = await this.session.transaction(async (tx) => {
+      // One create per post at a time past this lock (in every process: it is the database's; two
+      // posts whose ids hash alike merely wait for each other). The count is the next statement,
+      // so under READ COMMITTED it sees every link committed before the lock was granted; counted
+      // in the INSERT's own statement, two creates could both see max - 1.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('margin-cms:preview-links'), hashtext(${link.postId}))`);
+      const [counted] = await tx
+        .select({ n: count() })
+        .from(t)
+        .where(and(eq(t.postId, link.postId), isNull(t.revokedAt), gt(t.expiresAt, link.createdAt)));
+      if ((counted?.n ?? 0) >= max) throw new PreviewLinkLimitReachedError(max);
+      return insert(tx);
+    }, ctx);
     return toLink(rows[0]!);
   }
 
-  async listForPost(postId: string, limit: number): Promise<PreviewLink[]> {
+  async listForPost(postId: string, query: PreviewLinkQuery): Promise<{ items: PreviewLink[]; nextCursor: string | null }> {
+    const limit = checkedPageLimit(query.limit);
     const t = previewLinks;
+    const scope = previewLinkCursorScope(postId);
+    let after: SQL | undefined;
+    if (hasCursor(query.cursor)) {
+      const [at, id] = decodeCursor(query.cursor, scope, PREVIEW_LINK_POSITION) as [string, string];
+      after = sql`(${t.createdAt}, ${t.id}) < (${at}::timestamptz, ${id})`;
+    }
     const rows = await this.session.run((db) =>
-      db.select().from(t).where(eq(t.postId, postId)).orderBy(desc(t.createdAt), desc(t.id)).limit(limit),
+      db
+        .select()
+        .from(t)
+        .where(and(eq(t.postId, postId), after))
+        .orderBy(desc(t.createdAt), desc(t.id))
+        .limit(limit + 1),
     );
-    return rows.map(toLink);
+    return pageOf(rows.map(toLink), limit, (last) => encodeCursor(scope, [last.createdAt.toISOString(), last.id]));
   }
 
   /** The first revocation is kept (`coalesce`). */

@@ -40,8 +40,9 @@ export function previewLinkHandlers(deps: links.PreviewLinkDeps, previewUrl: str
       };
     },
 
-    async listPreviewLinks({ params }) {
-      return { status: 200, body: { items: (await links.listPreviewLinks(deps, params.id)).map(toApiPreviewLink) } };
+    async listPreviewLinks({ params, query }) {
+      const page = await links.listPreviewLinks(deps, params.id, { limit: query.limit, cursor: query.cursor ?? null });
+      return { status: 200, body: { items: page.items.map(toApiPreviewLink), nextCursor: page.nextCursor } };
     },
 
     async revokePreviewLink({ params }) {

@@ -29,6 +29,8 @@ export type {
   CreateWebhookRequest,
   PreviewLink,
   PreviewLinkCreated,
+  PreviewLinkPage,
+  PreviewLinkQuery,
   UpdateWebhookRequest,
   WebhookCalls,
   WebhookDelivery,

@@ -77,7 +77,20 @@ describeOnEveryStore('createMarginClient: webhooks and preview links', (make) =>
       [byDefault.data!.id, 'active', false],
       [link.data!.id, 'active', false],
     ]);
+    expect(listed.data?.nextCursor).toBeNull();
     expect((await client.revokePreviewLink(post.id, link.data!.id)).response.status).toBe(204);
     expect((await client.listPreviewLinks(post.id)).data?.items.find((l) => l.id === link.data!.id)?.status).toBe('revoked');
+  });
+
+  it('listPreviewLinks pages with limit and cursor: nextCursor leads to the older links, null on the last page', async () => {
+    const { client } = await serve(make);
+    const post = (await client.createPost({ title: 'Draft' })).data!;
+    const older = (await client.createPreviewLink(post.id, '2026-12-02T10:00:00.000Z')).data!;
+    const newer = (await client.createPreviewLink(post.id)).data!;
+    const first = (await client.listPreviewLinks(post.id, { limit: 1 })).data!;
+    expect(first.items.map((l) => l.id)).toEqual([newer.id]);
+    expect(first.nextCursor).not.toBeNull();
+    const second = (await client.listPreviewLinks(post.id, { limit: 1, cursor: first.nextCursor! })).data!;
+    expect(second).toMatchObject({ items: [{ id: older.id }], nextCursor: null });
   });
 });

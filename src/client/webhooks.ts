@@ -19,6 +19,8 @@ export type UpdateWebhookRequest = components['schemas']['UpdateWebhookRequest']
 export type WebhookDeliveryQuery = NonNullable<operations['listWebhookDeliveries']['parameters']['query']>;
 export type PreviewLink = components['schemas']['PreviewLink'];
 export type PreviewLinkCreated = components['schemas']['PreviewLinkCreated'];
+export type PreviewLinkPage = components['schemas']['PreviewLinkPage'];
+export type PreviewLinkQuery = NonNullable<operations['listPreviewLinks']['parameters']['query']>;
 
 export interface WebhookCalls {
   /** Every subscription, the oldest first (one answer: a server holds at most 50). */
@@ -33,9 +35,12 @@ export interface WebhookCalls {
   listWebhookDeliveries(id: string, query?: WebhookDeliveryQuery, signal?: AbortSignal): Promise<ApiResult<'listWebhookDeliveries'>>;
   /** Schedules a delivery again (same `webhook-id`, attempts from 0): 202 with the delivery. */
   redeliverWebhookDelivery(id: string, deliveryId: string): Promise<ApiResult<'redeliverWebhookDelivery'>>;
-  /** A post's preview links, the newest first, without their tokens. */
-  listPreviewLinks(postId: string, signal?: AbortSignal): Promise<ApiResult<'listPreviewLinks'>>;
-  /** 201 with the link's `url` and `token`, shown this once; `expiresAt` left out is 7 days from now. */
+  /** One page of a post's preview links, the newest first, without their tokens; pass `nextCursor` back as `cursor`. */
+  listPreviewLinks(postId: string, query?: PreviewLinkQuery, signal?: AbortSignal): Promise<ApiResult<'listPreviewLinks'>>;
+  /**
+   * 201 with the link's `url` and `token`, shown this once; `expiresAt` left out is 7 days from now. A post with 20 active
+   * links already is a 422 `preview-link-limit-reached`: revoke one first.
+   */
   createPreviewLink(postId: string, expiresAt?: string): Promise<ApiResult<'createPreviewLink'>>;
   /** 204, also for a link already revoked or expired. */
   revokePreviewLink(postId: string, linkId: string): Promise<ApiResult<'revokePreviewLink'>>;
@@ -53,7 +58,8 @@ export function webhookCalls(api: Client<paths>): WebhookCalls {
       api.GET('/webhooks/{id}/deliveries', { params: { path: { id }, query }, ...on(signal) }),
     redeliverWebhookDelivery: (id, deliveryId) =>
       api.POST('/webhooks/{id}/deliveries/{deliveryId}/redeliver', { params: { path: { id, deliveryId } } }),
-    listPreviewLinks: (postId, signal) => api.GET('/posts/{id}/preview-links', { params: { path: { id: postId } }, ...on(signal) }),
+    listPreviewLinks: (postId, query = {}, signal) =>
+      api.GET('/posts/{id}/preview-links', { params: { path: { id: postId }, query }, ...on(signal) }),
     createPreviewLink: (postId, expiresAt) =>
       api.POST('/posts/{id}/preview-links', { params: { path: { id: postId } }, body: expiresAt ? { expiresAt } : {} }),
     revokePreviewLink: (postId, linkId) => api.DELETE('/posts/{id}/preview-links/{linkId}', { params: { path: { id: postId, linkId } } }),

@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import type { PreviewLinkCreated } from '../../../../src/client/index.js';
 import { problemOf, unreachable } from '../../lib/problem';
 import { previewLinkKeys } from '../../lib/query-keys';
@@ -15,16 +15,22 @@ export const DEFAULT_EXPIRY_DAYS = 7;
 
 const DAY_MS = 86_400_000;
 
-/** A post's preview links, the newest first, without their tokens. */
+/** Links per page of the list. */
+const LINKS_PAGE = 20;
+
+/** A post's preview links, the newest first, without their tokens, a page at a time (the API's cursor). */
 export function usePreviewLinks(postId: string) {
   const { client } = useSession();
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: previewLinkKeys.of(postId),
-    queryFn: async ({ signal }) => {
-      const { data, error, response } = await client.listPreviewLinks(postId, signal);
+    queryFn: async ({ pageParam, signal }) => {
+      const query = { limit: LINKS_PAGE, ...(pageParam ? { cursor: pageParam } : {}) };
+      const { data, error, response } = await client.listPreviewLinks(postId, query, signal);
       if (error !== undefined) throw problemOf(error, response);
-      return data.items;
+      return data;
     },
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.nextCursor,
   });
 }
 

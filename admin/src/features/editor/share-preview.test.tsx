@@ -24,13 +24,13 @@ function link(id: string, status: 'active' | 'expired' | 'revoked') {
 }
 
 /** The editor of post 01A with its preview links (a list that follows creates and revokes) and Share preview opened. */
-async function openSharing(routes: Parameters<typeof openEditor>[1] = {}) {
+async function openSharing(routes: Parameters<typeof openEditor>[1] = {}, shown = 'Expired') {
   let links = [link('01OLD', 'expired')];
   const sent: unknown[] = [];
   const api = await openEditor(
     {},
     {
-      'GET /posts/01A/preview-links': () => json(200, { items: links }),
+      'GET /posts/01A/preview-links': () => json(200, { items: links, nextCursor: null }),
       'POST /posts/01A/preview-links': async (request) => {
         const body = (await request.json()) as { expiresAt: string };
         sent.push(body);
@@ -49,7 +49,7 @@ async function openSharing(routes: Parameters<typeof openEditor>[1] = {}) {
   expect(api.calls('GET', '/posts/01A/preview-links')).toHaveLength(0);
   await user.click(toggle);
   expect(toggle.getAttribute('aria-expanded')).toBe('true');
-  await screen.findByText('Expired');
+  await screen.findAllByText(shown);
   return { api, user, sent };
 }
 
@@ -89,6 +89,41 @@ describe('Share preview in the editor', () => {
     expect(await screen.findByText('Revoked')).toBeTruthy();
     expect(api.calls('DELETE', '/posts/01A/preview-links/01NEW')).toHaveLength(1);
     expect(screen.getByText(/its URL answers 404 from now on/)).toBeTruthy();
+  });
+
+  it('lists 20 links a page and loads the older ones by cursor with Load older links', async () => {
+    const newest = Array.from({ length: 20 }, (_, i) => ({
+      ...link(`01P${String(i).padStart(2, '0')}`, 'active'),
+      createdAt: '2026-12-03T10:00:00.000Z',
+    }));
+    const { api, user } = await openSharing(
+      {
+        'GET /posts/01A/preview-links': (request) =>
+          new URL(request.url).searchParams.get('cursor') === 'older'
+            ? json(200, { items: [link('01OLDEST', 'revoked')], nextCursor: null })
+            : json(200, { items: newest, nextCursor: 'older' }),
+      },
+      'Active',
+    );
+    expect(screen.queryByText('Revoked')).toBeNull();
+    expect(api.calls('GET', '/posts/01A/preview-links')[0]?.url.searchParams.get('limit')).toBe('20');
+    await user.click(screen.getByRole('button', { name: 'Load older links' }));
+    expect(await screen.findByText('Revoked')).toBeTruthy();
+    expect(screen.getAllByRole('button', { name: /^Revoke the link created/ })).toHaveLength(20);
+    expect(api.calls('GET', '/posts/01A/preview-links').map((c) => c.url.searchParams.get('cursor'))).toEqual([null, 'older']);
+    expect(screen.queryByRole('button', { name: 'Load older links' })).toBeNull();
+  });
+
+  it('a create refused at the limit says to revoke one first, where the author is looking', async () => {
+    const detail = 'This post has 20 active preview links, the most it may have; revoke one before creating another.';
+    const { user } = await openSharing({
+      'POST /posts/01A/preview-links': () =>
+        problem(422, 'preview-link-limit-reached', 'Preview link limit reached', detail, { limit: 20 }),
+    });
+    await user.click(screen.getByRole('button', { name: 'Create preview link' }));
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText(detail)).toBeTruthy();
+    expect(screen.queryByRole('region', { name: 'New preview link' })).toBeNull();
   });
 
   it('a refused create shows the problem where the author is looking', async () => {

@@ -122,7 +122,7 @@ function PreviewLinks({ postId }: { postId: string }) {
     }
   }
 
-  const items = links.data ?? [];
+  const items = links.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <div id="share-preview-body">
       <p className="hint">
@@ -182,6 +182,13 @@ function PreviewLinks({ postId }: { postId: string }) {
             </tbody>
           </table>
         </div>
+      )}
+      {links.hasNextPage && (
+        <p>
+          <button type="button" className="secondary" onClick={() => void links.fetchNextPage()} disabled={links.isFetchingNextPage}>
+            {links.isFetchingNextPage ? 'Loading…' : 'Load older links'}
+          </button>
+        </p>
       )}
     </div>
   );

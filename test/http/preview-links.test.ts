@@ -166,6 +166,17 @@ describeOnEveryStore('preview links', (make) => {
     expect((await t.send('POST', `/posts/${draft.id}/preview-links`)).status).toBe(201);
   });
 
+  it('of creates racing for the last places, exactly as many are created as were free; the others are 422', async () => {
+    const t = await previews();
+    const draft = await t.create({ title: 'Not yet', body: 'Draft.' });
+    for (let n = 2; n < PREVIEW_LINKS_ACTIVE_MAX; n += 1) await t.link(draft.id);
+    const raced = await Promise.all(Array.from({ length: 8 }, () => t.send('POST', `/posts/${draft.id}/preview-links`)));
+    const statuses = raced.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, 201, 422, 422, 422, 422, 422, 422]);
+    for (const refused of raced.filter((r) => r.status === 422)) await expectProblem(refused, 422, 'preview-link-limit-reached');
+    expect(await t.listed(draft.id)).toHaveLength(PREVIEW_LINKS_ACTIVE_MAX);
+  });
+
   it('pages 300 links by cursor, newest first (ties by id): following nextCursor reaches every one once', async () => {
     const t = await previews();
     const draft = await t.create({ title: 'Not yet', body: 'Draft.' });

@@ -15,15 +15,21 @@ import {
   EXPORT_VERSION,
   MANIFEST_PATH,
   manifestKind,
-  MAX_MANIFEST_BYTES,
+  manifestLimits,
+  MAX_MANIFEST_DEPTH,
   sameDigest,
   type FileDigest,
 } from './manifest.js';
 import { readManifest } from './manifest-reader.js';
 import { ArchiveRefused, type ArchiveFile, type CheckedZip } from './zip.js';
 
-/** For `checkZip`: the manifest has a limit of its own, not the size of a post; an archive whose manifest is larger is refused. */
-export const IMPORT_OWN_LIMITS: ReadonlyMap<string, number> = new Map([[MANIFEST_PATH, MAX_MANIFEST_BYTES]]);
+/**
+ * For `checkZip` of an archive of at most `maxEntries` entries: the manifest has a limit of its
+ * own, not the size of a post (manifestLimits); an archive whose manifest is larger is refused.
+ */
+export function importOwnLimits(maxEntries: number): ReadonlyMap<string, number> {
+  return new Map([[MANIFEST_PATH, manifestLimits(maxEntries).bytes]]);
+}
 const MARKDOWN = /\.(md|markdown)$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -39,16 +45,30 @@ interface PostFields {
 /** Checks a post's fields as `createPost` would: null when they pass, else what is wrong with them. */
 export type PostFieldsCheck = (fields: PostFields) => string | null;
 
-/** What the archive's manifest says, when it is a MarginCMS export's; refused when of another version. */
-async function manifestOf(archive: CheckedZip): Promise<Map<string, FileDigest> | null> {
+/**
+ * What the archive's manifest says, when it is a MarginCMS export's; refused when of another
+ * version, or over the tokens or depth a manifest of an archive of `maxEntries` may have.
+ */
+async function manifestOf(archive: CheckedZip, maxEntries: number): Promise<Map<string, FileDigest> | null> {
   const file = archive.files.find((f) => f.path === MANIFEST_PATH);
   if (file === undefined || file.tooLarge) return null;
+  const maxTokens = manifestLimits(maxEntries).tokens;
   const manifest = await readManifest(
     await archive.read(file),
     archive.files.map((f) => f.path),
+    { maxTokens, maxDepth: MAX_MANIFEST_DEPTH },
   );
   // Not JSON, or not a MarginCMS manifest: a file of the site like any other.
   if (manifest === null) return null;
+  if ('over' in manifest) {
+    throw new ArchiveRefused(
+      'too_large',
+      MANIFEST_PATH,
+      manifest.over === 'depth'
+        ? `its manifest nests more than ${MAX_MANIFEST_DEPTH} deep`
+        : `its manifest has more than the ${maxTokens} JSON tokens ({ [ , : outside strings) a manifest of at most ${maxEntries} entries may have`,
+    );
+  }
   const { files } = manifest;
   const kind = manifestKind({ format: manifest.format, version: manifest.version, hasFiles: files !== null });
   if (kind === 'foreign') return null;
@@ -69,9 +89,16 @@ export interface ImportSource {
   files: AsyncIterable<ImportFile>;
 }
 
-/** The archive's files, the manifest aside (read and checked first, before anything else). */
-export async function importFilesOf(archive: CheckedZip, checkFields: PostFieldsCheck, maxFileBytes: number): Promise<ImportSource> {
-  const listed = await manifestOf(archive);
+/**
+ * The archive's files, the manifest aside (read and checked first, before anything else), for an
+ * archive checked with `limits` (the most entries it may hold, the largest file it may hold).
+ */
+export async function importFilesOf(
+  archive: CheckedZip,
+  checkFields: PostFieldsCheck,
+  { maxFileBytes, maxEntries }: { maxFileBytes: number; maxEntries: number },
+): Promise<ImportSource> {
+  const listed = await manifestOf(archive, maxEntries);
   const source: Source = listed === null ? 'markdown' : 'margincms';
   const writer = writerOf(
     source,

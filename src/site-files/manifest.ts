@@ -19,6 +19,35 @@ export const EXPORT_VERSION = 1;
  * 100,000 posts take 28.3 MiB at most.
  */
 export const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
+/**
+ * The most JSON tokens (`{`, `[`, `,` and `:` outside strings: about one per value and one per
+ * key) a manifest may have, whatever the archive limits: a manifest of MAX_MANIFEST_BYTES lists at
+ * most some 190,000 files (an entry takes at least 170 bytes), 2.1 million tokens. Parsing costs at
+ * most about 70 bytes of heap a token (bench/NOTES.md), so with its text this stays far under the
+ * reading worker's heap, whose exhaustion would abort the whole process (nodejs/node#47224).
+ */
+export const MAX_MANIFEST_TOKENS = 2_500_000;
+/** The deepest a manifest may nest (an export's nests 3 deep: the manifest, `files`, an entry). */
+export const MAX_MANIFEST_DEPTH = 8;
+/** A manifest's bytes and tokens besides its entries (the head: format, version, filters, counts). */
+const MANIFEST_HEAD = { bytes: 4096, tokens: 64 };
+/**
+ * An entry's most bytes and tokens, pretty-printed as an export writes it: a post's in the Hugo
+ * layout with a 100-character slug in a bundle takes 303 bytes, an image of 1 GiB beside it 390; 11 tokens (`{`,
+ * five keys and the commas).
+ */
+const MANIFEST_ENTRY = { bytes: 400, tokens: 11 };
+
+/**
+ * What a manifest may be for an archive of at most `maxEntries` entries, each of which it may
+ * list: checked before it is parsed, so that what it costs follows from the archive limits.
+ */
+export function manifestLimits(maxEntries: number): { bytes: number; tokens: number } {
+  return {
+    bytes: Math.min(MAX_MANIFEST_BYTES, MANIFEST_HEAD.bytes + maxEntries * MANIFEST_ENTRY.bytes),
+    tokens: Math.min(MAX_MANIFEST_TOKENS, MANIFEST_HEAD.tokens + maxEntries * MANIFEST_ENTRY.tokens),
+  };
+}
 
 export type ExportLayout = 'flat' | 'hugo';
 

@@ -2,7 +2,8 @@ import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { importedPostOf, writerOf, type Writer } from './conventions.js';
 import { dateOf } from './front-matter-values.js';
-import { MAX_MANIFEST_BYTES } from './manifest.js';
+import { manifestLimits, manifestText, MAX_MANIFEST_BYTES, MAX_MANIFEST_DEPTH, MAX_MANIFEST_TOKENS, type Manifest } from './manifest.js';
+import { readManifest } from './manifest-reader.js';
 import { ArchiveRefused, checkZip, type ArchiveLimits } from './zip.js';
 import {
   MAX_FRONT_MATTER_BYTES,
@@ -149,20 +150,96 @@ describe('splitFrontMatter', () => {
   });
 });
 
-describe('MAX_MANIFEST_BYTES', () => {
-  it('holds the manifest of a 100,000-post export whose every post has the longest slug, in the Hugo layout', () => {
-    const entry = {
-      path: `content/posts/${'s'.repeat(100)}.md`,
-      id: '01JDQ7W3E5R7T9Y1V3N5Q7P9AS',
-      bytes: 1_048_576,
-      sha256: 'f'.repeat(64),
-    };
-    // As the export writes it: pretty-printed, so each entry costs what a second one adds.
-    const size = (files: unknown[]) => JSON.stringify({ format: 'margincms-export', version: 1, files }, null, 2).length;
-    const perPost = size([entry, entry]) - size([entry]);
-    expect(perPost).toBe(297);
-    expect(size([entry]) + perPost * 100_000).toBeLessThan(MAX_MANIFEST_BYTES);
+describe('manifestLimits', () => {
+  // As the export writes them: pretty-printed, so each entry costs what a second one adds.
+  const manifestOf = (files: Manifest['files']): Manifest => ({
+    format: 'margincms-export',
+    version: 1,
+    exportedAt: '2026-01-01T00:00:00.000Z',
+    layout: 'hugo',
+    filters: { status: ['draft', 'published', 'archived'], tag: 't'.repeat(40) },
+    counts: { posts: 1_000_000, draft: 1_000_000, published: 1_000_000, archived: 1_000_000 },
+    files,
   });
+  const bytesOf = (files: Manifest['files']) => Buffer.byteLength(manifestText(manifestOf(files)));
+  /** `{`, `[`, `,` and `:` outside strings, as the reader counts them (no string here holds one). */
+  const tokensOf = (files: Manifest['files']) =>
+    manifestText(manifestOf(files))
+      .replace(/"[^"]*"/g, '')
+      .replace(/[^{[,:]/g, '').length;
+  const id = '01JDQ7W3E5R7T9Y1V3N5Q7P9AS';
+  const slug = 's'.repeat(100);
+  // The longest entries: a bundled post of the longest slug in the Hugo layout, and an image beside it named by its whole hash.
+  const post = { path: `content/posts/${slug}/index.md`, id, bytes: 1_048_576, sha256: 'f'.repeat(64) };
+  const image = {
+    path: `content/posts/${slug}/${'f'.repeat(64)}.jpeg`,
+    id,
+    bytes: 1_073_741_824,
+    sha256: 'f'.repeat(64),
+    kind: 'image' as const,
+  };
+
+  it('holds the manifest of an export listing as many of the longest posts and images as an archive may hold entries', () => {
+    for (const count of [1, 2, 1000, 50_000]) {
+      const files = Array.from({ length: count }, (_, i) => (i % 2 === 0 ? image : post));
+      expect(bytesOf(files)).toBeLessThanOrEqual(manifestLimits(count).bytes);
+      expect(tokensOf(files)).toBeLessThanOrEqual(manifestLimits(count).tokens);
+    }
+    expect(bytesOf([post, post]) - bytesOf([post])).toBe(303);
+    expect(bytesOf([image, image]) - bytesOf([image])).toBe(390);
+  });
+
+  it('never passes MAX_MANIFEST_BYTES, and MAX_MANIFEST_TOKENS holds a manifest of that many bytes of the shortest entries', () => {
+    expect(manifestLimits(1_000_000).bytes).toBe(MAX_MANIFEST_BYTES);
+    expect(manifestLimits(1_000_000).tokens).toBe(MAX_MANIFEST_TOKENS);
+    const shortest = { path: 'a.md', id, bytes: 1, sha256: 'f'.repeat(64) };
+    const perEntry = bytesOf([shortest, shortest]) - bytesOf([shortest]);
+    const entries = Math.ceil(MAX_MANIFEST_BYTES / perEntry);
+    expect(tokensOf([shortest]) + (entries - 1) * (tokensOf([shortest, shortest]) - tokensOf([shortest]))).toBeLessThan(
+      MAX_MANIFEST_TOKENS,
+    );
+  });
+});
+
+describe('readManifest', () => {
+  const bytes = (text: string) => encoder.encode(text);
+  const files = (count: number) =>
+    `{"format":"margincms-export","version":1,"files":[${Array.from({ length: count }, (_, i) => `{"path":"p${i}.md","bytes":${i},"sha256":"x"}`).join(',')}]}`;
+
+  it('parses a manifest of as many tokens as allowed, and refuses one more without parsing it', async () => {
+    // 7 tokens before the entries ({ : , : , : [), 6 an entry ({ : , : , :), and a comma between two.
+    const text = files(10);
+    expect(text.replace(/"[^"]*"/g, '').replace(/[^{[,:]/g, '')).toHaveLength(7 + 10 * 6 + 9);
+    const within = await readManifest(bytes(text), ['p3.md'], { maxTokens: 76, maxDepth: 8 });
+    expect(within).toMatchObject({ format: 'margincms-export', files: { paths: ['p3.md'], bytes: [3] } });
+    expect(await readManifest(bytes(text), ['p3.md'], { maxTokens: 75, maxDepth: 8 })).toEqual({ over: 'tokens' });
+  });
+
+  it('counts no token inside a string, escaped quotes included, and refuses nesting past the depth before parsing', async () => {
+    // The path is written "a\\\",{[:,.md" (an escaped backslash, then an escaped quote); 18 tokens outside it, nested 4 deep.
+    const text = String.raw`{"format":"margincms-export","version":1,"files":[{"path":"a\\\",{[:,.md","bytes":1,"sha256":"x"}],"x":[[[]]]}`;
+    const path = String.raw`a\",{[:,.md`;
+    expect(await readManifest(bytes(text), [path], { maxTokens: 18, maxDepth: 4 })).toMatchObject({
+      files: { paths: [path] },
+    });
+    expect(await readManifest(bytes(text), [path], { maxTokens: 17, maxDepth: 4 })).toEqual({ over: 'tokens' });
+    expect(await readManifest(bytes(text), [], { maxTokens: 18, maxDepth: 3 })).toEqual({ over: 'depth' });
+    expect(await readManifest(bytes('['.repeat(1_000_000)), [], { maxTokens: 1e9, maxDepth: 8 })).toEqual({ over: 'depth' });
+  });
+
+  it(
+    "parses a manifest of MAX_MANIFEST_TOKENS of the costliest tokens (distinct keys) within the worker's heap",
+    { timeout: 60_000 },
+    async () => {
+      const keys = Array.from({ length: MAX_MANIFEST_TOKENS / 2 - 8 }, (_, i) => `"k${i}":0`).join(',');
+      const text = `{"format":"margincms-export","version":1,"files":[{${keys}}]}`;
+      expect(Buffer.byteLength(text)).toBeLessThan(MAX_MANIFEST_BYTES);
+      expect(await readManifest(bytes(text), [], { maxTokens: MAX_MANIFEST_TOKENS, maxDepth: MAX_MANIFEST_DEPTH })).toMatchObject({
+        format: 'margincms-export',
+        files: { paths: [] },
+      });
+    },
+  );
 });
 
 describe('splitFrontMatter: limits, so that no file holds the server', () => {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
 import { MAX_FRONT_MATTER_KEYS, MAX_FRONT_MATTER_TOKENS } from '../../src/site-files/front-matter.js';
+import { manifestLimits } from '../../src/site-files/manifest.js';
 import { createTestDatabase, requirePostgres, testServerUrl, type TestDatabase } from '../support/databases.js';
 import { hostileArchives } from '../support/import-fixtures.js';
 import { accessToken, createUser, startServer, stopServers } from '../support/server-process.js';
@@ -43,10 +44,10 @@ afterAll(async () => {
 });
 
 /** One /healthz answer's status and how long it took; a connection the server closed meanwhile is tried again once, on a new one. */
-async function healthz(): Promise<{ status: number; ms: number }> {
+async function healthz(server = base): Promise<{ status: number; ms: number }> {
   const started = performance.now();
   const ask = async () => {
-    const response = await fetch(`${base}/healthz`);
+    const response = await fetch(`${server}/healthz`);
     await response.arrayBuffer();
     return response.status;
   };
@@ -63,18 +64,18 @@ interface Outcome {
   importMs: number;
 }
 
-/** Sends the archive (a dry run) and polls /healthz until it is answered. */
-async function importWhilePolling(zip: Uint8Array): Promise<Outcome> {
-  await healthz(); // a warm connection, so that the first poll does not pay for one
+/** Sends the archive (a dry run) to the server at `server` and polls its /healthz until it is answered. */
+async function importWhilePolling(zip: Uint8Array, server = base): Promise<Outcome> {
+  await healthz(server); // a warm connection, so that the first poll does not pay for one
   const started = performance.now();
   let answered = false;
-  const request = fetch(`${base}/import`, { method: 'POST', headers: { ...auth, 'content-type': 'application/zip' }, body: zip }).then(
+  const request = fetch(`${server}/import`, { method: 'POST', headers: { ...auth, 'content-type': 'application/zip' }, body: zip }).then(
     async (response) => ({ status: response.status, body: (await response.json()) as unknown, at: performance.now() }),
   );
   const settled = request.finally(() => (answered = true));
   let worst = 0;
   while (!answered) {
-    const { status, ms } = await healthz();
+    const { status, ms } = await healthz(server);
     expect(status).toBe(200);
     worst = Math.max(worst, ms);
     await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
@@ -158,14 +159,57 @@ describe.skipIf(!available)('a hostile import does not hold the server', () => {
     expect(itemsOf(outcome.body)['posts/hostile-0.md']!.detail).toContain(`more than ${MAX_FRONT_MATTER_KEYS} keys`);
   });
 
-  it.each(['entries', 'numbers'] as const)(
-    'a manifest of 31 MiB of %s, within its limit, is read off the event loop: the good post is checked against it (200)',
+  it(
+    'a manifest of entries at its bounds for 50,000 entries (20 MB) is read off the event loop: the good post is checked against it (200)',
     { timeout: TIMEOUT_MS },
-    async (kind) => {
-      const outcome = await importWhilePolling(hostileArchives.parsedManifest(31 * MiB, kind));
+    async () => {
+      const outcome = await importWhilePolling(hostileArchives.parsedManifest(manifestLimits(50_000).bytes - 1024, 'entries'));
       expectHonest(outcome);
       expect(outcome.status).toBe(200);
       expect(itemsOf(outcome.body)['posts/good.md']).toMatchObject({ action: 'skip', reason: 'checksum_mismatch' });
+    },
+  );
+
+  it(
+    'a manifest within its bytes but of more tokens than 50,000 entries may have (0,0,0…) is refused with 422 before it is parsed',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const outcome = await importWhilePolling(hostileArchives.parsedManifest(manifestLimits(50_000).bytes - 1024, 'numbers'));
+      expectHonest(outcome);
+      expect(outcome.status).toBe(422);
+      expect(outcome.body).toMatchObject({ reason: 'too_large', entry: 'manifest.json', detail: expect.stringContaining('JSON tokens') });
+    },
+  );
+
+  it(
+    'the 33 KB zip whose manifest inflates to 32 MiB of {} is refused with 422, and the process lives on',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const zip = hostileArchives.emptyEntries(32 * MiB - 1);
+      expect(zip.byteLength).toBeLessThan(40 * 1024);
+      const outcome = await importWhilePolling(zip);
+      expectHonest(outcome);
+      expect(outcome.status).toBe(422);
+      expect(outcome.body).toMatchObject({ type: expect.stringContaining('archive-refused'), reason: 'too_large', entry: 'manifest.json' });
+      expect((await healthz()).status).toBe(200);
+    },
+  );
+
+  it(
+    'on a server taking archives of 1,000,000 entries, the same zip is refused for its tokens before it is parsed (422), and the process lives on',
+    { timeout: TIMEOUT_MS },
+    async () => {
+      const large = await startServer(db!.url, { LOG_LEVEL: 'warn', ACCESS_LOG: 'false', IMPORT_MAX_ENTRIES: '1000000' });
+      const outcome = await importWhilePolling(hostileArchives.emptyEntries(32 * MiB - 1), large.base);
+      expectHonest(outcome);
+      expect(outcome.status).toBe(422);
+      expect(outcome.body).toMatchObject({
+        reason: 'too_large',
+        entry: 'manifest.json',
+        detail: expect.stringContaining('2500000 JSON tokens'),
+      });
+      expect((await healthz(large.base)).status).toBe(200);
+      expect(large.child.exitCode).toBeNull();
     },
   );
 

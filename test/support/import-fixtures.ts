@@ -63,16 +63,16 @@ export const hostileArchives = {
     return zipSync(files);
   },
   /**
-   * A MarginCMS export's manifest of about `bytes` within its limit, and one post: `entries`
-   * listing files (as an export of a very large site does) or, with `numbers`, a list of zeros
-   * (the most values JSON can pack into those bytes).
+   * A MarginCMS export's manifest of about `bytes`, and one post: `entries` listing files with
+   * long paths (as an export of a very large site does: some 280 bytes and 7 tokens an entry) or,
+   * with `numbers`, a list of zeros (the most values JSON can pack into those bytes).
    */
   parsedManifest: (bytes: number, kind: 'entries' | 'numbers') => {
     const head = '{"format":"margincms-export","version":1,"files":[';
     const unit =
       kind === 'numbers'
         ? '0,'
-        : (i: number) => `{"path":"posts/a-post-of-a-large-site-${i}.md","bytes":1234,"sha256":"${'0'.repeat(64)}"},`;
+        : (i: number) => `{"path":"posts/${'a-post-of-a-large-site-'.repeat(7)}${i}.md","bytes":1234,"sha256":"${'0'.repeat(64)}"},`;
     const parts: string[] = [head];
     let length = head.length;
     for (let i = 0; length < bytes - 200; i++) {
@@ -82,6 +82,15 @@ export const hostileArchives = {
     }
     parts.push(kind === 'numbers' ? '0]}' : `{"path":"posts/last.md","bytes":1,"sha256":"${'0'.repeat(64)}"}]}`);
     return zipSync({ 'manifest.json': encoder.encode(parts.join('')), 'posts/good.md': markdown('title: A good post') });
+  },
+  /**
+   * The 33 KB zip of issue #40: a MarginCMS export's manifest whose `files` are `bytes` of `{}`
+   * (32 MiB of them parse to more than a worker's 512 MB heap), and one post.
+   */
+  emptyEntries: (bytes: number) => {
+    const head = '{"format":"margincms-export","version":1,"files":[';
+    const manifest = `${head}${'{},'.repeat(Math.floor((bytes - head.length - 4) / 3))}{}]}`;
+    return zipSync({ 'manifest.json': encoder.encode(manifest), 'posts/good.md': markdown('title: A good post') }, { level: 9 });
   },
   /** A MarginCMS export's manifest padded to `bytes` (whitespace inside the JSON), and one post. */
   hugeManifest: (bytes: number) => {

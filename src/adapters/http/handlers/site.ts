@@ -5,7 +5,7 @@ import type { ImageImportDeps } from '../../../app/site-import-images.js';
 import { mediaBlobKey, originalName, ValidationError, type Clock, type Media } from '../../../domain/index.js';
 import { exportArchive } from '../../../site-files/export-archive.js';
 import type { ReadImage } from '../../../site-files/images.js';
-import { IMPORT_OWN_LIMITS, importFilesOf, type PostFieldsCheck } from '../../../site-files/import-files.js';
+import { importFilesOf, importOwnLimits, type PostFieldsCheck } from '../../../site-files/import-files.js';
 import { ArchiveRefused, checkZip, type ArchiveLimits } from '../../../site-files/zip.js';
 import type { Contract } from '../contract.js';
 import { problemFromRefusal } from '../problem-map.js';
@@ -97,10 +97,12 @@ export function siteHandlers(
     async importSite({ query, body, principal }) {
       try {
         // The whole archive is checked (names, kinds, sizes, every entry inflated once) before any file is read.
-        const archive = await checkZip(body, { ...imports.limits, maxFileBytes: imports.maxFileBytes, ownLimits: IMPORT_OWN_LIMITS });
+        const { maxEntries } = imports.limits;
+        const { maxFileBytes } = imports;
+        const archive = await checkZip(body, { ...imports.limits, maxFileBytes, ownLimits: importOwnLimits(maxEntries) });
         try {
           checkFields ??= postFieldsCheck(imports.contract);
-          const { source, files } = await importFilesOf(archive, checkFields, imports.maxFileBytes);
+          const { source, files } = await importFilesOf(archive, checkFields, { maxFileBytes, maxEntries });
           const report = await posts.imports.run(files, query.mode, actorOf({ principal }), images);
           return { status: 200, body: { mode: report.mode, source, counts: report.counts, items: report.items } };
         } finally {

@@ -16,6 +16,22 @@ import {
 /** A front-matter value that does not say what its key asks for; the file is skipped with its message. */
 export class FrontMatterError extends Error {}
 
+/** The most characters of a value an error quotes. */
+const QUOTED_MAX = 100;
+
+/**
+ * A value as an error names it: a scalar as JSON, a string cut at QUOTED_MAX characters; a list or
+ * a mapping by its kind only. Never a collection serialised: YAML aliases share one node many
+ * times over, so a 64 KiB front matter could serialise to megabytes, and every file's error
+ * goes into the report.
+ */
+function quoted(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value !== null && typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string' && value.length > QUOTED_MAX) return `${JSON.stringify(value.slice(0, QUOTED_MAX))}…`;
+  return JSON.stringify(value) ?? String(value);
+}
+
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ]+(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?\s*(Z|z|[+-]\d{2}:?\d{2})?)?$/;
 const MONTH_DAY_YEAR = /^([A-Za-z]{3})[a-z]*\.? (\d{1,2}),? (\d{4})$/;
@@ -27,7 +43,7 @@ export function dateOf(key: string, value: unknown): Date | null {
     if (Number.isNaN(value.getTime())) throw new FrontMatterError(`${key} is not a date`);
     return new Date(value.getTime());
   }
-  if (typeof value !== 'string') throw new FrontMatterError(`${key} is not a date: ${JSON.stringify(value)}`);
+  if (typeof value !== 'string') throw new FrontMatterError(`${key} is not a date: ${quoted(value)}`);
   const text = value.trim();
   const full = DATE_TIME.exec(text);
   const spoken = full ? null : MONTH_DAY_YEAR.exec(text);
@@ -36,11 +52,11 @@ export function dateOf(key: string, value: unknown): Date | null {
     : spoken
       ? [Number(spoken[3]), MONTHS.indexOf(spoken[1]!.toLowerCase()) + 1, Number(spoken[2]), 0, 0, 0]
       : null;
-  if (fields === null) throw new FrontMatterError(`${key} is not a date: ${JSON.stringify(value)}`);
+  if (fields === null) throw new FrontMatterError(`${key} is not a date: ${quoted(value)}`);
   const [year, month, day, hour, minute, second] = fields as [number, number, number, number, number, number];
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) {
-    throw new FrontMatterError(`${key} is not a date: ${JSON.stringify(value)}`);
+    throw new FrontMatterError(`${key} is not a date: ${quoted(value)}`);
   }
   const milliseconds = full?.[7] ? Math.floor(Number(`0${full[7]}`) * 1000) : 0;
   const zone = full?.[8]?.toUpperCase() ?? 'Z';
@@ -72,11 +88,11 @@ export function mapping(key: string, value: unknown): Record<string, unknown> {
 
 export function statusOf(key: string, value: unknown): PostStatus {
   if (value === 'draft' || value === 'published' || value === 'archived') return value;
-  throw new FrontMatterError(`${key} is not draft, published or archived: ${JSON.stringify(value)}`);
+  throw new FrontMatterError(`${key} is not draft, published or archived: ${quoted(value)}`);
 }
 
 export function idOf(key: string, value: unknown): string {
-  if (typeof value !== 'string' || !isUlid(value)) throw new FrontMatterError(`${key} is not a post id (a ULID): ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || !isUlid(value)) throw new FrontMatterError(`${key} is not a post id (a ULID): ${quoted(value)}`);
   return value;
 }
 

@@ -306,6 +306,44 @@ describe('splitFrontMatter: limits, so that no file holds the server', () => {
   });
 });
 
+describe('front matter an attacker writes: aliases, deep TOML tables, values to quote', () => {
+  it('skips a YAML alias bomb (nine levels of nine aliases) before it expands', () => {
+    let matter = 'a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
+    for (let i = 1; i < 9; i++)
+      matter += `a${i}: &a${i} [${Array(9)
+        .fill(`*a${i - 1}`)
+        .join(', ')}]\n`;
+    expect(splitFrontMatter(`---\n${matter}---\nbody`)).toEqual({ error: expect.stringContaining('Excessive alias count') });
+  });
+
+  it('skips TOML tables and dotted keys nested past the depth limit, and inline values past it without recursing', () => {
+    const deep = Array(20_000).fill('a').join('.');
+    for (const matter of [
+      `[${deep}]\nx = 1`,
+      `${deep} = 1`,
+      `a = ${'['.repeat(30_000)}`,
+      `a = ${'{b = '.repeat(10_000)}1${'}'.repeat(10_000)}`,
+    ]) {
+      const split = splitFrontMatter(`+++\n${matter}\n+++\nbody`);
+      expect(split).toEqual({ error: expect.stringMatching(/nested more than 32 deep|excessively nested/) });
+    }
+  });
+
+  it('names a bad value in a few words, never a list or mapping serialised: aliases of a 60 KB scalar make one of megabytes', () => {
+    const matter = `title: T\ns: &s "${'x'.repeat(60_000)}"\na: &a [*s, *s, *s, *s]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\ndate: *b`;
+    const split = splitFrontMatter(`---\n${matter}\n---\nbody`);
+    if ('error' in split) throw new Error(split.error);
+    const outcome = importedPostOf('posts/a.md', split.data, split.body, 'markdown');
+    expect(outcome).toEqual({
+      skip: { reason: 'invalid_front_matter', detail: "The front matter's date is not a date: a list.", slug: null },
+    });
+    const long = importedPostOf('posts/a.md', { title: 'T', date: 'y'.repeat(60_000) }, '', 'markdown');
+    expect(long).toEqual({
+      skip: { reason: 'invalid_front_matter', detail: `The front matter's date is not a date: "${'y'.repeat(100)}"….`, slug: null },
+    });
+  });
+});
+
 describe('dateOf', () => {
   it.each([
     ['2024-02-10T09:30:00+01:00', '2024-02-10T08:30:00.000Z'],

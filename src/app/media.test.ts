@@ -56,6 +56,9 @@ function fakeImages(): ImageProcessor & { calls: number } {
       );
       return { sourceSha256: await sha256(bytes), original, variants: variants.reverse() };
     },
+    inspect(): Promise<never> {
+      throw new Error('an upload decodes: it reads no header alone');
+    },
   };
   return fake;
 }

@@ -107,6 +107,33 @@ describe('createSharpImageProcessor', () => {
     expect((await images.process(gifOf(1000))).original.contentType).toBe('image/gif');
   });
 
+  describe('inspect: the header only', () => {
+    it('answers the type, size and pixels of each type, frames counted, and refuses what process refuses before decoding', async () => {
+      for (const type of ['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/gif'] as const) {
+        expect(await images.inspect(await plainImage(type, 200, 100))).toEqual({
+          contentType: type,
+          width: 200,
+          height: 100,
+          pixels: 20_000,
+        });
+      }
+      expect(await images.inspect(await animatedGif(100, 100, 3))).toMatchObject({ height: 100, pixels: 30_000 });
+      expect(await refusalOf(createSharpImageProcessor({ ...LIMITS, maxBytes: 100 }).inspect(new Uint8Array(101)))).toBe('too-many-bytes');
+      expect(await refusalOf(images.inspect(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"/>')))).toBe(
+        'unsupported-type',
+      );
+      expect(await refusalOf(images.inspect(blackPng(10_000, 10_000)))).toBe('too-many-pixels');
+    });
+
+    it("decodes no pixel: a truncated image passes with its header's size (only process, which decodes, refuses it)", async () => {
+      expect(await images.inspect(blackPng(7000, 7000))).toMatchObject({ contentType: 'image/png', pixels: 49_000_000 });
+      const whole = await plainImage('image/png', 400, 300);
+      const truncated = whole.subarray(0, Math.floor(whole.length * 0.6));
+      expect(await images.inspect(truncated)).toMatchObject({ width: 400, height: 300 });
+      expect(await refusalOf(images.process(truncated))).toBe('unreadable');
+    });
+  });
+
   it.each<MediaType>(['image/jpeg', 'image/png'])('refuses a truncated %s as unreadable', async (type) => {
     const whole = await plainImage(type, 400, 300);
     const truncated = whole.subarray(0, Math.floor(whole.length * 0.6));

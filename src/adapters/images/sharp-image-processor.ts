@@ -51,15 +51,37 @@ export function createSharpImageProcessor(options: SharpImageProcessorOptions): 
   const semaphore = createSemaphore(options.concurrency);
   return {
     async process(bytes) {
-      if (bytes.length > options.maxBytes) {
-        throw new MediaRefusedError('too-many-bytes', `The image is ${bytes.length} bytes; at most ${options.maxBytes} are taken.`);
-      }
+      checkBytes(bytes, options.maxBytes);
       const sourceSha256 = sha256(bytes);
       const type = await sniff(bytes);
       return semaphore.run(() => processImage(bytes, type, sourceSha256, options.maxPixels));
     },
+    async inspect(bytes) {
+      checkBytes(bytes, options.maxBytes);
+      const type = await sniff(bytes);
+      try {
+        const meta = await readHeader(bytes, type, options.maxPixels);
+        return {
+          contentType: type,
+          width: meta.autoOrient.width,
+          height: meta.pageHeight ?? meta.autoOrient.height,
+          pixels: pixelsOf(meta),
+        };
+      } catch (error) {
+        throw refusal(error);
+      }
+    },
   };
 }
+
+function checkBytes(bytes: Uint8Array, maxBytes: number): void {
+  if (bytes.length > maxBytes) {
+    throw new MediaRefusedError('too-many-bytes', `The image is ${bytes.length} bytes; at most ${maxBytes} are taken.`);
+  }
+}
+
+/** Width × height of a frame × frames. */
+const pixelsOf = (meta: Metadata) => meta.width * (meta.pageHeight ?? meta.height) * (meta.pages ?? 1);
 
 async function sniff(bytes: Uint8Array): Promise<MediaType> {
   const found = await fileTypeFromBuffer(bytes).catch(() => undefined);
@@ -98,8 +120,7 @@ async function readHeader(bytes: Uint8Array, type: MediaType, maxPixels: number)
   if ((meta.pages ?? 1) > MAX_FRAMES) {
     throw new MediaRefusedError('too-many-pixels', `The image declares ${meta.pages} frames; at most ${MAX_FRAMES} are taken.`);
   }
-  const frameHeight = meta.pageHeight ?? meta.height;
-  const pixels = meta.width * frameHeight * (meta.pages ?? 1);
+  const pixels = pixelsOf(meta);
   if (pixels > maxPixels) {
     throw new MediaRefusedError('too-many-pixels', `The image declares ${pixels} pixels; at most ${maxPixels} are taken.`);
   }

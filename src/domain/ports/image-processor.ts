@@ -22,6 +22,15 @@ export interface ProcessedImage {
   variants: ImageFile[];
 }
 
+/** What an image's header says, read without decoding its pixels. */
+export interface ImageHeader {
+  contentType: MediaType;
+  width: number;
+  height: number;
+  /** Width × height × frames: what decoding it would cost. */
+  pixels: number;
+}
+
 /**
  * Reads an upload. The type is taken from the bytes alone. Throws `MediaRefusedError`: bytes that
  * are none of `MEDIA_TYPES` (SVG included), more than the byte limit, a header declaring more
@@ -30,4 +39,11 @@ export interface ProcessedImage {
  */
 export interface ImageProcessor {
   process(bytes: Uint8Array): Promise<ProcessedImage>;
+  /**
+   * The header only, checked as `process` checks it before decoding (the byte limit, the type
+   * from the bytes and from the header, the pixel and frame limits), with the same
+   * `MediaRefusedError`s; no pixel is decoded, so bytes that pass may still be refused by
+   * `process` as not decoding whole.
+   */
+  inspect(bytes: Uint8Array): Promise<ImageHeader>;
 }

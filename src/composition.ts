@@ -128,7 +128,12 @@ export async function compose(options: CompositionOptions) {
         },
         cache: { maxAgeSeconds: content.maxAgeSeconds, staleWhileRevalidateSeconds: content.staleWhileRevalidateSeconds },
       },
-      imports: { limits: imports, maxFileBytes: config.bodyLimitBytes, contract: options.contract },
+      imports: {
+        limits: imports,
+        maxFileBytes: config.bodyLimitBytes,
+        imageLimits: { images: imports.maxImages, pixels: imports.maxImagePixels },
+        contract: options.contract,
+      },
       webhooks: {
         webhooks: store.webhooks,
         refusal: (url) => webhookTransport.refusal(url),

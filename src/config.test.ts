@@ -15,7 +15,13 @@ describe('loadConfig', () => {
       shutdown: { delaySeconds: 0, timeoutSeconds: 10 },
       requestTimeouts: { headersMs: 20_000, requestMs: 900_000, bodyWindowMs: 20_000, bodyMinBytesPerSecond: 1024 },
       bodyLimitBytes: 1048576,
-      imports: { limitBytes: 67108864, maxEntries: 50000, maxInflatedBytes: 268435456 },
+      imports: {
+        limitBytes: 67108864,
+        maxEntries: 50000,
+        maxInflatedBytes: 268435456,
+        maxImages: 200,
+        maxImagePixels: 1_000_000_000,
+      },
       media: { maxBytes: 20971520, maxPixels: 50_000_000, concurrency: 2 },
       corsOrigins: [],
       trustProxy: false,
@@ -78,14 +84,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOGIN_MAX_FAILURES: '0' })).toThrow(/LOGIN_MAX_FAILURES must be an integer from 1/);
   });
 
-  it('reads the import limits, refusing an archive limit under 1 KiB and a zero entry count', () => {
-    expect(loadConfig({ IMPORT_LIMIT_BYTES: '2048', IMPORT_MAX_ENTRIES: '10', IMPORT_MAX_INFLATED_BYTES: '1048576' }).imports).toEqual({
-      limitBytes: 2048,
-      maxEntries: 10,
-      maxInflatedBytes: 1048576,
-    });
+  it('reads the import limits, refusing an archive limit under 1 KiB, a zero entry count and a negative image limit (0 stores no image)', () => {
+    expect(
+      loadConfig({
+        IMPORT_LIMIT_BYTES: '2048',
+        IMPORT_MAX_ENTRIES: '10',
+        IMPORT_MAX_INFLATED_BYTES: '1048576',
+        IMPORT_MAX_IMAGES: '0',
+        IMPORT_MAX_IMAGE_PIXELS: '5000',
+      }).imports,
+    ).toEqual({ limitBytes: 2048, maxEntries: 10, maxInflatedBytes: 1048576, maxImages: 0, maxImagePixels: 5000 });
     expect(() => loadConfig({ IMPORT_LIMIT_BYTES: '10' })).toThrow(/IMPORT_LIMIT_BYTES must be an integer from 1024/);
     expect(() => loadConfig({ IMPORT_MAX_ENTRIES: '0' })).toThrow(/IMPORT_MAX_ENTRIES must be an integer from 1/);
+    expect(() => loadConfig({ IMPORT_MAX_IMAGES: '-1' })).toThrow(/IMPORT_MAX_IMAGES must be an integer from 0/);
+    expect(() => loadConfig({ IMPORT_MAX_IMAGE_PIXELS: '1e9' })).toThrow(/IMPORT_MAX_IMAGE_PIXELS must be an integer from 0/);
   });
 
   it('reads the housekeeping interval (0 turns it off) and batch size, refusing a batch of 0', () => {

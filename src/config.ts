@@ -21,7 +21,7 @@ export interface Config {
   requestTimeouts: RequestTimeoutsConfig;
   /** Request bodies over this many bytes are answered 413; also the largest file an import reads. */
   bodyLimitBytes: number;
-  /** POST /import: the largest archive (413 above), and the most entries and inflated bytes it may hold. */
+  /** POST /import: the largest archive (413 above), the most entries and inflated bytes it may hold, the images it may decode. */
   imports: ImportLimits;
   /** Image uploads (POST /media): the largest, the most pixels, and how many are decoded at once. */
   media: MediaLimits;
@@ -88,6 +88,9 @@ export interface ImportLimits {
   limitBytes: number;
   maxEntries: number;
   maxInflatedBytes: number;
+  /** The most images one import decodes (stores), and the most pixels (from their headers) together; an image beyond is skipped. */
+  maxImages: number;
+  maxImagePixels: number;
 }
 
 interface MediaLimits {
@@ -178,6 +181,11 @@ export const ENV_VARIABLES = {
   IMPORT_MAX_INFLATED_BYTES: {
     default: '268435456',
     doc: 'Most bytes the files of an imported zip may inflate to together (256 MiB); more is refused.',
+  },
+  IMPORT_MAX_IMAGES: { default: '200', doc: 'Most images one import decodes and stores; the images beyond are skipped (image_limit).' },
+  IMPORT_MAX_IMAGE_PIXELS: {
+    default: '1000000000',
+    doc: 'Most pixels (from their headers) the images one import decodes may have together (1 GP); the images beyond are skipped.',
   },
   MEDIA_MAX_BYTES: { default: '20971520', doc: 'Largest image POST /media accepts (20 MiB); larger is a 413.' },
   MEDIA_MAX_PIXELS: {
@@ -281,6 +289,8 @@ export function loadConfig(env: Env): Config {
     limitBytes: integer('IMPORT_LIMIT_BYTES', 1024, 2 * 1024 * 1024 * 1024),
     maxEntries: integer('IMPORT_MAX_ENTRIES', 1, 1_000_000),
     maxInflatedBytes: integer('IMPORT_MAX_INFLATED_BYTES', 1024, 16 * 1024 * 1024 * 1024),
+    maxImages: integer('IMPORT_MAX_IMAGES', 0, 1_000_000),
+    maxImagePixels: integer('IMPORT_MAX_IMAGE_PIXELS', 0, 1_000_000_000_000),
   };
   const media = {
     maxBytes: integer('MEDIA_MAX_BYTES', 1024, 1024 * 1024 * 1024),

@@ -11,7 +11,8 @@ export type ImportSkipReason =
   | 'checksum_mismatch'
   | 'conflict'
   | 'deleted'
-  | 'image_refused';
+  | 'image_refused'
+  | 'image_limit';
 
 export type ImportAction = 'create' | 'update' | 'unchanged' | 'skip';
 

@@ -10,10 +10,15 @@ const actor = { id: 'U1', name: 'Ada' };
 const encoder = new TextEncoder();
 const API = 'https://api.example.com/api/v1/content/media';
 
-/** A media library in a map: the same bytes are the same media; bytes starting with "bad" are refused. */
-function fakeLibrary() {
+/**
+ * A media library in a map: the same bytes are the same media; bytes starting with "bad" are
+ * refused; an image's header says it has as many pixels as the number in its bytes (1 without).
+ * It counts the headers read and the uploads (the only decoding).
+ */
+function fakeLibrary(limits: ImageImportDeps['limits'] = { images: 100, pixels: 1e9 }) {
   const byHash = new Map<string, Media>();
   const uploads: { alt: string }[] = [];
+  const headers: string[] = [];
   const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
   const refuse = (bytes: Uint8Array) => {
     if (Buffer.from(bytes).toString().startsWith('bad')) throw new MediaRefusedError('unsupported-type', 'Not an image we take.');
@@ -29,14 +34,17 @@ function fakeLibrary() {
       byHash.set(sha(bytes), media);
       return Promise.resolve({ media, created: true });
     },
-    check(bytes) {
-      const known = byHash.get(sha(bytes)) ?? null;
-      if (known === null) refuse(bytes);
-      return Promise.resolve(known);
+    find: (bytes) => Promise.resolve({ sha256: sha(bytes), media: byHash.get(sha(bytes)) ?? null }),
+    inspect(bytes) {
+      const text = Buffer.from(bytes).toString();
+      headers.push(text);
+      refuse(bytes);
+      return Promise.resolve({ pixels: Number(/\d+/.exec(text)?.[0] ?? 1) });
     },
     url: (media) => `${API}/${media.id}/original.png`,
+    limits,
   };
-  return { deps, uploads, size: () => byHash.size };
+  return { deps, uploads, headers, size: () => byHash.size };
 }
 
 function setup() {
@@ -181,6 +189,87 @@ describe('SiteImport with images', () => {
     expect(items['evil.svg']).toMatchObject({ action: 'skip', reason: 'image_refused' });
     expect(library.uploads).toEqual([]);
     expect(await store.posts.getBySlug('first')).toBeNull();
+  });
+
+  it("a dry run reads each image's header once and uploads none: what it reports is what the apply does", async () => {
+    const dry = fakeLibrary();
+    const { posts } = setup();
+    const planned = await posts.imports.run(filesOf(archive()), 'dry-run', actor, dry.deps);
+    expect(dry.uploads).toEqual([]);
+    // The map's copy is the same bytes: found as the image the run would store, its header not read again.
+    expect(dry.headers).toEqual(['map bytes', 'cover bytes', 'bad <svg>']);
+    const applied = await setup().posts.imports.run(filesOf(archive()), 'apply', actor, fakeLibrary().deps);
+    const outcomes = (report: typeof planned) => report.items.map(({ path, action, reason, detail }) => ({ path, action, reason, detail }));
+    expect(outcomes(planned)).toEqual(outcomes(applied));
+  });
+
+  it('decodes at most the images and pixels of its limits, in the order the posts show them; the rest are skipped as image_limit, dry run and apply alike', async () => {
+    const big = image('big.png', 'png 800');
+    const small = image('small.png', 'png 300');
+    const third = image('third.png', 'png 100');
+    const files = [
+      postFile('one', [{ image: big, alt: '' }], null),
+      postFile(
+        'two',
+        [
+          { image: small, alt: '' },
+          { image: big, alt: '' },
+          { image: third, alt: '' },
+        ],
+        null,
+      ),
+      postFile('three', [{ image: third, alt: '' }], null),
+      { path: big.path, image: big },
+      { path: small.path, image: small },
+      { path: third.path, image: third },
+    ];
+    for (const mode of ['dry-run', 'apply'] as const) {
+      const { store, posts } = setup();
+      const byPixels = fakeLibrary({ images: 10, pixels: 1000 });
+      const report = await posts.imports.run(filesOf(files), mode, actor, byPixels.deps);
+      const items = Object.fromEntries(report.items.map((item) => [item.path, item]));
+      expect(items['big.png']).toMatchObject({ action: 'create' });
+      expect(items['small.png']).toMatchObject({
+        action: 'skip',
+        reason: 'image_limit',
+        detail:
+          'Its 300 pixels are beyond the 1000 an import decodes (IMPORT_MAX_IMAGE_PIXELS; 800 spent); the posts that show it are imported without it: import the archive again to store it.',
+      });
+      expect(items['third.png']).toMatchObject({ action: 'create' });
+      expect(byPixels.uploads).toHaveLength(mode === 'apply' ? 2 : 0);
+      if (mode === 'apply') expect((await store.posts.getBySlug('two'))!.body).toContain('![](small.png)');
+
+      const byCount = fakeLibrary({ images: 1, pixels: 1e9 });
+      const counted = await setup().posts.imports.run(filesOf(files), mode, actor, byCount.deps);
+      expect(counted.items.filter((item) => item.reason === 'image_limit').map((item) => item.path)).toEqual(['small.png', 'third.png']);
+      expect(counted.items.find((item) => item.path === 'third.png')!.detail).toMatch(
+        /^Beyond the 1 image an import decodes \(IMPORT_MAX_IMAGES\)/,
+      );
+    }
+  });
+
+  it('an image the library holds already costs nothing of the limits: importing again stores the next ones', async () => {
+    const { posts } = setup();
+    const library = fakeLibrary({ images: 1, pixels: 1e9 });
+    const first = image('first.png', 'png 10');
+    const second = image('second.png', 'png 20');
+    const files = [
+      postFile(
+        'gallery',
+        [
+          { image: first, alt: '' },
+          { image: second, alt: '' },
+        ],
+        null,
+      ),
+      { path: first.path, image: first },
+      { path: second.path, image: second },
+    ];
+    const once = await posts.imports.run(filesOf(files), 'apply', actor, library.deps);
+    expect(once.items.map((item) => item.action)).toEqual(['create', 'create', 'skip']);
+    const twice = await posts.imports.run(filesOf(files), 'apply', actor, library.deps);
+    expect(twice.items.map((item) => item.action)).toEqual(['update', 'unchanged', 'create']);
+    expect(library.uploads).toHaveLength(2);
   });
 
   it('without the media library, image files are skipped as before and links left as written', async () => {

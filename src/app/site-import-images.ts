@@ -21,32 +21,48 @@ export interface PostImages {
 export interface ImageImportDeps {
   /** Stores the image (bytes identical to a stored one answer that media, `created: false`); throws `MediaRefusedError`. */
   upload(bytes: Uint8Array, meta: { alt: string; caption: string }): Promise<{ media: Media; created: boolean }>;
-  /** For a dry run: the media already stored for these bytes, else null once they pass an upload's checks; throws `MediaRefusedError`. */
-  check(bytes: Uint8Array): Promise<Media | null>;
+  /** The SHA-256 of the bytes, and the media stored for them (as its upload or its served original) or null; nothing decoded. */
+  find(bytes: Uint8Array): Promise<{ sha256: string; media: Media | null }>;
+  /** The pixels decoding the image would cost, from its header checked as an upload checks it; throws `MediaRefusedError`. Nothing decoded. */
+  inspect(bytes: Uint8Array): Promise<{ pixels: number }>;
   /** The public URL of a media's original, as a post body links it. */
   url(media: Media): string;
+  /** The most images, and pixels together, one import decodes (stores); an image beyond either is skipped. */
+  limits: { images: number; pixels: number };
 }
 
 type Outcome = { action: 'create' | 'unchanged'; media: Media | null } | { action: 'skip'; reason: ImportSkipReason; detail: string };
 
 /** The reason a refused image is skipped for; the detail says why the library refused it. */
 const IMAGE_REFUSED: ImportSkipReason = 'image_refused';
+/** The reason an image beyond the images or pixels an import decodes is skipped for. */
+const IMAGE_LIMIT: ImportSkipReason = 'image_limit';
 
 /** The URL a dry run links an image it would store by (a real one exists only once stored). */
 const PENDING = 'about:blank#image-not-stored-in-a-dry-run';
 
 /**
  * The images of one import. Each image file is read and stored once, when the first post that
- * shows it is planned (a dry run only checks it), whatever the order of the archive; its item in
- * the report says what became of it: `create` (stored), `unchanged` (the library had it already:
- * an import run twice stores nothing the second time), or `skip` (refused as an upload would be,
- * or over the per-file limit; the posts that show it are imported without it, their links left as
- * written). An image file no post shows is skipped as it always was.
+ * shows it is planned, whatever the order of the archive; its item in the report says what became
+ * of it: `create` (stored), `unchanged` (the library had it already: an import run twice stores
+ * nothing the second time), or `skip` (refused as an upload would be, over the per-file limit, or
+ * beyond the images or pixels an import decodes; the posts that show it are imported without it,
+ * their links left as written). An image file no post shows is skipped as it always was.
+ *
+ * Decoding is what costs, so it is bounded and a dry run does none: an image the library does not
+ * hold has its header read (its pixels counted, its type and limits checked), then counts against
+ * `limits` in the order the posts show the images; a dry run stops there, the apply stores it. So
+ * a dry run reports what the apply does, but for an image whose pixels do not decode whole, found
+ * only by decoding it (and one that decodes to an original the library holds: `unchanged`).
  */
 export class ImageImport {
   readonly #deps: ImageImportDeps;
   readonly #mode: ImportMode;
   readonly #outcomes = new Map<string, Promise<Outcome>>();
+  /** What the images counted against the limits so far cost. */
+  readonly #spent = { images: 0, pixels: 0 };
+  /** The SHA-256 of each image a dry run would store: a later file of the same bytes would find it stored. */
+  readonly #wouldStore = new Set<string>();
 
   constructor(deps: ImageImportDeps, mode: ImportMode) {
     this.#deps = deps;
@@ -85,9 +101,16 @@ export class ImageImport {
     if ('skip' in read) return { action: 'skip', ...read.skip };
     const { bytes } = read;
     try {
+      const found = await this.#deps.find(bytes);
+      if (found.media !== null || this.#wouldStore.has(found.sha256)) return { action: 'unchanged', media: found.media };
+      const { pixels } = await this.#deps.inspect(bytes);
+      const beyond = this.#beyondLimits(pixels);
+      if (beyond !== null) return { action: 'skip', reason: IMAGE_LIMIT, detail: beyond };
+      this.#spent.images += 1;
+      this.#spent.pixels += pixels;
       if (this.#mode === 'dry-run') {
-        const media = await this.#deps.check(bytes);
-        return { action: media === null ? 'create' : 'unchanged', media };
+        this.#wouldStore.add(found.sha256);
+        return { action: 'create', media: null };
       }
       const { media, created } = await this.#deps.upload(bytes, { alt, caption: '' });
       return { action: created ? 'create' : 'unchanged', media };
@@ -99,6 +122,19 @@ export class ImageImport {
         detail: `An image the media library refuses (${error.reason}); the posts that show it are imported without it.`,
       };
     }
+  }
+
+  /** Why an image of `pixels` is not decoded (the limits spent), or null when it may be. */
+  #beyondLimits(pixels: number): string | null {
+    const { images, pixels: most } = this.#deps.limits;
+    const again = 'the posts that show it are imported without it: import the archive again to store it.';
+    if (this.#spent.images >= images) {
+      return `Beyond the ${images} image${images === 1 ? '' : 's'} an import decodes (IMPORT_MAX_IMAGES); ${again}`;
+    }
+    if (this.#spent.pixels + pixels > most) {
+      return `Its ${pixels} pixels are beyond the ${most} an import decodes (IMPORT_MAX_IMAGE_PIXELS; ${this.#spent.pixels} spent); ${again}`;
+    }
+    return null;
   }
 
   /** The report's item for an image file of the archive, once every post is planned. */

@@ -9,6 +9,10 @@ import { unzipSync, zipSync } from 'fflate';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
+import { createSharpImageProcessor } from '../../src/adapters/images/sharp-image-processor.js';
+import { blackPng } from '../../src/adapters/images/test-images.js';
+import { loadConfig } from '../../src/config.js';
+import type { ImageProcessor } from '../../src/domain/index.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import { peek, setup, type Setup } from './helpers.js';
 
@@ -277,6 +281,86 @@ describeOnEveryStore('images in the site export and import', (make) => {
     });
   });
 
+  describe('decoding bounded', () => {
+    /** sharp with the default limits, counting the images it decodes (process) and the headers it reads (inspect). */
+    const countingImages = () => {
+      const sharpImages = createSharpImageProcessor(loadConfig({}).media);
+      const counts = { process: 0, inspect: 0 };
+      const images: ImageProcessor = {
+        process: (bytes) => (counts.process++, sharpImages.process(bytes)),
+        inspect: (bytes) => (counts.inspect++, sharpImages.inspect(bytes)),
+      };
+      return { images, counts };
+    };
+    /** `count` black PNGs of `width` × (`height` − i) pixels (distinct files of a few KB each), and one post that shows them all. */
+    const pngs = (count: number, width: number, height: number) => {
+      const files: Record<string, Uint8Array> = {};
+      const links: string[] = [];
+      for (let i = 0; i < count; i++) {
+        files[`posts/image-${i}.png`] = blackPng(width, height - i);
+        links.push(`![Image ${i}](image-${i}.png)`);
+      }
+      files['posts/gallery.md'] = encoder.encode(`---\ntitle: Gallery\n---\n${links.join('\n\n')}\n`);
+      return zipSync(files, { level: 0 });
+    };
+
+    it('a dry run of 30 PNGs of some 49 MP each decodes none: each header read once, each image reported, those past the default 1 GP as image_limit (200)', async () => {
+      const { images, counts } = countingImages();
+      const t = await setup(make, { images });
+      const dry = await importZip(t, pngs(30, 7000, 7000), 'dry-run');
+      expect(counts).toEqual({ process: 0, inspect: 30 });
+      // 7000 × (7000 − i) pixels each: 20 of them (979,860,000 pixels) fit in 1,000,000,000.
+      expect(loadConfig({}).imports.maxImagePixels).toBe(1_000_000_000);
+      const items = byPath(dry);
+      for (let i = 0; i < 30; i++) {
+        expect(items[`posts/image-${i}.png`]).toMatchObject(i < 20 ? { action: 'create' } : { action: 'skip', reason: 'image_limit' });
+      }
+      expect(dry.counts).toEqual({ files: 31, create: 21, update: 0, unchanged: 0, skip: 10 });
+      expect(await library(t)).toHaveLength(0);
+    });
+
+    it('a dry run reports each image as the apply then does, IMPORT_MAX_IMAGES applied alike, and decodes none', async () => {
+      const { images, counts } = countingImages();
+      const t = await setup(make, { images, imports: { maxImages: 3 } });
+      const zip = pngs(5, 800, 600);
+      const dry = byPath(await importZip(t, zip, 'dry-run'));
+      expect(counts.process).toBe(0);
+      const apply = byPath(await importZip(t, zip, 'apply'));
+      expect(counts.process).toBe(3);
+      for (let i = 0; i < 5; i++) {
+        const path = `posts/image-${i}.png`;
+        expect(dry[path], path).toMatchObject(
+          i < 3
+            ? { action: 'create' }
+            : { action: 'skip', reason: 'image_limit', detail: expect.stringContaining('Beyond the 3 images an import decodes') },
+        );
+        expect(dry[path]).toEqual(apply[path]);
+      }
+      expect(await library(t)).toHaveLength(3);
+    });
+
+    it('an import decodes at most IMPORT_MAX_IMAGE_PIXELS pixels together; beyond, images are skipped as image_limit and the next import stores them', async () => {
+      const { images, counts } = countingImages();
+      const t = await setup(make, { images, imports: { maxImagePixels: 1_000_000 } });
+      const zip = pngs(3, 1000, 500);
+      const first = byPath(await importZip(t, zip, 'apply'));
+      expect(first['posts/image-2.png']).toMatchObject({
+        action: 'skip',
+        reason: 'image_limit',
+        detail: expect.stringContaining(
+          'Its 498000 pixels are beyond the 1000000 an import decodes (IMPORT_MAX_IMAGE_PIXELS; 999000 spent)',
+        ),
+      });
+      expect(first['posts/gallery.md']!.action).toBe('create');
+      expect((await stored(t, 'gallery')).body).toContain('](image-2.png)');
+      const second = byPath(await importZip(t, zip, 'apply'));
+      expect([0, 1, 2].map((i) => second[`posts/image-${i}.png`]!.action)).toEqual(['unchanged', 'unchanged', 'create']);
+      expect(second['posts/gallery.md']).toMatchObject({ action: 'update', changed: ['body'] });
+      expect((await stored(t, 'gallery')).body).not.toContain('](image-2.png)');
+      expect(counts.process).toBe(3);
+    });
+  });
+
   describe('hostile images', () => {
     it('an SVG, a 10,000 × 10,000 PNG and a truncated JPEG are reported and not stored; the posts are imported without them (200)', async () => {
       const t = await setup(make);
@@ -300,11 +384,12 @@ describeOnEveryStore('images in the site export and import', (make) => {
           reason: 'image_refused',
           detail: expect.stringContaining('too-many-pixels') as unknown,
         });
-        expect(items['posts/cut.jpg']).toMatchObject({
-          action: 'skip',
-          reason: 'image_refused',
-          detail: expect.stringMatching(/unreadable|unsupported-type/) as unknown,
-        });
+        // Its header reads whole: only decoding finds the rest missing, and a dry run decodes nothing.
+        expect(items['posts/cut.jpg']).toMatchObject(
+          mode === 'dry-run'
+            ? { action: 'create' }
+            : { action: 'skip', reason: 'image_refused', detail: expect.stringContaining('unreadable') as unknown },
+        );
         for (const post of ['posts/svg.md', 'posts/bomb.md', 'posts/cut.md']) expect(items[post], post).toMatchObject({ action: 'create' });
       }
       expect(await library(t)).toHaveLength(0);

@@ -12,6 +12,7 @@ import {
   FixedClock,
   InvalidTokenError,
   type Clock,
+  type ImageProcessor,
   type PasswordHasher,
   type Store,
   type WebhookTransport,
@@ -89,6 +90,8 @@ export interface TestServerOptions {
   adminDir?: string;
   /** Sends webhooks and judges their URLs; by default `compose`'s (public addresses only). */
   webhookTransport?: WebhookTransport;
+  /** Reads uploaded and imported images; by default `compose`'s (sharp with the default limits). */
+  images?: ImageProcessor;
 }
 
 /**
@@ -132,6 +135,7 @@ export async function testServer(options: TestServerOptions) {
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
     ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
+    ...(options.images ? { images: options.images } : {}),
   });
   const { user: admin } = await createOrResetUser(
     {

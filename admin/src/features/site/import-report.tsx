@@ -15,6 +15,7 @@ const REASONS: Record<SkipReason, string> = {
   conflict: 'The post changed meanwhile',
   deleted: 'A deleted post',
   image_refused: 'An image the library refuses',
+  image_limit: 'Beyond the images an import stores',
 };
 
 const ACTIONS: Record<ImportItem['action'], { 'dry-run': string; apply: string }> = {

@@ -17,6 +17,8 @@ export interface SiteImportDeps {
   limits: Pick<ArchiveLimits, 'maxEntries' | 'maxInflatedBytes'>;
   /** The largest markdown file an import reads (the request body limit). */
   maxFileBytes: number;
+  /** The most images one import decodes, and their pixels together (IMPORT_MAX_IMAGES, IMPORT_MAX_IMAGE_PIXELS). */
+  imageLimits: ImageImportDeps['limits'];
   /** The contract: imported posts are checked against its `CreatePostRequest`. */
   contract: Pick<Contract, 'schemaValidator'>;
 }
@@ -48,9 +50,10 @@ function imageReader({ media, blobs }: Pick<MediaDeps, 'media' | 'blobs'>): Read
 
 const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** The media library as an import uses it: uploads as `POST /media` makes them, a dry run's check, the originals' URLs. */
-function imageImportDeps({ deps, filesUrl }: SiteMedia): ImageImportDeps {
+/** The media library as an import uses it: uploads as `POST /media` makes them, found by hash, headers read, the originals' URLs. */
+function imageImportDeps({ deps, filesUrl }: SiteMedia, limits: ImageImportDeps['limits']): ImageImportDeps {
   return {
+    limits,
     async upload(bytes, { alt, caption }) {
       try {
         return await uploadMedia(deps, bytes, { alt, caption });
@@ -60,12 +63,11 @@ function imageImportDeps({ deps, filesUrl }: SiteMedia): ImageImportDeps {
         throw error;
       }
     },
-    async check(bytes) {
-      const known = await deps.media.findByHash(sha256Of(bytes));
-      if (known !== null) return known;
-      const processed = await deps.images.process(bytes);
-      return deps.media.findByHash(sha256Of(processed.original.bytes));
+    async find(bytes) {
+      const sha256 = sha256Of(bytes);
+      return { sha256, media: await deps.media.findByHash(sha256) };
     },
+    inspect: (bytes) => deps.images.inspect(bytes),
     url: (media: Media) => `${filesUrl}/${media.id}/${originalName(media.contentType)}`,
   };
 }
@@ -78,7 +80,7 @@ export function siteHandlers(
 ): Pick<HandlerRegistry, 'exportSite' | 'importSite'> {
   let checkFields: PostFieldsCheck | undefined;
   const readImage = media === undefined ? undefined : imageReader(media.deps);
-  const images = media === undefined ? undefined : imageImportDeps(media);
+  const images = media === undefined ? undefined : imageImportDeps(media, imports.imageLimits);
   return {
     async exportSite({ query }) {
       // A bad tag is a 422 here, before the first byte of the archive.

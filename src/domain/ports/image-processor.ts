@@ -23,7 +23,7 @@ export interface ProcessedImage {
 }
 
 /** What an image's header says, read without decoding its pixels. */
-export interface ImageHeader {
+interface ImageHeader {
   contentType: MediaType;
   width: number;
   height: number;

@@ -4,7 +4,7 @@ SHELL := /bin/bash
 BIN := node_modules/.bin
 MOCK_PORT ?= 4010
 
-.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-ab bench-scale bench-soak bench-transfer bench-admin clean delete-data
+.PHONY: help install build start run dev docs generate check-generated lint format typecheck test test-unit mock migrate purge user bench-db soak-pool bench bench-ab bench-scale bench-soak bench-transfer bench-import bench-admin clean delete-data
 
 help: ## List the tasks
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/\$$(MOCK_PORT)/$(MOCK_PORT)/g' | awk -F':.*## ' '{printf "  make %-16s %s\n", $$1, $$2}'
@@ -102,6 +102,9 @@ bench-soak: install ## Saturated mixed load on the API for BENCH_SOAK_SECONDS (6
 
 bench-transfer: install ## Whole-site export and import (dry run, apply, again) of BENCH_POSTS (10000): posts/s and peak RSS; run `make build` first
 	$(BIN)/tsx bench/transfer.ts
+
+bench-import: install ## A 33 KB zip whose manifest is 32 MiB of {} (dry run), and BENCH_IMPORT_PNGS (30) PNGs of 49 MP (dry run, apply): time, CPU, /healthz, RSS; run `make build` first
+	$(BIN)/tsx bench/import-hostile.ts
 
 bench-admin: install ## The admin's posts page of BENCH_ADMIN_POSTS (10000) posts in Chromium: navigation to first row, tab switch; run `make build` first
 	$(BIN)/tsx bench/admin-tti.ts

@@ -200,6 +200,8 @@ describe.skipIf(!available)('a hostile import does not hold the server', () => {
     { timeout: TIMEOUT_MS },
     async () => {
       const large = await startServer(db!.url, { LOG_LEVEL: 'warn', ACCESS_LOG: 'false', IMPORT_MAX_ENTRIES: '1000000' });
+      // A first import on the new process, so that compiling the import's code is not timed as the zip's stall.
+      expect((await importWhilePolling(hostileArchives.manyFiles(0, ''), large.base)).status).toBe(200);
       const outcome = await importWhilePolling(hostileArchives.emptyEntries(32 * MiB - 1), large.base);
       expectHonest(outcome);
       expect(outcome.status).toBe(422);

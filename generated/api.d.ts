@@ -587,7 +587,7 @@ export interface paths {
          * Subscribe a URL to post events
          * @description Creates an enabled subscription and answers it with its signing `secret` (`whsec_…`), which is shown in this answer only: store it, then verify every delivery's `webhook-signature` with it (see the `webhooks` tag for what is sent, how it is signed and retried). Only changes made after this answer are delivered.
          *
-         *     The `url` must be `https://` or `http://`, without credentials, and (unless the server runs with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`) its host must resolve to public addresses only; it is checked again at every delivery. A URL that breaks these rules is a 422 on `/body/url`. A server holds at most 50 subscriptions: the 51st is a 409 `webhook-limit-reached`.
+         *     The `url` must be `https://` or `http://`, without credentials or a fragment, and (unless the server runs with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`) its host must resolve, now, to public addresses only; it is checked again at every delivery. A URL that breaks these rules is a 422 on `/body/url` whose message says which (the name not found, the address that is not public). A server holds at most 50 subscriptions: the 51st is a 409 `webhook-limit-reached`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -622,7 +622,7 @@ export interface paths {
         head?: never;
         /**
          * Change, enable, disable a webhook subscription or rotate its secret
-         * @description Changes the properties sent; the others keep their value. `url` follows the same rules as on createWebhook. `enabled: false` stops deliveries (those pending wait; changes made while it is disabled are not recorded for it); `enabled: true` clears `disabledReason` and sends the pending deliveries, in order, starting at once.
+         * @description Changes the properties sent; the others keep their value. `url` follows the same rules as on createWebhook. `enabled: false` stops deliveries (those pending wait; changes made while it is disabled are not recorded for it); `enabled: true` clears `disabledReason` and sends the pending deliveries, each post's in order, starting at once.
          *
          *     `rotateSecret: true` generates a new secret and answers it, once, as `secret` (the answer is then a `WebhookSubscriptionWithSecret`; otherwise a `WebhookSubscription`, without a secret). For 24 hours deliveries carry two signatures, one with each secret, so a receiver can move to the new secret without losing an event.
          */
@@ -668,7 +668,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again
-         * @description Schedules the delivery again, whatever its status, with a new schedule: `status` pending, `attempts` 0, `nextAttemptAt` now, and the full series of retries ahead of it. It goes after the subscription's other pending deliveries (deliveries to one subscription still go one at a time), so it is sent once those are settled. A delivery being sent right now is answered as it is, unchanged: its attempt is under way. It carries the same `webhook-id` (`eventId`) and body as before, signed anew with a new `webhook-timestamp`; a receiver that already processed the event recognises it by its id. The last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay until the next attempt. While the subscription is disabled, the delivery waits, pending, until it is enabled again.
+         * @description Schedules the delivery again, whatever its status, with a new schedule: `status` pending, `attempts` 0, `nextAttemptAt` now, and the full series of retries ahead of it. It goes after the other pending deliveries of its post to the subscription (a post's events still go in order), so it is sent once those are settled; other posts' deliveries do not hold it back. A delivery being sent right now is answered as it is, unchanged: its attempt is under way. It carries the same `webhook-id` (`eventId`) and body as before, signed anew with a new `webhook-timestamp`; a receiver that already processed the event recognises it by its id. The last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay until the next attempt. While the subscription is disabled, the delivery waits, pending, until it is enabled again.
          */
         post: operations["redeliverWebhookDelivery"];
         delete?: never;
@@ -1708,7 +1708,7 @@ export interface components {
             events: components["schemas"]["WebhookEventType"][];
             /** @description A note for people (what the receiver is); empty when not given. */
             description: string;
-            /** @description Whether events are recorded for it and delivered. A disabled subscription's pending deliveries wait, and go out in order once it is enabled again; changes made while it is disabled are not recorded for it. */
+            /** @description Whether events are recorded for it and delivered. A disabled subscription's pending deliveries wait, and go out (each post's in order) once it is enabled again; changes made while it is disabled are not recorded for it. */
             enabled: boolean;
             /**
              * @description Why the server disabled the subscription: after a delivery's last attempt failed. Null while it is enabled, and when a user disabled it.
@@ -1740,7 +1740,7 @@ export interface components {
         };
         /**
          * Format: uri
-         * @description Where events are POSTed: an absolute `https://` or `http://` URL, without credentials (`user:password@`) and without a fragment. By default its host must resolve only to public addresses: not loopback, private (RFC 1918, unique local), link-local, cloud metadata (169.254.169.254), carrier-grade NAT, multicast or unspecified. The server checks it when the subscription is saved and again, by resolving the name anew, at every delivery, so a name that later points inside the network is refused then (the attempt fails with `error` saying so). A server run with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` (self-hosted setups, tests) also accepts private and loopback targets.
+         * @description Where events are POSTed: an absolute `https://` or `http://` URL, without credentials (`user:password@`) and without a fragment (`#…`, which is never sent; a URL with one is a 422). By default its host must resolve only to public addresses: not loopback, private (RFC 1918, unique local), link-local, cloud metadata (169.254.169.254), carrier-grade NAT, multicast or unspecified. The server resolves the name when the subscription is created or its `url` changed, and refuses (422) a name that does not resolve or has an address that is not public; it resolves it anew at every delivery and connects only to the address it checked, so a name that later points inside the network is refused then (the attempt fails with `error` saying so). A server run with `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true` (self-hosted setups, tests) accepts private and loopback targets, and does not resolve the name before a delivery.
          * @example https://api.netlify.com/build_hooks/5f3c2a1b9e8d7c6b5a4f3e2d
          */
         WebhookUrl: string;
@@ -2581,7 +2581,7 @@ export interface components {
                 "application/json": components["schemas"]["WebhookSubscription"] | components["schemas"]["WebhookSubscriptionWithSecret"];
             };
         };
-        /** @description The body breaks the schema or a rule of the URL: `errors` lists every failing field (`/body/url` for a URL that is not `https://` or `http://`, carries credentials or resolves to an address that is not public; `/body/events` for an empty or repeated list or an unknown event; `/body` for an empty update). */
+        /** @description The body breaks the schema or a rule of the URL: `errors` lists every failing field (`/body/url` for a URL that is not `https://` or `http://`, carries credentials or a fragment, or whose host does not resolve or resolves to an address that is not public; `/body/events` for an empty or repeated list or an unknown event; `/body` for an empty update). */
         WebhookValidationFailedResponse: {
             headers: {
                 [name: string]: unknown;

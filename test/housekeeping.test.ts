@@ -282,7 +282,7 @@ describeOnEveryStore('housekeeping of webhook deliveries and preview links', (ma
     await store.posts.create(post(1, OLD));
     await store.posts.create(post(2, OLD));
     const settle = async (postId: string) => {
-      const [claimed] = await store.webhooks.claim(NOW, 15_000, 1);
+      const [claimed] = await store.webhooks.claim(NOW, 15_000, 1, 1);
       expect(claimed?.event.postId).toBe(postId);
       await store.webhooks.settle(claimed!, { at: NOW, ok: true, responseStatus: 204, error: null, latencyMs: 3, retryAt: null });
     };

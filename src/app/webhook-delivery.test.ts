@@ -1,13 +1,21 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { createWebhookSigner } from '../adapters/crypto/webhook-signer.js';
 import { createHttpWebhookTransport } from '../adapters/webhooks/http-transport.js';
 import { newPost, ulid } from '../adapters/contract/fixtures.js';
 import { newSubscription, subscriptionId } from '../adapters/contract/webhook-fixtures.js';
 import { createMemoryStore } from '../adapters/memory/store.js';
-import type { Post, Store, WebhookRequest, WebhookResponse, WebhookSubscription } from '../domain/index.js';
+import {
+  WEBHOOK_IN_FLIGHT_PER_SUBSCRIPTION,
+  type Post,
+  type Store,
+  type WebhookRequest,
+  type WebhookResponse,
+  type WebhookSubscription,
+} from '../domain/index.js';
 import { WebhookDeliveryWorker, type WebhookDeliveryOptions } from './webhook-delivery.js';
 
 const signer = createWebhookSigner();
@@ -77,6 +85,8 @@ const listen = (n = 1, overrides: Partial<WebhookSubscription> = {}) => store.we
 /** A post published now (the outbox's delivery is created at the post's `updatedAt`). */
 const publish = (n: number) =>
   store.posts.create(newPost(n, { status: 'published', createdAt: new Date(now), publishedAt: new Date(now) }));
+/** Edits published post `n`, its `version`-th write, now: a post.updated. */
+const edit = (n: number, version: number, title: string) => store.posts.update(ulid(n), version, { title }, new Date(now));
 const deliveriesOf = async (n = 1) => (await store.webhooks.deliveries(subscriptionId(n), { limit: 100 })).items;
 
 describe('WebhookDeliveryWorker', () => {
@@ -111,10 +121,12 @@ describe('WebhookDeliveryWorker', () => {
     });
   });
 
-  it('delivers each subscription its events in the order of the changes, subscriptions at once', async () => {
+  it("delivers each subscription a post's events in the order of its changes, subscriptions at once", async () => {
     await listen(1);
     await listen(2);
-    for (const n of [1, 2, 3]) await publish(n);
+    await publish(1);
+    await edit(1, 1, 'Edit 1');
+    await edit(1, 2, 'Edit 2');
     const inFlight = new Set<string>();
     let most = 0;
     const bothStarted = deferred();
@@ -135,11 +147,11 @@ describe('WebhookDeliveryWorker', () => {
       transport.sent
         .filter((r) => r.url === `https://hooks.example/${n}`)
         .map((r) => (JSON.parse(r.body) as { data: { post: { title: string } } }).data.post.title);
-    expect(titles(1)).toEqual(['Post 1', 'Post 2', 'Post 3']);
-    expect(titles(2)).toEqual(['Post 1', 'Post 2', 'Post 3']);
+    expect(titles(1)).toEqual(['Post 1', 'Edit 1', 'Edit 2']);
+    expect(titles(2)).toEqual(['Post 1', 'Edit 1', 'Edit 2']);
   });
 
-  it("does not hold a fast subscription's events behind a slow receiver: deliveries settle on their own", async () => {
+  it("does not hold a fast subscription's events behind a slow receiver, which holds perSubscription deliveries in flight", async () => {
     await listen(1);
     await listen(2);
     for (const n of [1, 2, 3]) await publish(n);
@@ -150,7 +162,7 @@ describe('WebhookDeliveryWorker', () => {
 
     const running = worker.runDue();
     await vi.waitFor(() => expect(sentTo(2)).toBe(3));
-    expect(sentTo(1)).toBe(1);
+    expect(sentTo(1)).toBe(WEBHOOK_IN_FLIGHT_PER_SUBSCRIPTION);
     expect((await deliveriesOf(2)).map((d) => d.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
 
     slow.resolve(ok(204));
@@ -215,7 +227,7 @@ describe('WebhookDeliveryWorker', () => {
   it('gives up after the last attempt: the delivery fails and its subscription is disabled, saying why', async () => {
     await listen();
     await publish(1);
-    await publish(2);
+    await edit(1, 1, 'Waits behind');
     const transport = fakeTransport(() => refused);
     const { worker, log } = workerOf(transport);
     const start = now.getTime();
@@ -260,11 +272,11 @@ describe('WebhookDeliveryWorker', () => {
     const previous = signer.newSecret();
     const subscription = await listen(1, { previousSecret: { secret: previous, expiresAt: new Date(now.getTime() + 60_000) } });
     await publish(1);
-    await publish(2);
     const transport = fakeTransport();
     const { worker } = workerOf(transport);
 
     await worker.runOnce();
+    await publish(2);
     const [first] = transport.sent;
     expect(first!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(() => new Webhook(subscription.secret).verify(first!.body, first!.headers)).not.toThrow();
@@ -389,7 +401,75 @@ describe('WebhookDeliveryWorker over HTTP', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it("a receiver that answers 500 to one post's event gets another post's event at once, the first waiting for its retry", async () => {
+    const answered: { postId: string; status: number }[] = [];
+    let failing = '';
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const { data } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: { post: { id: string } } };
+        const status = data.post.id === failing ? 500 : 204;
+        answered.push({ postId: data.post.id, status });
+        res.writeHead(status).end();
+      });
+    });
+    const { port } = await listening(server);
+    try {
+      await listen(1, { url: `http://127.0.0.1:${port}/hooks` });
+      failing = (await publish(1)).id;
+      const other = await publish(2);
+      const { worker } = workerOf(createHttpWebhookTransport({ allowPrivateNetworks: true, timeoutMs: 5000 }), { perSubscription: 1 });
+      await worker.runDue();
+      expect(answered).toEqual([
+        { postId: failing, status: 500 },
+        { postId: other.id, status: 204 },
+      ]);
+      const log = await deliveriesOf();
+      expect(log.find((d) => d.postId === failing)).toMatchObject({ status: 'pending', attempts: 1, error: 'HTTP 500' });
+      expect(log.find((d) => d.postId === other.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("ten receivers that accept and never answer delay a healthy subscription's deliveries by less than a second", async () => {
+    const held: Socket[] = [];
+    const hanging = Array.from({ length: 10 }, () => createNetServer((socket) => held.push(socket)));
+    const accepted: number[] = [];
+    const healthy = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        accepted.push(performance.now());
+        res.writeHead(204).end();
+      });
+    });
+    const ports = await Promise.all([...hanging, healthy].map(async (server) => (await listening(server)).port));
+    try {
+      for (const [i, port] of ports.entries()) await listen(i + 1, { url: `http://127.0.0.1:${port}/hooks` });
+      for (const n of [1, 2, 3]) await publish(n);
+      const { worker } = workerOf(createHttpWebhookTransport({ allowPrivateNetworks: true, timeoutMs: 10_000 }));
+      const started = performance.now();
+      const running = worker.runDue();
+      await vi.waitFor(() => expect(accepted).toHaveLength(3), { timeout: 15_000, interval: 10 });
+      const delayMs = Math.max(...accepted) - started;
+      expect(held.length, "the hanging receivers hold their subscriptions' share").toBe(10 * WEBHOOK_IN_FLIGHT_PER_SUBSCRIPTION);
+      expect(delayMs).toBeLessThan(1000);
+      for (const socket of held) socket.destroy();
+      await running;
+    } finally {
+      for (const socket of held) socket.destroy();
+      await Promise.all([...hanging, healthy].map((server) => new Promise((resolve) => server.close(resolve))));
+    }
+  });
 });
+
+/** Listens on an ephemeral port of 127.0.0.1; answers the port. */
+async function listening(server: Server | NetServer): Promise<AddressInfo> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server.address() as AddressInfo;
+}
 
 describe('WebhookDeliveryWorker.start', () => {
   it('polls; a round that throws (the store down) is logged, and the next one delivers', async () => {

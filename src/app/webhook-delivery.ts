@@ -2,6 +2,8 @@ import {
   DEFAULT_RETRY_SCHEDULE_MS,
   isDeliverySuccess,
   retryDelayMs,
+  WEBHOOK_IN_FLIGHT_MAX,
+  WEBHOOK_IN_FLIGHT_PER_SUBSCRIPTION,
   type AttemptOutcome,
   type ClaimedDelivery,
   type Clock,
@@ -32,8 +34,10 @@ export interface WebhookDeliveryOptions {
   retrySchedule?: readonly number[];
   /** In [0, 1): lengthens each pause by 0 to 20 % (`retryDelayMs`). */
   random?: () => number;
-  /** Most deliveries in flight at once, each of another subscription (default 8). */
+  /** Most deliveries this process has in flight at once (default `WEBHOOK_IN_FLIGHT_MAX`: every subscription's share). */
   concurrency?: number;
+  /** Most deliveries of one subscription in flight at once, in every process together (default `WEBHOOK_IN_FLIGHT_PER_SUBSCRIPTION`). */
+  perSubscription?: number;
   log: {
     debug(message: string, fields?: LogFields): void;
     info(message: string, fields?: LogFields): void;
@@ -80,10 +84,12 @@ async function webhookPayloadOf(claimed: ClaimedDelivery, presentPost: PresentPo
 
 /**
  * Delivers the webhook outbox: keeps up to `concurrency` deliveries in flight, each on its own,
- * claiming more whenever a slot frees (a delivery settled), at every poll and at `wake()`. A claim
- * takes at most one delivery per subscription, its oldest (see `WebhookRepository.claim`), so
- * each subscription receives its events one at a time and in order, while a slow receiver holds
- * up only its own. Each is sent signed with the subscription's secret and, until it expires, its
+ * claiming more whenever a slot frees (a delivery settled), at every poll and at `wake()`. Events
+ * are independent, but for a post's: a claim takes a delivery only when it is the oldest pending
+ * one of its post to its subscription, and at most `perSubscription` of a subscription are in
+ * flight (see `WebhookRepository.claim`). So a failing event is retried without holding back
+ * other posts' events, and a receiver that hangs holds only its own subscription's slots: the
+ * default `concurrency` has room for every subscription's `perSubscription`. Each is sent signed with the subscription's secret and, until it expires, its
  * previous one too, and settled: success on a 2xx; otherwise a retry after the schedule's next
  * pause, or, after the last, the delivery failed and its subscription disabled with the reason.
  * Every attempt carries the event's id as `webhook-id`, so receivers drop the repeats that
@@ -94,6 +100,7 @@ export class WebhookDeliveryWorker {
   readonly #options: WebhookDeliveryOptions;
   readonly #schedule: readonly number[];
   readonly #concurrency: number;
+  readonly #perSubscription: number;
   /** The deliveries in flight (each settles itself and frees its slot). */
   readonly #inFlight = new Set<Promise<unknown>>();
   /** The claim under way: one at a time. */
@@ -105,7 +112,8 @@ export class WebhookDeliveryWorker {
   constructor(options: WebhookDeliveryOptions) {
     this.#options = options;
     this.#schedule = options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS;
-    this.#concurrency = options.concurrency ?? 8;
+    this.#concurrency = options.concurrency ?? WEBHOOK_IN_FLIGHT_MAX;
+    this.#perSubscription = options.perSubscription ?? WEBHOOK_IN_FLIGHT_PER_SUBSCRIPTION;
   }
 
   /** How long a claim holds: the transport's timeout and 5 s. */
@@ -119,7 +127,7 @@ export class WebhookDeliveryWorker {
    */
   async runOnce(): Promise<DeliveryRound> {
     const { webhooks, clock } = this.#options;
-    const claimed = await webhooks.claim(clock.now(), this.leaseMs, this.#concurrency);
+    const claimed = await webhooks.claim(clock.now(), this.leaseMs, this.#concurrency, this.#perSubscription);
     const outcomes = await Promise.all(claimed.map((c) => this.#deliver(c)));
     return {
       claimed: claimed.length,
@@ -176,7 +184,7 @@ export class WebhookDeliveryWorker {
   async #claimInto(free: number): Promise<void> {
     if (free <= 0 || this.#stopped) return;
     const { webhooks, clock, log } = this.#options;
-    const claimed = await webhooks.claim(clock.now(), this.leaseMs, free);
+    const claimed = await webhooks.claim(clock.now(), this.leaseMs, free, this.#perSubscription);
     for (const c of claimed) {
       const flight: Promise<unknown> = this.#deliver(c).finally(() => {
         this.#inFlight.delete(flight);

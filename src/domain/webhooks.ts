@@ -13,6 +13,16 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Most subscriptions a site may have. */
 export const WEBHOOK_SUBSCRIPTIONS_MAX = 50;
+/**
+ * Most deliveries of one subscription in flight at once, across every server process: a receiver
+ * that hangs holds this many attempts of its own subscription, and no other's.
+ */
+export const WEBHOOK_IN_FLIGHT_PER_SUBSCRIPTION = 2;
+/**
+ * Most deliveries one process has in flight: room for every subscription's share, so that
+ * subscriptions whose receivers hang never take the slots of another.
+ */
+export const WEBHOOK_IN_FLIGHT_MAX = WEBHOOK_SUBSCRIPTIONS_MAX * WEBHOOK_IN_FLIGHT_PER_SUBSCRIPTION;
 /** Longest description, in characters. */
 export const WEBHOOK_DESCRIPTION_MAX = 500;
 /** Longest URL, in characters. */

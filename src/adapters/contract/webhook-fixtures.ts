@@ -39,7 +39,7 @@ export function success(at: Date = FAR_FUTURE) {
 export async function drain(store: Store): Promise<ClaimedDelivery[]> {
   const claimed: ClaimedDelivery[] = [];
   for (let round = 0; round < 100; round += 1) {
-    const batch = await store.webhooks.claim(FAR_FUTURE, 60_000, 100);
+    const batch = await store.webhooks.claim(FAR_FUTURE, 60_000, 100, 100);
     if (batch.length === 0) return claimed;
     for (const c of batch) {
       if (!(await store.webhooks.settle(c, success()))) throw new Error(`lost the claim on ${c.delivery.id}`);

@@ -9,6 +9,8 @@ import { drain, newSubscription, subscriptionId, success } from './webhook-fixtu
 /** The instants of the claim rules: `T(s)` is `s` seconds after an arbitrary instant. */
 const T = (seconds: number) => new Date(Date.UTC(2026, 5, 1, 12, 0, 0, 123) + seconds * 1000);
 const LEASE = 30_000;
+/** The claims' `perSubscription`, unless a test says otherwise. */
+const PER = 2;
 
 function failure(at: Date, retryAt: Date | null, extra: Partial<AttemptOutcome> = {}): AttemptOutcome {
   return { at, ok: false, responseStatus: 503, error: 'HTTP 503', latencyMs: 40, retryAt, ...extra };
@@ -29,8 +31,13 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
       return (await hooks().deliveries(subscriptionId(n), { limit: 100 })).items;
     }
 
+    /** Edits published post `n` (its `version`-th write): one `post.updated` to every listening subscription. */
+    async function edit(n: number, version: number, m: number): Promise<void> {
+      await store().posts.update(ulid(n), version, { title: `Edited ${version}` }, minute(m));
+    }
+
     async function claimOne(now: Date): Promise<ClaimedDelivery> {
-      const claimed = await hooks().claim(now, LEASE, 1);
+      const claimed = await hooks().claim(now, LEASE, 1, PER);
       expect(claimed).toHaveLength(1);
       return claimed[0]!;
     }
@@ -283,29 +290,56 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
       it('a never-attempted delivery is due at once, whatever now the claim is given', async () => {
         await hooks().create(newSubscription(1));
         await publish(1, 30);
-        expect(await hooks().claim(new Date(0), LEASE, 10)).toHaveLength(1);
+        expect(await hooks().claim(new Date(0), LEASE, 10, PER)).toHaveLength(1);
       });
 
       it('a claimed delivery is not claimed again while the claim holds', async () => {
         await hooks().create(newSubscription(1));
         await publish(1);
         await claimOne(T(0));
-        expect(await hooks().claim(T(29.999), LEASE, 10)).toEqual([]);
+        expect(await hooks().claim(T(29.999), LEASE, 10, PER)).toEqual([]);
       });
 
-      it("a subscription's second delivery is not claimable while its first is pending: held, or waiting for a retry", async () => {
+      it("a post's later delivery is not claimable while its earlier one to the subscription is pending: held, or waiting for a retry", async () => {
+        await hooks().create(newSubscription(1));
+        await publish(1, 10);
+        await edit(1, 1, 20);
+        const first = await claimOne(T(0));
+        expect(first.event.type).toBe('post.published');
+        expect(await hooks().claim(T(1), LEASE, 10, PER)).toEqual([]);
+        expect(await hooks().settle(first, failure(T(1), T(60)))).toBe(true);
+        expect(await hooks().claim(T(59), LEASE, 10, PER)).toEqual([]);
+        const again = await claimOne(T(60));
+        expect([again.event.type, again.delivery.attempts]).toEqual(['post.published', 2]);
+        await hooks().settle(again, success(T(61)));
+        expect((await claimOne(T(61))).event.type).toBe('post.updated');
+      });
+
+      it("another post's delivery is claimable while an earlier one of the subscription is pending: held, or waiting for a retry", async () => {
         await hooks().create(newSubscription(1));
         await publish(1, 10);
         await publish(2, 20);
+        await publish(3, 30);
         const first = await claimOne(T(0));
         expect(first.event.postId).toBe(ulid(1));
-        expect(await hooks().claim(T(1), LEASE, 10)).toEqual([]);
-        expect(await hooks().settle(first, failure(T(1), T(60)))).toBe(true);
-        expect(await hooks().claim(T(59), LEASE, 10)).toEqual([]);
-        const again = await claimOne(T(60));
-        expect([again.event.postId, again.delivery.attempts]).toEqual([ulid(1), 2]);
-        await hooks().settle(again, success(T(61)));
-        expect((await claimOne(T(61))).event.postId).toBe(ulid(2));
+        expect((await claimOne(T(1))).event.postId).toBe(ulid(2));
+        expect(await hooks().settle(first, failure(T(2), T(60)))).toBe(true);
+        expect((await claimOne(T(2))).event.postId).toBe(ulid(3));
+      });
+
+      it('at most perSubscription deliveries of a subscription are held at once; one settled, or whose claim lapsed, frees its place', async () => {
+        await hooks().create(newSubscription(1));
+        for (const n of [1, 2, 3, 4]) await publish(n, 10 + n);
+        const held = await hooks().claim(T(0), LEASE, 10, 2);
+        expect(held.map((c) => c.event.postId)).toEqual([ulid(1), ulid(2)]);
+        expect(await hooks().claim(T(1), LEASE, 10, 2)).toEqual([]);
+        await hooks().settle(held[0]!, success(T(2)));
+        expect((await hooks().claim(T(2), LEASE, 10, 2)).map((c) => c.event.postId)).toEqual([ulid(3)]);
+        expect(await hooks().claim(T(3), LEASE, 10, 3)).toHaveLength(1);
+        // At T(32) the claim of post 4 (until T(33)) still holds: one place, for post 2 again. At T(33)
+        // that one lapsed too: one place beside post 2's new claim, for the oldest, post 3.
+        expect((await hooks().claim(T(32), LEASE, 10, 2)).map((c) => c.event.postId)).toEqual([ulid(2)]);
+        expect((await hooks().claim(T(33), LEASE, 10, 2)).map((c) => c.event.postId)).toEqual([ulid(3)]);
       });
 
       it('a failed attempt with retryAt leaves the delivery pending, due at retryAt, with the attempt recorded', async () => {
@@ -323,8 +357,8 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
           error: 'timed out after 10 s',
           latencyMs: 10_000,
         });
-        expect(await hooks().claim(T(4.999), LEASE, 10)).toEqual([]);
-        expect(await hooks().claim(T(5), LEASE, 10)).toHaveLength(1);
+        expect(await hooks().claim(T(4.999), LEASE, 10, PER)).toEqual([]);
+        expect(await hooks().claim(T(5), LEASE, 10, PER)).toHaveLength(1);
       });
 
       it('a success settles the delivery: succeeded, nextAttemptAt null, the response recorded; never claimed again', async () => {
@@ -340,7 +374,7 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
           error: null,
           latencyMs: 12,
         });
-        expect(await hooks().claim(T(3600), LEASE, 10)).toEqual([]);
+        expect(await hooks().claim(T(3600), LEASE, 10, PER)).toEqual([]);
       });
 
       it('giving up fails the delivery and disables its subscription with the reason', async () => {
@@ -348,7 +382,7 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
         await hooks().create(newSubscription(2));
         await publish(1, 10);
         await publish(2, 20);
-        const [claimed] = (await hooks().claim(T(0), LEASE, 10)).filter((c) => c.subscription.id === subscriptionId(1));
+        const [claimed] = (await hooks().claim(T(0), LEASE, 10, PER)).filter((c) => c.subscription.id === subscriptionId(1));
         const reason = 'Deliveries failed for 27 hours (last: HTTP 503).';
         expect(await hooks().settle(claimed!, failure(T(1), null, { disableReason: reason }))).toBe(true);
         expect(await hooks().getDelivery(subscriptionId(1), claimed!.delivery.id)).toMatchObject({ status: 'failed', nextAttemptAt: null });
@@ -366,22 +400,28 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
         await publish(1, 10);
         await publish(2, 20);
         await hooks().update(subscriptionId(1), { enabled: false }, minute(30));
-        expect(await hooks().claim(T(0), LEASE, 10)).toEqual([]);
+        expect(await hooks().claim(T(0), LEASE, 10, PER)).toEqual([]);
         await hooks().update(subscriptionId(1), { enabled: true }, minute(31));
         expect((await claimOne(T(0))).event.postId).toBe(ulid(1));
       });
 
-      it('claim takes up to limit deliveries, one per subscription, in the order they were enqueued', async () => {
+      it("claim takes up to limit deliveries, each subscription's oldest first, then its second oldest (ties in the order they were enqueued)", async () => {
         for (const n of [1, 2, 3]) await hooks().create(newSubscription(n, { events: ['post.published', 'post.updated'] }));
         await publish(1);
-        await store().posts.update(ulid(1), 1, { title: 'Edited' }, minute(40));
-        const claimed = await hooks().claim(T(0), LEASE, 2);
-        expect(claimed.map((c) => [c.subscription.id, c.event.type])).toEqual([
-          [subscriptionId(1), 'post.published'],
-          [subscriptionId(2), 'post.published'],
+        await publish(2);
+        await edit(1, 1, 40);
+        const claimed = await hooks().claim(T(0), LEASE, 4, PER);
+        expect(claimed.map((c) => [c.subscription.id, c.event.postId, c.event.type])).toEqual([
+          [subscriptionId(1), ulid(1), 'post.published'],
+          [subscriptionId(2), ulid(1), 'post.published'],
+          [subscriptionId(3), ulid(1), 'post.published'],
+          [subscriptionId(1), ulid(2), 'post.published'],
         ]);
-        const rest = await hooks().claim(T(0), LEASE, 10);
-        expect(rest.map((c) => [c.subscription.id, c.event.type])).toEqual([[subscriptionId(3), 'post.published']]);
+        const rest = await hooks().claim(T(0), LEASE, 10, PER);
+        expect(rest.map((c) => [c.subscription.id, c.event.postId, c.event.type])).toEqual([
+          [subscriptionId(2), ulid(2), 'post.published'],
+          [subscriptionId(3), ulid(2), 'post.published'],
+        ]);
       });
 
       it('when a claim lapses another claim takes the delivery, and the first claim is lost: its settle answers false', async () => {
@@ -414,26 +454,27 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
         expect((await hooks().get(subscriptionId(1)))?.enabled).toBe(true);
       });
 
-      it('of concurrent claims, each delivery is taken by one (5 claims at once)', async () => {
+      it('of concurrent claims, each delivery is taken by one, and together they hold at most perSubscription of a subscription (5 claims at once)', async () => {
         for (const n of [1, 2, 3, 4, 5, 6, 7]) await hooks().create(newSubscription(n));
-        await publish(1);
-        await publish(2);
-        const batches = await Promise.all(times(5, () => hooks().claim(T(0), LEASE, 3)));
-        const ids = batches.flat().map((c) => c.delivery.id);
-        expect(ids).toHaveLength(7);
-        expect(new Set(ids).size).toBe(7);
-        expect(new Set(batches.flat().map((c) => c.subscription.id)).size).toBe(7);
+        for (const n of [1, 2, 3]) await publish(n);
+        const batches = await Promise.all(times(5, () => hooks().claim(T(0), LEASE, 3, PER)));
+        const claimed = [...batches.flat(), ...(await hooks().claim(T(0), LEASE, 100, PER))];
+        const ids = claimed.map((c) => c.delivery.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        const perSubscription = new Map<string, number>();
+        for (const c of claimed) perSubscription.set(c.subscription.id, (perSubscription.get(c.subscription.id) ?? 0) + 1);
+        expect([...perSubscription.values()]).toEqual(times(7, () => PER));
       });
     });
 
     describe('redeliver and purge', () => {
-      it("redeliver makes a delivery pending from the start, after the subscription's other pending deliveries, its last attempt kept", async () => {
+      it('redeliver makes a delivery pending from the start, after the other pending deliveries of its post to the subscription, its last attempt kept', async () => {
         await hooks().create(newSubscription(1));
         await publish(1, 10);
         const claimed = await claimOne(T(0));
         await hooks().settle(claimed, failure(T(1), null, { disableReason: 'gave up' }));
         await hooks().update(subscriptionId(1), { enabled: true, disabledReason: null }, minute(50));
-        await publish(2, 20);
+        await edit(1, 1, 20);
         const redelivered = await hooks().redeliver(subscriptionId(1), claimed.delivery.id, T(10));
         expect(redelivered).toStrictEqual({
           ...claimed.delivery,
@@ -445,24 +486,24 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
           latencyMs: 40,
         });
         const before = await claimOne(T(10));
-        expect(before.event.postId).toBe(ulid(2));
-        expect(await hooks().claim(T(10), LEASE, 10)).toEqual([]);
+        expect(before.event.type).toBe('post.updated');
+        expect(await hooks().claim(T(10), LEASE, 10, PER)).toEqual([]);
         await hooks().settle(before, success(T(11)));
         const next = await claimOne(T(11));
         expect([next.delivery.id, next.event.id, next.delivery.attempts]).toEqual([claimed.delivery.id, claimed.event.id, 1]);
-        expect(await hooks().claim(T(11), LEASE, 10)).toEqual([]);
+        expect(await hooks().claim(T(11), LEASE, 10, PER)).toEqual([]);
       });
 
-      it('redelivering while another delivery of the subscription is held does not make two claimable', async () => {
+      it('redelivering while another delivery of its post to the subscription is held does not make two of them claimable', async () => {
         await hooks().create(newSubscription(1));
         await publish(1, 10);
-        await publish(2, 20);
+        await edit(1, 1, 20);
         const first = await claimOne(T(0));
         await hooks().settle(first, success(T(1)));
         const second = await claimOne(T(2));
-        expect(second.event.postId).toBe(ulid(2));
+        expect(second.event.type).toBe('post.updated');
         await hooks().redeliver(subscriptionId(1), first.delivery.id, T(3));
-        expect(await hooks().claim(T(3), LEASE, 10)).toEqual([]);
+        expect(await hooks().claim(T(3), LEASE, 10, PER)).toEqual([]);
         await hooks().settle(second, success(T(4)));
         expect((await claimOne(T(4))).delivery.id).toBe(first.delivery.id);
       });
@@ -470,13 +511,13 @@ export function describeWebhookRepositoryContract(make: MakeStore): void {
       it('redeliver of a delivery an unexpired claim holds changes nothing and answers it as it is', async () => {
         await hooks().create(newSubscription(1));
         await publish(1, 10);
-        await publish(2, 20);
+        await edit(1, 1, 20);
         const held = await claimOne(T(0));
         expect(await hooks().redeliver(subscriptionId(1), held.delivery.id, T(29))).toStrictEqual(held.delivery);
         expect(await hooks().getDelivery(subscriptionId(1), held.delivery.id)).toStrictEqual(held.delivery);
-        expect(await hooks().claim(T(29), LEASE, 10)).toEqual([]);
+        expect(await hooks().claim(T(29), LEASE, 10, PER)).toEqual([]);
         expect(await hooks().settle(held, success(T(29)))).toBe(true);
-        expect((await claimOne(T(29))).event.postId).toBe(ulid(2));
+        expect((await claimOne(T(29))).event.type).toBe('post.updated');
       });
 
       it("redeliver of a missing delivery, or another subscription's, throws NotFoundError(delivery)", async () => {

@@ -119,33 +119,47 @@ describe.skipIf(!available)('two processes on one PostgreSQL', () => {
   });
 
   describe('webhook deliveries', () => {
-    it('claims each delivery once while workers of both processes claim at once, each subscription in the order of its events', async () => {
+    it('claims each delivery once while workers of both processes claim at once, each post in the order of its events, at most 2 of a subscription held', async () => {
       const [a, b] = stores as [Store, Store];
       const subscriptions = Array.from({ length: 8 }, (_, i) => newSubscription(i + 1));
       for (const s of subscriptions) await a.webhooks.create(s);
       const published: string[] = [];
-      for (let i = 0; i < 15; i++) published.push((await a.posts.create(newPost(300 + i, { status: 'published' }))).id);
+      for (let i = 0; i < 15; i++) {
+        const post = await a.posts.create(newPost(300 + i, { status: 'published' }));
+        await b.posts.update(post.id, post.version, { title: `Edited ${i}` }, new Date(post.updatedAt.getTime() + 1000));
+        published.push(post.id);
+      }
       const now = new Date('2026-06-01T12:00:00.000Z');
       const claimed: string[] = [];
       const order = new Map<string, string[]>();
+      const held = new Map<string, number>();
+      let mostHeld = 0;
       let lost = 0;
       // Three workers per process; each claims a few, then settles them, until nothing is left.
       const worker = async (store: Store) => {
-        for (let idle = 0; idle < 3;) {
-          const batch = await store.webhooks.claim(now, 60_000, 3);
+        for (let idle = 0; idle < 5;) {
+          const batch = await store.webhooks.claim(now, 60_000, 3, 2);
           idle = batch.length === 0 ? idle + 1 : 0;
           for (const c of batch) {
             claimed.push(c.delivery.id);
-            order.set(c.subscription.id, [...(order.get(c.subscription.id) ?? []), c.event.postId]);
+            const lane = `${c.subscription.id} ${c.event.postId}`;
+            order.set(lane, [...(order.get(lane) ?? []), c.event.type]);
+            held.set(c.subscription.id, (held.get(c.subscription.id) ?? 0) + 1);
+            mostHeld = Math.max(mostHeld, held.get(c.subscription.id)!);
           }
-          for (const c of batch) if (!(await store.webhooks.settle(c, success(now)))) lost++;
+          for (const c of batch) {
+            held.set(c.subscription.id, held.get(c.subscription.id)! - 1);
+            if (!(await store.webhooks.settle(c, success(now)))) lost++;
+          }
         }
       };
       await Promise.all([a, b, a, b, a, b].map(worker));
-      expect(claimed).toHaveLength(subscriptions.length * published.length);
+      expect(claimed).toHaveLength(subscriptions.length * published.length * 2);
       expect(new Set(claimed).size).toBe(claimed.length);
       expect(lost).toBe(0);
-      for (const s of subscriptions) expect(order.get(s.id), s.id).toEqual(published);
+      expect(mostHeld).toBeLessThanOrEqual(2);
+      for (const s of subscriptions)
+        for (const id of published) expect(order.get(`${s.id} ${id}`), `${s.id} ${id}`).toEqual(['post.published', 'post.updated']);
     });
   });
 });

@@ -61,22 +61,34 @@ function subscriptionOf(data: MemoryData, id: string): WebhookSubscription {
   return found;
 }
 
-/** Whether `d` may be claimed at `now` (`claim`'s rule), given the first pending seq of each subscription. */
-function claimable(data: MemoryData, d: StoredDelivery, heads: Map<string, number>, now: number): boolean {
-  return (
-    heads.get(d.subscriptionId) === d.seq &&
-    data.webhooks.get(d.subscriptionId)?.enabled === true &&
-    (d.attempts === 0 || (d.nextAttemptAt !== null && d.nextAttemptAt.getTime() <= now)) &&
-    (d.leaseUntil === null || d.leaseUntil <= now)
-  );
-}
+/** The key of a post's deliveries to one subscription: the ones that go in order. */
+const laneOf = (d: StoredDelivery) => `${d.subscriptionId} ${d.postId}`;
 
-/** Every pending delivery in `seq` order, and the `seq` of each subscription's first. */
-function queue(data: MemoryData): { pending: StoredDelivery[]; heads: Map<string, number> } {
+/**
+ * The deliveries a claim at `now` may take, in the order it takes them (`claim`'s rule): each
+ * lane's oldest pending delivery when its subscription is enabled, it is due and unclaimed; of
+ * them each subscription's first `perSubscription - held`, ranked within their subscription.
+ */
+function claimable(data: MemoryData, now: number, perSubscription: number): StoredDelivery[] {
   const pending = [...data.deliveries.values()].filter((d) => d.status === 'pending').sort((a, b) => a.seq - b.seq);
-  const heads = new Map<string, number>();
-  for (const d of pending) if (!heads.has(d.subscriptionId)) heads.set(d.subscriptionId, d.seq);
-  return { pending, heads };
+  const held = new Map<string, number>();
+  for (const d of pending)
+    if (d.leaseUntil !== null && d.leaseUntil > now) held.set(d.subscriptionId, (held.get(d.subscriptionId) ?? 0) + 1);
+  const heads = new Set<string>();
+  const rank = new Map<string, number>();
+  const ranked: { d: StoredDelivery; rank: number }[] = [];
+  for (const d of pending) {
+    const lane = laneOf(d);
+    const isHead = !heads.has(lane);
+    heads.add(lane);
+    const due = d.attempts === 0 || (d.nextAttemptAt !== null && d.nextAttemptAt.getTime() <= now);
+    const free = d.leaseUntil === null || d.leaseUntil <= now;
+    if (!isHead || !due || !free || data.webhooks.get(d.subscriptionId)?.enabled !== true) continue;
+    const r = (rank.get(d.subscriptionId) ?? 0) + 1;
+    rank.set(d.subscriptionId, r);
+    if (r <= perSubscription - (held.get(d.subscriptionId) ?? 0)) ranked.push({ d, rank: r });
+  }
+  return ranked.sort((a, b) => a.rank - b.rank || a.d.seq - b.d.seq).map((k) => k.d);
 }
 
 /** What `settle` records on the delivery (and its subscription, giving up). */
@@ -203,13 +215,12 @@ export class MemoryWebhookRepository implements WebhookRepository {
     });
   }
 
-  claim(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  claim(now: Date, leaseMs: number, limit: number, perSubscription: number): Promise<ClaimedDelivery[]> {
     return this.#exec((data) => {
       checkedBatchLimit(limit);
+      checkedBatchLimit(perSubscription);
       const at = now.getTime();
-      const { pending, heads } = queue(data);
-      return pending
-        .filter((d) => claimable(data, d, heads, at))
+      return claimable(data, at, perSubscription)
         .slice(0, limit)
         .map((d) => {
           d.attempts += 1;
@@ -243,9 +254,9 @@ export class MemoryWebhookRepository implements WebhookRepository {
     return this.#exec((data) => {
       const d = data.deliveries.get(id);
       if (d === undefined || d.subscriptionId !== subscriptionId) throw new NotFoundError('delivery', id);
-      // Held: its attempt is under way, and stays the only one of its subscription.
+      // Held: its attempt is under way, and stays the only one of its post to the subscription.
       if (d.leaseUntil !== null && d.leaseUntil > now.getTime()) return copyDelivery(d);
-      // Last in its subscription's order; the last attempt's response, error and latency stay until the next attempt.
+      // Last in its post's order to the subscription; the last attempt's response, error and latency stay until the next attempt.
       data.deliverySeq += 1;
       d.seq = data.deliverySeq;
       d.status = 'pending';

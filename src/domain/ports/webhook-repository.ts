@@ -50,17 +50,23 @@ export interface DeliveryQuery {
  * - `getDelivery(subscriptionId, id)` answers it, or null (also when it is another's).
  *
  * Claims (delivery workers in every process sharing the store)
- * - `claim(now, leaseMs, limit)` takes up to `limit` deliveries and answers them with their event
- *   and subscription. A delivery is taken only when it is the oldest pending delivery of its
- *   subscription (in the order they were enqueued), its subscription is enabled, it is due
- *   (`nextAttemptAt` at or before `now`; one never attempted, `attempts` 0, is due at once,
- *   whatever `now`) and no unexpired claim holds it: so at most one delivery
- *   per subscription is in flight, and they go in the order of the changes. Taking it adds one to
+ * - `claim(now, leaseMs, limit, perSubscription)` takes up to `limit` deliveries and answers them
+ *   with their event and subscription. A delivery is claimable when its subscription is enabled,
+ *   it is the oldest pending delivery of its post to its subscription (in the order they were
+ *   enqueued: a post's events go in the order of its changes, while other posts' deliveries are
+ *   independent of it), it is due (`nextAttemptAt` at or before `now`; one never attempted,
+ *   `attempts` 0, is due at once, whatever `now`) and no unexpired claim holds it. Of the
+ *   claimable deliveries, a subscription that unexpired claims already hold `held` of gets at most
+ *   `perSubscription - held`: at most `perSubscription` deliveries of one subscription are in
+ *   flight at once. Taken first are each subscription's oldest, then its second oldest, and so on
+ *   (by their rank in their subscription, ties by the order they were enqueued), so a `limit`
+ *   smaller than the work shares it among subscriptions. Taking a delivery adds one to
  *   `attempts`, sets `lastAttemptAt = now` and holds it until `now + leaseMs` (`leaseUntil`).
  *   Of concurrent claims, in one process or several, each delivery is taken by one until its
- *   claim lapses; then any claim may take it again (its worker died). Claims compare leases with
- *   the `now` each process gives, its own clock: processes sharing a store must keep their clocks
- *   within a few seconds of each other (NTP), well under the lease's margin over the timeout.
+ *   claim lapses (then any claim may take it again: its worker died), and together they never
+ *   hold more than `perSubscription` of one subscription. Claims compare leases with the `now`
+ *   each process gives, its own clock: processes sharing a store must keep their clocks within a
+ *   few seconds of each other (NTP), well under the lease's margin over the timeout.
  * - `settle(claimed, outcome)` records the attempt when the claim still holds (no other claim
  *   took the delivery since): `responseStatus`, `error`, `latencyMs` as reported and the claim
  *   released; on success the delivery is `succeeded` (`nextAttemptAt` null); on a failure with
@@ -68,12 +74,12 @@ export interface DeliveryQuery {
  *   (`nextAttemptAt` null) and its subscription is disabled with `outcome.disableReason`. It
  *   answers whether it recorded anything: false, changing nothing, when the claim was lost.
  * - `redeliver(subscriptionId, id, now)` makes a delivery pending again from the start (status
- *   `pending`, `attempts` 0, due at `now`, no claim, its event kept; it goes after the
- *   subscription's other pending deliveries, last in its order, so it is claimed only once it is
- *   the oldest; the last attempt's `lastAttemptAt`, `responseStatus`, `error` and `latencyMs` stay
- *   until the next) and answers it. A delivery an unexpired claim holds at `now` is being
- *   delivered: it changes nothing and answers it as it is (so a delivery is never sent twice at
- *   once, nor beside another of its subscription). A missing one, or another subscription's,
+ *   `pending`, `attempts` 0, due at `now`, no claim, its event kept; it goes after the other
+ *   pending deliveries of its post to the subscription, last in their order, so it is claimed
+ *   only once it is their oldest; the last attempt's `lastAttemptAt`, `responseStatus`, `error`
+ *   and `latencyMs` stay until the next) and answers it. A delivery an unexpired claim holds at
+ *   `now` is being delivered: it changes nothing and answers it as it is (so a delivery is never
+ *   sent twice at once, nor beside another of its post to that subscription). A missing one, or another subscription's,
  *   throws `NotFoundError('delivery')`.
  * - `purge(before, limit)` deletes up to `limit` settled (succeeded or failed) deliveries created
  *   before `before`, and events no delivery refers to any more; it answers how many deliveries
@@ -89,7 +95,7 @@ export interface WebhookRepository {
   delete(id: string): Promise<void>;
   deliveries(subscriptionId: string, query: DeliveryQuery): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }>;
   getDelivery(subscriptionId: string, id: string): Promise<WebhookDelivery | null>;
-  claim(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  claim(now: Date, leaseMs: number, limit: number, perSubscription: number): Promise<ClaimedDelivery[]>;
   settle(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<boolean>;
   redeliver(subscriptionId: string, id: string, now: Date): Promise<WebhookDelivery>;
   purge(before: Date, limit: number): Promise<number>;

@@ -138,41 +138,75 @@ function toEvent(row: EventRow): WebhookEvent {
 const iso = (d: Date) => d.toISOString();
 
 /**
- * The ids of the deliveries a claim at `now` takes, locked (`FOR UPDATE SKIP LOCKED`): each
- * subscription's oldest pending delivery (`heads`: one index probe per enabled subscription, so a
- * long backlog behind a receiver that is down costs nothing), when it is due (never attempted, or
- * its retry time has come) and no unexpired claim holds it. Every condition on the delivery's row
- * is in this WHERE, so that PostgreSQL rechecks it (EvalPlanQual) on a row another transaction
- * updated since this statement's snapshot: a delivery just claimed elsewhere has a lease then, and
- * is left alone. Which delivery is a head is read in the snapshot: a head settled meanwhile still
- * stands in for its subscription, so its next delivery waits for the following claim; a head
- * redelivered meanwhile (a new `seq`, last in line) fails the recheck of `(id, seq)`, so it is not
- * taken beside the delivery that became its subscription's oldest.
+ * The deliveries a claim at `now` may take, as `(id, seq)` in the order it takes them (`claim`'s
+ * rule), read in the statement's snapshot: of each enabled subscription (of `among`, when given),
+ * the pending deliveries that are due, unclaimed and the oldest pending one of their post to it
+ * (the `pending` index's lane), ranked within their subscription and kept while the rank leaves
+ * room beside the deliveries its unexpired claims hold.
  */
-function claimable(now: Date, limit: number): SQL {
+function ranked(now: Date, perSubscription: number, limit: number, among?: readonly string[]): SQL {
+  const at = sql`${iso(now)}::timestamptz`;
+  const scope = among === undefined ? sql`` : sql`AND q.subscription_id = any(${sql.param(among)})`;
+  return sql`SELECT r.id, r.seq FROM (
+      SELECT q.id, q.seq, q.subscription_id, row_number() OVER (PARTITION BY q.subscription_id ORDER BY q.seq) AS rank
+      FROM ${webhookDeliveries} q JOIN ${webhookSubscriptions} s ON s.id = q.subscription_id AND s.enabled
+      WHERE q.status = 'pending' ${scope}
+        AND (q.attempts = 0 OR q.next_attempt_at <= ${at})
+        AND (q.lease_until IS NULL OR q.lease_until <= ${at})
+        AND NOT EXISTS (SELECT 1 FROM ${webhookDeliveries} e
+          WHERE e.subscription_id = q.subscription_id AND e.post_id = q.post_id AND e.status = 'pending' AND e.seq < q.seq)
+    ) r
+    WHERE r.rank <= ${perSubscription} - (SELECT count(*) FROM ${webhookDeliveries} h
+      WHERE h.subscription_id = r.subscription_id AND h.status = 'pending' AND h.lease_until > ${at})
+    ORDER BY r.rank, r.seq
+    LIMIT ${limit}`;
+}
+
+/**
+ * Locks (`FOR NO KEY UPDATE`, which leaves the outbox's inserts alone) the subscriptions a claim
+ * would take deliveries of, skipping those another claim holds: past this, no other claim of any
+ * process takes a delivery of them until this transaction ends.
+ */
+function lockSubscriptions(db: Database, now: Date, perSubscription: number, limit: number) {
+  const s = webhookSubscriptions;
+  return db
+    .select({ id: s.id })
+    .from(s)
+    .where(
+      and(
+        eq(s.enabled, true),
+        sql`${s.id} IN (SELECT d.subscription_id FROM ${webhookDeliveries} d WHERE (d.id, d.seq) IN (${ranked(now, perSubscription, limit)}))`,
+      ),
+    )
+    .orderBy(asc(s.id))
+    .for('no key update', { skipLocked: true });
+}
+
+/**
+ * The ids of the deliveries a claim takes of the subscriptions it locked, locked themselves
+ * (`FOR UPDATE SKIP LOCKED`). Its snapshot is taken after the subscriptions' locks were granted,
+ * so it sees every claim committed before on them: the count of their held deliveries is exact.
+ * The conditions on the delivery's row are in this WHERE, so that PostgreSQL rechecks them
+ * (EvalPlanQual) on a row updated since the snapshot (a settle or a redelivery: a delivery
+ * redelivered meanwhile has a new `seq`, last of its post, and fails the recheck of `(id, seq)`).
+ */
+function claimable(now: Date, perSubscription: number, limit: number, among: readonly string[]): SQL {
   const at = sql`${iso(now)}::timestamptz`;
   return sql`SELECT d.id FROM ${webhookDeliveries} d
-    WHERE (d.id, d.seq) IN (
-        SELECT h.id, h.seq FROM ${webhookSubscriptions} s
-        CROSS JOIN LATERAL (
-          SELECT q.id, q.seq FROM ${webhookDeliveries} q WHERE q.subscription_id = s.id AND q.status = 'pending' ORDER BY q.seq LIMIT 1
-        ) h
-        WHERE s.enabled)
+    WHERE (d.id, d.seq) IN (${ranked(now, perSubscription, limit, among)})
       AND d.status = 'pending'
       AND (d.attempts = 0 OR d.next_attempt_at <= ${at})
       AND (d.lease_until IS NULL OR d.lease_until <= ${at})
-    ORDER BY d.seq
-    LIMIT ${limit}
     FOR UPDATE OF d SKIP LOCKED`;
 }
 
-/** `claim` as one statement: the UPDATE of the deliveries taken, joined with their events and subscriptions. */
-function claimStatement(db: Database, now: Date, leaseUntil: Date, limit: number) {
+/** `claim`'s second statement: the UPDATE of the deliveries taken, joined with their events and subscriptions. */
+function claimStatement(db: Database, now: Date, leaseUntil: Date, claimed: SQL) {
   const c = db.$with('c').as(
     db
       .update(webhookDeliveries)
       .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: now, leaseUntil })
-      .where(sql`${webhookDeliveries.id} IN (${claimable(now, limit)})`)
+      .where(sql`${webhookDeliveries.id} IN (${claimed})`)
       .returning(),
   );
   return db
@@ -305,10 +339,21 @@ export class DrizzleWebhookRepository implements WebhookRepository {
     return rows[0] === undefined ? null : toDelivery(rows[0]);
   }
 
-  async claim(now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  /**
+   * One transaction of two statements under READ COMMITTED: the subscriptions locked, then their
+   * deliveries claimed with a snapshot that sees every claim committed on them before the locks.
+   * Of concurrent claims, one that meets a subscription another holds leaves it to that one.
+   */
+  async claim(now: Date, leaseMs: number, limit: number, perSubscription: number): Promise<ClaimedDelivery[]> {
     checkedBatchLimit(limit);
+    checkedBatchLimit(perSubscription);
     const leaseUntil = new Date(now.getTime() + leaseMs);
-    const rows = await this.session.run((db) => claimStatement(db, now, leaseUntil, limit));
+    const rows = await this.session.transaction(async (tx) => {
+      const locked = await lockSubscriptions(tx, now, perSubscription, limit);
+      if (locked.length === 0) return [];
+      const among = locked.map((row) => row.id);
+      return claimStatement(tx, now, leaseUntil, claimable(now, perSubscription, limit, among));
+    });
     return rows.map((row) => ({
       delivery: toDelivery(row.c),
       event: toEvent(row.webhook_events),

@@ -422,9 +422,10 @@ export const webhookEvents = pgTable(
 );
 
 /**
- * One event on its way to one subscription. `seq` orders a subscription's deliveries as the
- * changes were made; a worker holds one until `lease_until` (`claim`), and `attempts` tells one
- * claim from the next.
+ * One event on its way to one subscription. `seq` orders a post's deliveries to a subscription as
+ * its changes were made (the outbox trigger writes them under the post's row lock, so a later
+ * change's come later); a worker holds one until `lease_until` (`claim`), and `attempts` tells
+ * one claim from the next.
  */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
@@ -455,9 +456,12 @@ export const webhookDeliveries = pgTable(
     }).onDelete('cascade'),
     foreignKey({ name: 'webhook_deliveries_event_fkey', columns: [t.eventId], foreignColumns: [webhookEvents.id] }),
     check('webhook_deliveries_status_check', sql`${t.status} IN (${inList(DELIVERY_STATUS_SQL_VALUES)})`),
-    /** The workers' queue: each subscription's pending deliveries in order. */
-    index('webhook_deliveries_pending_idx')
-      .on(t.subscriptionId, t.seq)
+    /**
+     * The workers' queue: each subscription's pending deliveries, by post (a lane: a post's events
+     * go to a subscription in order, independent of other posts'), in order.
+     */
+    index('webhook_deliveries_pending_lane_idx')
+      .on(t.subscriptionId, t.postId, t.seq)
       .where(sql`${t.status} = 'pending'`),
     /** The delivery log, newest first. */
     index('webhook_deliveries_log_idx').on(t.subscriptionId, t.createdAt, t.id),

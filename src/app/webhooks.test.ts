@@ -29,7 +29,7 @@ function depsOver(store: Store = createMemoryStore()) {
   let secrets = 0;
   const deps: WebhookDeps = {
     webhooks: store.webhooks,
-    refusal: (url) => (url.startsWith('http://10.') ? 'resolves to 10.0.0.1, which is not a public address' : null),
+    refusal: async (url) => (url.startsWith('http://10.') ? 'resolves to 10.0.0.1, which is not a public address' : null),
     newSecret: () => `whsec_${String((secrets += 1)).padStart(43, 'A')}=`,
     ids: createUlidIds(clock),
     clock,

@@ -21,8 +21,8 @@ import {
 /** What the webhook use cases work with: the subscriptions, the transport's and signer's rules, ids and time. */
 export interface WebhookDeps {
   webhooks: WebhookRepository;
-  /** Why a URL may not be a subscription's target, or null when it may (`WebhookTransport.refusal`). */
-  refusal: (url: string) => string | null;
+  /** Why a URL may not be a subscription's target, or null when it may; its host resolved (`WebhookTransport.refusal`). */
+  refusal: (url: string) => Promise<string | null>;
   /** A new signing secret (`WebhookSigner.newSecret`). */
   newSecret: () => string;
   /** Subscription ids (ULIDs). */
@@ -46,11 +46,14 @@ export interface WebhookEdit {
   rotateSecret?: boolean;
 }
 
-/** The issues of the fields given (absent ones are not checked). */
-function issuesOf(deps: Pick<WebhookDeps, 'refusal'>, fields: Omit<WebhookEdit, 'enabled' | 'rotateSecret'>): ValidationIssue[] {
+/** The issues of the fields given (absent ones are not checked); a URL's host is resolved (`refusal`). */
+async function issuesOf(
+  deps: Pick<WebhookDeps, 'refusal'>,
+  fields: Omit<WebhookEdit, 'enabled' | 'rotateSecret'>,
+): Promise<ValidationIssue[]> {
   const issues = unstorableTextIssues({ url: fields.url, description: fields.description });
   if (fields.url !== undefined && issues.every((issue) => issue.pointer !== '/url')) {
-    const reason = fields.url.length > WEBHOOK_URL_MAX ? `is longer than ${WEBHOOK_URL_MAX} characters` : deps.refusal(fields.url);
+    const reason = fields.url.length > WEBHOOK_URL_MAX ? `is longer than ${WEBHOOK_URL_MAX} characters` : await deps.refusal(fields.url);
     if (reason !== null) issues.push({ pointer: '/url', message: reason });
   }
   if (fields.events !== undefined) {
@@ -67,20 +70,21 @@ function issuesOf(deps: Pick<WebhookDeps, 'refusal'>, fields: Omit<WebhookEdit, 
   return issues;
 }
 
-function check(deps: Pick<WebhookDeps, 'refusal'>, fields: Omit<WebhookEdit, 'enabled' | 'rotateSecret'>): void {
-  const issues = issuesOf(deps, fields);
+async function check(deps: Pick<WebhookDeps, 'refusal'>, fields: Omit<WebhookEdit, 'enabled' | 'rotateSecret'>): Promise<void> {
+  const issues = await issuesOf(deps, fields);
   if (issues.length > 0) throw new ValidationError(issues);
 }
 
 /**
  * Subscribes a URL to events: enabled, with a new secret (the answer is the only place it is
  * shown to the user).
- * @throws ValidationError at `/url` (the transport's refusal, or too long), `/events`, `/description`
+ * @throws ValidationError at `/url` (the transport's refusal: its form, or its host resolved now to
+ *   none or to an address that is not public; or too long), `/events`, `/description`
  * @throws WebhookLimitReachedError when there are `WEBHOOK_SUBSCRIPTIONS_MAX` already (the store counts
  *   and inserts in one step: concurrent creates never make more)
  */
 export async function createWebhook(deps: WebhookDeps, input: NewWebhook): Promise<WebhookSubscription> {
-  check(deps, input);
+  await check(deps, input);
   const now = deps.clock.now();
   return deps.webhooks.create(
     {
@@ -114,11 +118,11 @@ export async function getWebhook(deps: Pick<WebhookDeps, 'webhooks'>, id: string
 /**
  * Changes a subscription. `enabled` (either way) clears `disabledReason`: a person decided. A
  * rotation keeps the current secret as `previousSecret` for `WEBHOOK_SECRET_OVERLAP_MS` (one
- * rotated out earlier is dropped). A new `url` is checked as on create.
+ * rotated out earlier is dropped). A new `url` is checked as on create, its host resolved again.
  * @throws ValidationError as `createWebhook`; NotFoundError('webhook')
  */
 export async function updateWebhook(deps: WebhookDeps, id: string, edit: WebhookEdit): Promise<WebhookSubscription> {
-  check(deps, edit);
+  await check(deps, edit);
   const changes: WebhookChanges = {
     ...(edit.url === undefined ? {} : { url: edit.url }),
     ...(edit.events === undefined ? {} : { events: [...edit.events] }),

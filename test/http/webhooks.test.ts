@@ -5,6 +5,7 @@ import { createHttpWebhookTransport } from '../../src/adapters/webhooks/http-tra
 import { WEBHOOK_SUBSCRIPTIONS_MAX } from '../../src/domain/index.js';
 import { createLogger } from '../../src/log.js';
 import { describeOnEveryStore } from '../support/stores.js';
+import { resolveForTests } from '../support/http.js';
 import { expectInvalid, expectProblem, expectUnauthorized, peek, setup, UNKNOWN_ID, type SendInit } from './helpers.js';
 
 type Subscription = components['schemas']['WebhookSubscription'];
@@ -21,7 +22,10 @@ describeOnEveryStore('webhooks', (make) => {
   async function hooks(options: { allowPrivateNetworks?: boolean; lines?: string[] } = {}) {
     const lines = options.lines;
     const t = await setup(make, {
-      webhookTransport: createHttpWebhookTransport({ allowPrivateNetworks: options.allowPrivateNetworks ?? false }),
+      webhookTransport: createHttpWebhookTransport({
+        allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+        resolve: resolveForTests,
+      }),
       ...(lines === undefined
         ? {}
         : { logger: createLogger('debug', (l) => lines.push(l)), observers: [accessLog(createLogger('info', (l) => lines.push(l)))] }),
@@ -63,6 +67,46 @@ describeOnEveryStore('webhooks', (make) => {
       expect((await strict.read<{ items: unknown[] }>('GET', '/webhooks', 200)).items).toEqual([]);
       const open = await hooks({ allowPrivateNetworks: true });
       expect((await open.subscribe({ ...HOOK, url: LOOPBACK })).url).toBe(LOOPBACK);
+    });
+
+    it('answers 422 at /body/url for a URL with a fragment, saying so, and stores nothing', async () => {
+      const t = await hooks({ allowPrivateNetworks: true });
+      const problem = await expectInvalid(
+        await t.send('POST', '/webhooks', { body: { ...HOOK, url: 'https://hooks.example.com/rebuild#now' } }),
+        '/body/url',
+      );
+      expect(problem.errors).toEqual([
+        { pointer: '/body/url', message: 'a URL with a fragment (#…) is not allowed: a fragment is never sent to the receiver' },
+      ]);
+      expect((await t.read<{ items: unknown[] }>('GET', '/webhooks', 200)).items).toEqual([]);
+    });
+
+    it('resolves the host when saved: 422 at /body/url naming the address of a name that resolves to loopback, or a name not found', async () => {
+      const strict = await hooks();
+      const loopback = await expectInvalid(
+        await strict.send('POST', '/webhooks', { body: { ...HOOK, url: 'http://receiver.test:8080/hook' } }),
+        '/body/url',
+      );
+      expect(loopback.errors).toEqual([
+        {
+          pointer: '/body/url',
+          message:
+            'host receiver.test resolves to 127.0.0.1, which is not a public address (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private targets)',
+        },
+      ]);
+      const localhost = await expectInvalid(
+        await strict.send('POST', '/webhooks', { body: { ...HOOK, url: 'http://localhost:8080/hook' } }),
+        '/body/url',
+      );
+      expect(localhost.errors).toEqual([{ pointer: '/body/url', message: 'host localhost is not public' }]);
+      const invalid = await expectInvalid(
+        await strict.send('POST', '/webhooks', { body: { ...HOOK, url: 'https://something.invalid/hook' } }),
+        '/body/url',
+      );
+      expect(invalid.errors).toEqual([{ pointer: '/body/url', message: 'host something.invalid was not found (it has no address)' }]);
+      expect((await strict.read<{ items: unknown[] }>('GET', '/webhooks', 200)).items).toEqual([]);
+      const open = await hooks({ allowPrivateNetworks: true });
+      expect((await open.subscribe({ ...HOOK, url: 'http://receiver.test:8080/hook' })).url).toBe('http://receiver.test:8080/hook');
     });
 
     it('answers 422 for no events, a repeated event and a description over 500 characters', async () => {
@@ -109,10 +153,16 @@ describeOnEveryStore('webhooks', (make) => {
       expect(await t.read('GET', `/webhooks/${created.id}`, 200)).not.toHaveProperty('secret');
     });
 
-    it('re-checks a new URL (422 at /body/url) and answers 404 for an unknown subscription', async () => {
+    it('re-checks a new URL (422 at /body/url), its host resolved again, and answers 404 for an unknown subscription', async () => {
       const t = await hooks();
       const created = await t.subscribe();
       await expectInvalid(await t.send('PATCH', `/webhooks/${created.id}`, { body: { url: LOOPBACK } }), '/body/url');
+      for (const url of ['https://something.invalid/hook', 'http://receiver.test/hook', 'https://hooks.example.com/x#y'])
+        await expectInvalid(await t.send('PATCH', `/webhooks/${created.id}`, { body: { url } }), '/body/url');
+      expect(
+        (await t.read<Subscription>('PATCH', `/webhooks/${created.id}`, 200, { body: { url: 'https://api.example.com/h' } })).url,
+      ).toBe('https://api.example.com/h');
+      await t.read('PATCH', `/webhooks/${created.id}`, 200, { body: { url: HOOK.url } });
       expect((await t.read<Subscription>('GET', `/webhooks/${created.id}`, 200)).url).toBe(HOOK.url);
       await expectProblem(await t.send('PATCH', `/webhooks/${UNKNOWN_ID}`, { body: { enabled: true } }), 404, 'not-found');
     });

@@ -18,6 +18,7 @@ import {
   type WebhookTransport,
 } from '../../src/domain/index.js';
 import { createLogger, type Logger } from '../../src/log.js';
+import { createHttpWebhookTransport } from '../../src/adapters/webhooks/http-transport.js';
 import { createValidatingFetch, type ValidatingFetchOptions } from './contract-fetch.js';
 
 let shared: Promise<Contract> | undefined;
@@ -88,10 +89,24 @@ export interface TestServerOptions {
   loginThrottle?: Partial<Config['auth']['loginThrottle']>;
   /** An admin app build to serve at /admin/; none by default, whether or not dist/admin/ exists. */
   adminDir?: string;
-  /** Sends webhooks and judges their URLs; by default `compose`'s (public addresses only). */
+  /** Sends webhooks and judges their URLs; by default public addresses only, names resolved by `resolveForTests`. */
   webhookTransport?: WebhookTransport;
   /** Reads uploaded and imported images; by default `compose`'s (sharp with the default limits). */
   images?: ImageProcessor;
+}
+
+/** A public address (example.com's) that the names of the tests' webhook URLs resolve to. */
+export const EXAMPLE_ADDRESS = '93.184.215.14';
+
+/**
+ * Resolves host names for webhook URLs in tests without the network: `example.com` and its
+ * subdomains to a public address, `receiver.test` to 127.0.0.1 (a name that resolves to
+ * loopback), any other name not found, as the system's resolver would answer `something.invalid`.
+ */
+export async function resolveForTests(hostname: string): Promise<{ address: string; family: number }[]> {
+  if (/(^|\.)example\.com$/i.test(hostname)) return [{ address: EXAMPLE_ADDRESS, family: 4 }];
+  if (hostname === 'receiver.test') return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
 }
 
 /**
@@ -134,7 +149,7 @@ export async function testServer(options: TestServerOptions) {
     ...(options.hasher ? { hasher: options.hasher } : {}),
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
-    ...(options.webhookTransport ? { webhookTransport: options.webhookTransport } : {}),
+    webhookTransport: options.webhookTransport ?? createHttpWebhookTransport({ allowPrivateNetworks: false, resolve: resolveForTests }),
     ...(options.images ? { images: options.images } : {}),
   });
   const { user: admin } = await createOrResetUser(

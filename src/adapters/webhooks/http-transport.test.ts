@@ -43,39 +43,89 @@ const request = (url: string) => ({
 });
 
 describe('HTTP webhook transport: refusal', () => {
-  const transport = createHttpWebhookTransport({ allowPrivateNetworks: false });
-  const allowing = createHttpWebhookTransport({ allowPrivateNetworks: true });
+  /** Names as a resolver of the test's answers them; any other is not found. */
+  const names: Record<string, { address: string; family: number }[]> = {
+    'hooks.example.com': [{ address: '93.184.215.14', family: 4 }],
+    'receiver.example': [{ address: '127.0.0.1', family: 4 }],
+    'mixed.example': [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.0.0.12', family: 4 },
+    ],
+    'empty.example': [],
+  };
+  const resolved: string[] = [];
+  const resolve = async (hostname: string) => {
+    resolved.push(hostname);
+    const found = names[hostname];
+    if (found === undefined) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return found;
+  };
+  const transport = createHttpWebhookTransport({ allowPrivateNetworks: false, resolve });
+  const allowing = createHttpWebhookTransport({ allowPrivateNetworks: true, resolve });
 
-  it('accepts http and https URLs to host names and public addresses', () => {
-    expect(transport.refusal('https://hooks.example.com/margin')).toBeNull();
-    expect(transport.refusal('http://93.184.215.14:8080/x')).toBeNull();
-    expect(transport.refusal('https://[2606:4700:4700::1111]/x')).toBeNull();
+  it('accepts http and https URLs to names that resolve to public addresses only, and to public addresses', async () => {
+    expect(await transport.refusal('https://hooks.example.com/margin')).toBeNull();
+    expect(await transport.refusal('http://93.184.215.14:8080/x')).toBeNull();
+    expect(await transport.refusal('https://[2606:4700:4700::1111]/x')).toBeNull();
   });
 
-  it('refuses other schemes, credentials, URLs over 2000 characters and what is no URL', () => {
-    expect(transport.refusal('ftp://example.com/x')).toBe('only http: and https: URLs may receive webhooks');
-    expect(transport.refusal('file:///etc/passwd')).toBe('only http: and https: URLs may receive webhooks');
-    expect(transport.refusal('https://user:pass@example.com/')).toBe('a URL with a user name or password is not allowed');
-    expect(transport.refusal('https://user@example.com/')).toBe('a URL with a user name or password is not allowed');
-    expect(transport.refusal(`https://example.com/${'a'.repeat(2000)}`)).toBe('the URL is longer than 2000 characters');
-    expect(transport.refusal('/relative')).toBe('not an absolute URL');
+  it('refuses other schemes, credentials, a fragment, URLs over 2000 characters and what is no URL', async () => {
+    expect(await transport.refusal('ftp://example.com/x')).toBe('only http: and https: URLs may receive webhooks');
+    expect(await transport.refusal('file:///etc/passwd')).toBe('only http: and https: URLs may receive webhooks');
+    expect(await transport.refusal('https://user:pass@example.com/')).toBe('a URL with a user name or password is not allowed');
+    expect(await transport.refusal('https://user@example.com/')).toBe('a URL with a user name or password is not allowed');
+    const fragment = 'a URL with a fragment (#…) is not allowed: a fragment is never sent to the receiver';
+    expect(await transport.refusal('https://hooks.example.com/margin#build')).toBe(fragment);
+    expect(await transport.refusal('https://hooks.example.com/margin#')).toBe(fragment);
+    expect(await allowing.refusal('http://127.0.0.1/#x')).toBe(fragment);
+    expect(await transport.refusal(`https://example.com/${'a'.repeat(2000)}`)).toBe('the URL is longer than 2000 characters');
+    expect(await transport.refusal('/relative')).toBe('not an absolute URL');
   });
 
-  it('refuses literal addresses that are not public, however they are written, unless private networks are allowed', () => {
-    expect(transport.refusal('http://127.0.0.1:8080/')).toBe('address 127.0.0.1 is not public');
-    expect(transport.refusal('http://2130706433/')).toBe('address 127.0.0.1 is not public');
-    expect(transport.refusal('http://0x7f.1/')).toBe('address 127.0.0.1 is not public');
-    expect(transport.refusal('http://[::ffff:127.0.0.1]/')).toBe('address 127.0.0.1 is not public');
-    expect(transport.refusal('http://[::1]/')).toBe('address ::1 is not public');
-    expect(transport.refusal('http://[::7f00:1]/')).toBe('address ::7f00:1 is not public');
-    expect(transport.refusal('http://169.254.169.254/latest/meta-data/')).toBe('address 169.254.169.254 is not public');
-    expect(transport.refusal('http://10.0.0.1/')).toBe('address 10.0.0.1 is not public');
-    expect(transport.refusal('http://localhost:8080/')).toBe('host localhost is not public');
-    expect(transport.refusal('http://api.LOCALHOST./')).toBe('host api.localhost. is not public');
-    expect(transport.refusal('https://localhost.example.com/')).toBeNull();
-    expect(allowing.refusal('http://localhost:8080/')).toBeNull();
-    expect(allowing.refusal('http://127.0.0.1:8080/')).toBeNull();
-    expect(allowing.refusal('ftp://127.0.0.1/')).toBe('only http: and https: URLs may receive webhooks');
+  it('refuses literal addresses that are not public, however they are written, unless private networks are allowed', async () => {
+    expect(await transport.refusal('http://127.0.0.1:8080/')).toBe('address 127.0.0.1 is not public');
+    expect(await transport.refusal('http://2130706433/')).toBe('address 127.0.0.1 is not public');
+    expect(await transport.refusal('http://0x7f.1/')).toBe('address 127.0.0.1 is not public');
+    expect(await transport.refusal('http://[::ffff:127.0.0.1]/')).toBe('address 127.0.0.1 is not public');
+    expect(await transport.refusal('http://[::1]/')).toBe('address ::1 is not public');
+    expect(await transport.refusal('http://[::7f00:1]/')).toBe('address ::7f00:1 is not public');
+    expect(await transport.refusal('http://169.254.169.254/latest/meta-data/')).toBe('address 169.254.169.254 is not public');
+    expect(await transport.refusal('http://10.0.0.1/')).toBe('address 10.0.0.1 is not public');
+    expect(await transport.refusal('http://localhost:8080/')).toBe('host localhost is not public');
+    expect(await transport.refusal('http://api.LOCALHOST./')).toBe('host api.localhost. is not public');
+    expect(await allowing.refusal('http://localhost:8080/')).toBeNull();
+    expect(await allowing.refusal('http://127.0.0.1:8080/')).toBeNull();
+    expect(await allowing.refusal('ftp://127.0.0.1/')).toBe('only http: and https: URLs may receive webhooks');
+  });
+
+  it('resolves a name now and refuses it when any address is not public, or when it has none or is not found', async () => {
+    const privateHint = 'which is not a public address (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private targets)';
+    expect(await transport.refusal('http://receiver.example:8080/hook')).toBe(
+      `host receiver.example resolves to 127.0.0.1, ${privateHint}`,
+    );
+    expect(await transport.refusal('https://mixed.example/')).toBe(`host mixed.example resolves to 10.0.0.12, ${privateHint}`);
+    expect(await transport.refusal('https://empty.example/')).toBe('host empty.example was not found (it has no address)');
+    expect(await transport.refusal('https://something.invalid/')).toBe('host something.invalid was not found (it has no address)');
+    expect(await transport.refusal('https://localhost.example.com/')).toBe('host localhost.example.com was not found (it has no address)');
+  });
+
+  it('words a temporary DNS failure and a resolver slower than the timeout', async () => {
+    const again = createHttpWebhookTransport({
+      allowPrivateNetworks: false,
+      resolve: () => Promise.reject(Object.assign(new Error('getaddrinfo EAI_AGAIN'), { code: 'EAI_AGAIN' })),
+    });
+    expect(await again.refusal('https://hooks.example.com/')).toBe(
+      'host hooks.example.com could not be resolved (temporary DNS failure): try again',
+    );
+    const slow = createHttpWebhookTransport({ allowPrivateNetworks: false, timeoutMs: 100, resolve: () => new Promise(() => undefined) });
+    expect(await slow.refusal('https://hooks.example.com/')).toBe('host hooks.example.com could not be resolved within 100 ms');
+  });
+
+  it('resolves no name while private networks are allowed, nor an address literal', async () => {
+    resolved.length = 0;
+    expect(await allowing.refusal('https://something.invalid/')).toBeNull();
+    expect(await transport.refusal('http://93.184.215.14/')).toBeNull();
+    expect(resolved).toEqual([]);
   });
 });
 

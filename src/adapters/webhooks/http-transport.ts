@@ -98,7 +98,8 @@ export function createHttpWebhookTransport(options: HttpWebhookTransportOptions)
     );
   };
 
-  function refusal(url: string): string | null {
+  /** `refusal` without the network: the URL's form, and a literal address or a localhost name. */
+  function formRefusal(url: string): string | null {
     if (url.length > WEBHOOK_URL_MAX) return `the URL is longer than ${WEBHOOK_URL_MAX} characters`;
     let parsed: URL;
     try {
@@ -116,10 +117,46 @@ export function createHttpWebhookTransport(options: HttpWebhookTransportOptions)
     return null;
   }
 
+  /** Why a host name may not receive webhooks, resolved now (within the timeout), or null when every address is public. */
+  async function nameRefusal(hostname: string): Promise<string | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new DeliveryError(`host ${hostname} could not be resolved within ${formatSeconds(timeoutMs)}`)),
+        timeoutMs,
+      );
+    });
+    try {
+      const addresses = await Promise.race([resolve(hostname), deadline]);
+      if (addresses.length === 0) return `host ${hostname} was not found (it has no address)`;
+      const refused = addresses.find((a) => addressProblem(a.address) !== null);
+      if (refused === undefined) return null;
+      return `host ${hostname} resolves to ${refused.address}, which is not a public address (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private targets)`;
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'ENOTFOUND' || code === 'ENODATA') return `host ${hostname} was not found (it has no address)`;
+      if (code === 'EAI_AGAIN') return `host ${hostname} could not be resolved (temporary DNS failure): try again`;
+      return error instanceof DeliveryError
+        ? error.message
+        : `host ${hostname} could not be resolved: ${wordsFor(error, hostname, timeoutMs)}`;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function refusal(url: string): Promise<string | null> {
+    // A fragment is never sent (it is not part of an HTTP request): a URL with one is not the URL called.
+    if (url.includes('#')) return 'a URL with a fragment (#…) is not allowed: a fragment is never sent to the receiver';
+    const form = formRefusal(url);
+    if (form !== null || options.allowPrivateNetworks) return form;
+    const parsed = new URL(url);
+    return literalAddressOf(parsed) === null ? nameRefusal(parsed.hostname) : null;
+  }
+
   function send(request: WebhookRequest): Promise<WebhookResponse> {
     const started = performance.now();
     const latencyMs = () => Math.round(performance.now() - started);
-    const refused = refusal(request.url);
+    const refused = formRefusal(request.url);
     if (refused !== null) return Promise.resolve({ kind: 'failed', error: refused, latencyMs: latencyMs() });
     const url = new URL(request.url);
     const body = Buffer.from(request.body, 'utf8');

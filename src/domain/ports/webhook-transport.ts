@@ -11,9 +11,13 @@ export type WebhookResponse =
 
 /**
  * Sends webhooks over the network, and says which URLs may receive them.
- * - `refusal(url)` answers why `url` may not be a subscription's target, without using the
- *   network (not `http:`/`https:`, credentials in it, a literal address that is not public while
- *   private networks are not allowed), or null when it may.
+ * - `refusal(url)` answers why `url` may not be a subscription's target, in words for the user,
+ *   or null when it may: not `http:`/`https:`, credentials or a fragment in it; and, while private
+ *   networks are not allowed, a literal address that is not public, a `localhost` name, or a host
+ *   name that, resolved now (within the timeout), does not resolve or has an address that is not
+ *   public ("host hooks.internal resolves to 10.0.0.12, which is not a public address …", "host
+ *   x.invalid was not found …"). It never throws. With private networks allowed, names are not
+ *   resolved.
  * - `send(request)` POSTs the request: it resolves the host and refuses, before connecting, any
  *   address that is not public (loopback, private, link-local, metadata, …) unless private
  *   networks are allowed, connects to the address it checked, never follows a redirect, and gives
@@ -21,7 +25,7 @@ export type WebhookResponse =
  *   ("timed out after 10 s", "connection refused", "address 10.0.0.1 is not public").
  */
 export interface WebhookTransport {
-  refusal(url: string): string | null;
+  refusal(url: string): Promise<string | null>;
   send(request: WebhookRequest): Promise<WebhookResponse>;
 }
 

@@ -9,7 +9,9 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -97,6 +99,8 @@ interface Received {
   problems: string[];
   /** The status answered; null while held open or when never answered. */
   answered: number | null;
+  /** When it came (`performance.now()`). */
+  at: number;
 }
 
 type Mode = 'ok' | 'unavailable' | 'hang';
@@ -109,6 +113,8 @@ type Mode = 'ok' | 'unavailable' | 'hang';
 class Receiver {
   readonly requests: Received[] = [];
   mode: Mode = 'ok';
+  /** Posts (by title) whose events are answered 500 while `mode` is `ok`. */
+  readonly failing = new Set<string>();
   secret = '';
   #server: Server | null = null;
 
@@ -183,10 +189,11 @@ class Receiver {
       verified,
       problems,
       answered: null,
+      at: performance.now(),
     };
     this.requests.push(received);
     if (this.mode === 'hang') return;
-    received.answered = this.mode === 'ok' ? 204 : 503;
+    received.answered = this.mode !== 'ok' ? 503 : this.failing.has(received.payload?.data?.post?.title) ? 500 : 204;
     response.writeHead(received.answered).end();
   }
 }
@@ -379,19 +386,23 @@ describe.skipIf(!available)('webhooks from server processes to a receiver on loo
     }
   });
 
-  it('delivers every event once, in order, to a receiver that answered 503 and then was down, once it is back', async () => {
-    const { api } = await site({ ...WEBHOOK_ENV, WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s' });
+  it("delivers every event once to a receiver that answered 503 and then was down, once it is back: other posts' events not held back, a post's in order", async () => {
+    const { api } = await site({ ...WEBHOOK_ENV, WEBHOOK_RETRY_SCHEDULE: Array.from({ length: 20 }, () => '1s').join(',') });
     const to = await receiver();
     const subscription = await subscribe(api, to);
     to.mode = 'unavailable';
 
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i += 1) ids.push((await publish(api, `Patient ${i}`)).id);
-    await expect.poll(() => to.requests.length, { timeout: 10_000, interval: 50 }).toBeGreaterThanOrEqual(2);
-    expect(new Set(to.requests.map((r) => r.id)).size, 'the first event is retried, the others wait behind it').toBe(1);
+    const first = await publish(api, 'Patient 0');
+    const edited = await api('PATCH', `/posts/${first.id}`, { title: 'Patient 0 edited' }, { 'if-match': first.etag });
+    expect(edited.status, JSON.stringify(edited.json)).toBe(200);
+    const ids = [first.id];
+    for (let i = 1; i < 5; i += 1) ids.push((await publish(api, `Patient ${i}`)).id);
+    // Every post's first event is tried (and retried) on its own; the edit waits behind its post's first.
+    await expect.poll(() => new Set(to.requests.map((r) => r.payload.data.post.id)).size, { timeout: 10_000, interval: 50 }).toBe(5);
+    expect(to.requests.filter((r) => r.payload.type !== 'post.published')).toEqual([]);
     await to.down();
     await expect
-      .poll(async () => (await deliveries(api, subscription, '&status=pending')).find((d) => d.postId === ids[0])?.error, {
+      .poll(async () => (await deliveries(api, subscription, '&status=pending')).find((d) => d.eventType === 'post.published')?.error, {
         timeout: 10_000,
         interval: 100,
       })
@@ -399,15 +410,81 @@ describe.skipIf(!available)('webhooks from server processes to a receiver on loo
     to.mode = 'ok';
     await to.up();
 
-    await expect.poll(() => to.events().length, { timeout: 15_000, interval: 100 }).toBe(5);
-    expect(eventsOf(to)).toEqual(ids.map((id) => [id, 'post.published']));
+    await expect.poll(() => to.events().length, { timeout: 15_000, interval: 100 }).toBe(6);
+    expect(eventsOf(to).filter(([id]) => id === first.id)).toEqual([
+      [first.id, 'post.published'],
+      [first.id, 'post.updated'],
+    ]);
+    expect(new Set(eventsOf(to).map(([id]) => id))).toEqual(new Set(ids));
     expectSignedAndOnce(to);
     await expect
       .poll(async () => (await deliveries(api, subscription, '&status=succeeded')).length, { timeout: 5000, interval: 100 })
-      .toBe(5);
-    const first = (await deliveries(api, subscription)).find((d) => d.postId === ids[0]);
-    expect(first).toMatchObject({ status: 'succeeded', responseStatus: 204, error: null });
-    expect(first.attempts).toBeGreaterThan(2);
+      .toBe(6);
+    const firstLog = (await deliveries(api, subscription)).find((d) => d.postId === ids[0] && d.eventType === 'post.published');
+    expect(firstLog).toMatchObject({ status: 'succeeded', responseStatus: 204, error: null });
+    expect(firstLog.attempts).toBeGreaterThan(2);
+  });
+
+  it('gets event 2 of another post at once while the receiver answers 500 to event 1, which waits for its retry', async () => {
+    const { api } = await site(WEBHOOK_ENV);
+    const to = await receiver();
+    const subscription = await subscribe(api, to);
+    to.failing.add('Broken');
+
+    const broken = await publish(api, 'Broken');
+    await expect.poll(() => to.requests.map((r) => r.answered), { timeout: 10_000, interval: 20 }).toEqual([500]);
+    const sentAt = performance.now();
+    const fine = await publish(api, 'Fine');
+    await expect.poll(() => eventsOf(to), { timeout: 3000, interval: 20 }).toEqual([[fine.id, 'post.published']]);
+    const delayMs = to.events()[0]!.at - sentAt;
+    console.log(`event 2 of another post delivered ${Math.round(delayMs)} ms after its write, event 1 failing`);
+    const log = await deliveries(api, subscription);
+    expect(log.find((d) => d.postId === broken.id)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      responseStatus: 500,
+      error: 'HTTP 500',
+    });
+    expect(log.find((d) => d.postId === fine.id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expectSignedAndOnce(to);
+  });
+
+  it("ten receivers that accept and never answer delay a healthy subscription's deliveries by less than a second", async () => {
+    const { api } = await site(WEBHOOK_ENV);
+    const held: Socket[] = [];
+    const hanging: NetServer[] = Array.from({ length: 10 }, () => createNetServer((socket) => held.push(socket)));
+    try {
+      const ports = await Promise.all(
+        hanging.map(async (server) => {
+          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+          return (server.address() as { port: number }).port;
+        }),
+      );
+      for (const port of ports) {
+        const created = await api('POST', '/webhooks', { url: `http://127.0.0.1:${port}/hook`, events: ['post.published'] });
+        expect(created.status, JSON.stringify(created.json)).toBe(201);
+      }
+      const to = await receiver();
+      await subscribe(api, to);
+
+      const written = new Map<string, number>();
+      for (let i = 0; i < 3; i += 1) {
+        const before = performance.now();
+        written.set((await publish(api, `Healthy ${i}`)).id, before);
+      }
+      await expect.poll(() => to.events().length, { timeout: 15_000, interval: 20 }).toBe(3);
+      const delays = to.events().map((r) => r.at - written.get(r.payload.data.post.id)!);
+      console.log(
+        `healthy subscription's deliveries, ms after each write, beside ten hanging receivers: ${delays.map(Math.round).join(', ')}`,
+      );
+      expect(Math.max(...delays)).toBeLessThan(1000);
+      // Each hanging receiver holds its subscription's 2 attempts (of the 3 events), no more.
+      await expect.poll(() => held.length, { timeout: 5000, interval: 20 }).toBe(20);
+      expectSignedAndOnce(to);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await Promise.all(hanging.map((server) => new Promise((resolve) => server.close(resolve))));
+    }
   });
 
   it('delivers, after a restart, the event whose request was in flight when the server was killed, with the same webhook-id', async () => {
@@ -446,7 +523,7 @@ describe.skipIf(!available)('webhooks from server processes to a receiver on loo
       .toBe(2);
   });
 
-  it('refuses a loopback URL without WEBHOOK_ALLOW_PRIVATE_NETWORKS: 422 on /body/url at creation, "not public" at delivery', async () => {
+  it('refuses a loopback URL, localhost, a name not found (something.invalid) and a fragment without WEBHOOK_ALLOW_PRIVATE_NETWORKS: 422 on /body/url at creation saying why, "not public" at delivery', async () => {
     const { WEBHOOK_ALLOW_PRIVATE_NETWORKS: _allowed, ...publicOnly } = WEBHOOK_ENV;
     // The second server may subscribe loopback URLs but delivers nothing (WEBHOOK_POLL_MS=0).
     const { apis } = await site(publicOnly, { ...WEBHOOK_ENV, WEBHOOK_POLL_MS: '0' });
@@ -455,6 +532,18 @@ describe.skipIf(!available)('webhooks from server processes to a receiver on loo
     const refused = await strict('POST', '/webhooks', { url: to.url, events: ['post.published'] });
     expect(refused.status).toBe(422);
     expect(refused.json.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/body/url']);
+    expect((await strict('GET', '/webhooks')).json.items).toEqual([]);
+
+    for (const [url, message] of [
+      ['http://localhost:8080/hook', 'host localhost is not public'],
+      ['https://something.invalid/hook', 'host something.invalid was not found (it has no address)'],
+      [`${to.url}#fragment`, 'a URL with a fragment (#…) is not allowed: a fragment is never sent to the receiver'],
+    ]) {
+      const answer = await strict('POST', '/webhooks', { url, events: ['post.published'] });
+      expect(answer.status, url).toBe(422);
+      expect(answer.json.errors, url).toEqual([{ pointer: '/body/url', message }]);
+    }
+    expect((await lax('POST', '/webhooks', { url: `${to.url}#fragment`, events: ['post.published'] })).status).toBe(422);
     expect((await strict('GET', '/webhooks')).json.items).toEqual([]);
 
     const subscription = await subscribe(lax, to);

@@ -96,7 +96,7 @@ export interface TestServerOptions {
 }
 
 /** A public address (example.com's) that the names of the tests' webhook URLs resolve to. */
-export const EXAMPLE_ADDRESS = '93.184.215.14';
+const EXAMPLE_ADDRESS = '93.184.215.14';
 
 /**
  * Resolves host names for webhook URLs in tests without the network: `example.com` and its

@@ -12,8 +12,10 @@ export interface HttpWebhookTransportOptions {
   /** One deadline for resolving, connecting, sending and the response's headers (WEBHOOK_TIMEOUT_MS; default 10 s). */
   timeoutMs?: number;
   /** Resolves a host name to all its addresses (default: `dns.lookup` with `all`, as the system resolves). */
-  resolve?: (hostname: string) => Promise<LookupAddress[]>;
+  resolve?: Resolve;
 }
+
+type Resolve = (hostname: string) => Promise<LookupAddress[]>;
 
 export const WEBHOOK_USER_AGENT = 'MarginCMS-Webhooks/1';
 /** The most bytes of a response body read (and discarded); then the connection is closed. */
@@ -68,6 +70,33 @@ function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
+/** Why a host name may not receive webhooks, resolved now (within the timeout), or null when every address is public. */
+async function nameRefusal(hostname: string, resolve: Resolve, timeoutMs: number): Promise<string | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DeliveryError(`host ${hostname} could not be resolved within ${formatSeconds(timeoutMs)}`)),
+      timeoutMs,
+    );
+  });
+  try {
+    const addresses = await Promise.race([resolve(hostname), deadline]);
+    if (addresses.length === 0) return `host ${hostname} was not found (it has no address)`;
+    const refused = addresses.find((a) => addressProblem(a.address) !== null);
+    if (refused === undefined) return null;
+    return `host ${hostname} resolves to ${refused.address}, which is not a public address (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private targets)`;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA') return `host ${hostname} was not found (it has no address)`;
+    if (code === 'EAI_AGAIN') return `host ${hostname} could not be resolved (temporary DNS failure): try again`;
+    return error instanceof DeliveryError
+      ? error.message
+      : `host ${hostname} could not be resolved: ${wordsFor(error, hostname, timeoutMs)}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Webhooks over node:http and node:https (see `WebhookTransport`). Unless private networks are
  * allowed, a host name is resolved by a `lookup` of our own that refuses when any of its
@@ -117,40 +146,13 @@ export function createHttpWebhookTransport(options: HttpWebhookTransportOptions)
     return null;
   }
 
-  /** Why a host name may not receive webhooks, resolved now (within the timeout), or null when every address is public. */
-  async function nameRefusal(hostname: string): Promise<string | null> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new DeliveryError(`host ${hostname} could not be resolved within ${formatSeconds(timeoutMs)}`)),
-        timeoutMs,
-      );
-    });
-    try {
-      const addresses = await Promise.race([resolve(hostname), deadline]);
-      if (addresses.length === 0) return `host ${hostname} was not found (it has no address)`;
-      const refused = addresses.find((a) => addressProblem(a.address) !== null);
-      if (refused === undefined) return null;
-      return `host ${hostname} resolves to ${refused.address}, which is not a public address (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true allows private targets)`;
-    } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      if (code === 'ENOTFOUND' || code === 'ENODATA') return `host ${hostname} was not found (it has no address)`;
-      if (code === 'EAI_AGAIN') return `host ${hostname} could not be resolved (temporary DNS failure): try again`;
-      return error instanceof DeliveryError
-        ? error.message
-        : `host ${hostname} could not be resolved: ${wordsFor(error, hostname, timeoutMs)}`;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   async function refusal(url: string): Promise<string | null> {
     // A fragment is never sent (it is not part of an HTTP request): a URL with one is not the URL called.
     if (url.includes('#')) return 'a URL with a fragment (#…) is not allowed: a fragment is never sent to the receiver';
     const form = formRefusal(url);
     if (form !== null || options.allowPrivateNetworks) return form;
     const parsed = new URL(url);
-    return literalAddressOf(parsed) === null ? nameRefusal(parsed.hostname) : null;
+    return literalAddressOf(parsed) === null ? nameRefusal(parsed.hostname, resolve, timeoutMs) : null;
   }
 
   function send(request: WebhookRequest): Promise<WebhookResponse> {

@@ -140,25 +140,30 @@ const iso = (d: Date) => d.toISOString();
 /**
  * The deliveries a claim at `now` may take, as `(id, seq)` in the order it takes them (`claim`'s
  * rule), read in the statement's snapshot: of each enabled subscription (of `among`, when given),
- * the pending deliveries that are due, unclaimed and the oldest pending one of their post to it
- * (the `pending` index's lane), ranked within their subscription and kept while the rank leaves
- * room beside the deliveries its unexpired claims hold.
+ * its first `perSubscription - held` pending deliveries in `seq` order (the `pending` index, so
+ * the scan stops there) that are due, unclaimed and the oldest pending one of their post to it
+ * (probed on the `pending_lane` index); ranked within their subscription, then by `seq`.
  */
 function ranked(now: Date, perSubscription: number, limit: number, among?: readonly string[]): SQL {
   const at = sql`${iso(now)}::timestamptz`;
-  const scope = among === undefined ? sql`` : sql`AND q.subscription_id = any(${sql.param(among)})`;
-  return sql`SELECT r.id, r.seq FROM (
-      SELECT q.id, q.seq, q.subscription_id, row_number() OVER (PARTITION BY q.subscription_id ORDER BY q.seq) AS rank
-      FROM ${webhookDeliveries} q JOIN ${webhookSubscriptions} s ON s.id = q.subscription_id AND s.enabled
-      WHERE q.status = 'pending' ${scope}
-        AND (q.attempts = 0 OR q.next_attempt_at <= ${at})
-        AND (q.lease_until IS NULL OR q.lease_until <= ${at})
-        AND NOT EXISTS (SELECT 1 FROM ${webhookDeliveries} e
-          WHERE e.subscription_id = q.subscription_id AND e.post_id = q.post_id AND e.status = 'pending' AND e.seq < q.seq)
-    ) r
-    WHERE r.rank <= ${perSubscription} - (SELECT count(*) FROM ${webhookDeliveries} h
-      WHERE h.subscription_id = r.subscription_id AND h.status = 'pending' AND h.lease_until > ${at})
-    ORDER BY r.rank, r.seq
+  const scope = among === undefined ? sql`` : sql`AND s.id = any(${sql.param(among)})`;
+  return sql`SELECT y.id, y.seq FROM (
+      SELECT x.id, x.seq, row_number() OVER (PARTITION BY s.id ORDER BY x.seq) AS rank
+      FROM ${webhookSubscriptions} s
+      CROSS JOIN LATERAL (
+        SELECT q.id, q.seq FROM ${webhookDeliveries} q
+        WHERE q.subscription_id = s.id AND q.status = 'pending'
+          AND (q.attempts = 0 OR q.next_attempt_at <= ${at})
+          AND (q.lease_until IS NULL OR q.lease_until <= ${at})
+          AND NOT EXISTS (SELECT 1 FROM ${webhookDeliveries} e
+            WHERE e.subscription_id = q.subscription_id AND e.post_id = q.post_id AND e.status = 'pending' AND e.seq < q.seq)
+        ORDER BY q.seq
+        LIMIT greatest(${perSubscription} - (SELECT count(*) FROM ${webhookDeliveries} h
+          WHERE h.subscription_id = s.id AND h.status = 'pending' AND h.lease_until > ${at}), 0)
+      ) x
+      WHERE s.enabled ${scope}
+    ) y
+    ORDER BY y.rank, y.seq
     LIMIT ${limit}`;
 }
 

@@ -456,13 +456,21 @@ export const webhookDeliveries = pgTable(
     }).onDelete('cascade'),
     foreignKey({ name: 'webhook_deliveries_event_fkey', columns: [t.eventId], foreignColumns: [webhookEvents.id] }),
     check('webhook_deliveries_status_check', sql`${t.status} IN (${inList(DELIVERY_STATUS_SQL_VALUES)})`),
+    /** The workers' queue: each subscription's pending deliveries in order (a claim scans it until it has enough). */
+    index('webhook_deliveries_pending_idx')
+      .on(t.subscriptionId, t.seq)
+      .where(sql`${t.status} = 'pending'`),
     /**
-     * The workers' queue: each subscription's pending deliveries, by post (a lane: a post's events
-     * go to a subscription in order, independent of other posts'), in order.
+     * Its lanes: a subscription's pending deliveries of one post, in order (a post's events go to a
+     * subscription in order, independent of other posts'): whether one is its lane's oldest.
      */
     index('webhook_deliveries_pending_lane_idx')
       .on(t.subscriptionId, t.postId, t.seq)
       .where(sql`${t.status} = 'pending'`),
+    /** The claimed ones (in flight, or lapsed): a claim counts a subscription's without reading its backlog. */
+    index('webhook_deliveries_held_idx')
+      .on(t.subscriptionId, t.leaseUntil)
+      .where(sql`${t.status} = 'pending' AND ${t.leaseUntil} IS NOT NULL`),
     /** The delivery log, newest first. */
     index('webhook_deliveries_log_idx').on(t.subscriptionId, t.createdAt, t.id),
     index('webhook_deliveries_event_idx').on(t.eventId),

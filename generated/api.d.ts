@@ -2431,7 +2431,7 @@ export interface components {
                 "application/json": components["schemas"]["MediaPage"];
             };
         };
-        /** @description The image is refused (`media-refused`: too many pixels, or it does not decode) or a query parameter or form part breaks the schema (`validation-failed`); nothing was stored. */
+        /** @description The image is refused (`media-refused`: too many pixels, or it does not decode) or a query parameter or form part breaks the schema (`validation-failed`: a part the form does not have, `file`, `alt` and `caption` aside, is named by its pointer); nothing was stored. */
         MediaRefusedResponse: {
             headers: {
                 [name: string]: unknown;
@@ -2449,7 +2449,7 @@ export interface components {
                 "application/json": components["schemas"]["Media"];
             };
         };
-        /** @description The body is larger than `MEDIA_MAX_BYTES` (20 MiB by default; for a `multipart/form-data` form, its image part); nothing was stored. A body that declares more in its Content-Length is refused before it is read. */
+        /** @description The body is larger than `MEDIA_MAX_BYTES` (20 MiB by default; for a `multipart/form-data` form, its image part); nothing was stored. A body that declares more in its Content-Length is refused before it is read; otherwise the image is refused as it arrives, at the first byte past the limit, and the rest of the body is not read (the connection is closed after the answer). */
         MediaTooLargeResponse: {
             headers: {
                 [name: string]: unknown;

@@ -20,6 +20,8 @@ export interface JpegShape {
   /** Noise amplitude added to a gradient (0-255): the larger, the larger the file. */
   amplitude: number;
   quality: number;
+  /** JPEG chroma subsampling (sharp's default, 4:2:0, unless given). */
+  chroma?: '4:4:4' | '4:2:0';
 }
 
 /** A phone photo's size: 12 MP at quality 90, about 4 MB (quick: 2 MP). */
@@ -36,8 +38,8 @@ export const RSS_JPEG: JpegShape = quick
  * that none is answered by the deduplication (an upload whose bytes, or whose re-encoded
  * original, are stored already answers 200 without being processed).
  */
-export async function distinctJpegs(count: number, shape: JpegShape): Promise<Uint8Array[]> {
-  const { width, height, amplitude, quality } = shape;
+export async function distinctJpegs(count: number, shape: JpegShape, first = 0): Promise<Uint8Array[]> {
+  const { width, height, amplitude, quality, chroma = '4:2:0' } = shape;
   // A left-to-right gradient plus noise: JPEG sizes of a photo rather than of a flat colour.
   const pixels = randomBytes(width * height * 3);
   for (let i = 0; i < pixels.length; i += 1) {
@@ -45,12 +47,12 @@ export async function distinctJpegs(count: number, shape: JpegShape): Promise<Ui
     pixels[i] = 60 + Math.floor((x * 120) / width) + (pixels[i]! % amplitude);
   }
   const jpegs: Uint8Array[] = [];
-  for (let n = 0; n < count; n += 1) {
+  for (let n = first; n < first + count; n += 1) {
     // A 16-pixel band of its own per image, where the next image's differs.
     pixels.fill(n % 256, 0, 48);
     pixels.fill((n >> 8) % 256, 48, 96);
     const jpeg = await sharp(pixels, { raw: { width, height, channels: 3 } })
-      .jpeg({ quality })
+      .jpeg({ quality, chromaSubsampling: chroma })
       .toBuffer();
     jpegs.push(new Uint8Array(jpeg));
   }

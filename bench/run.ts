@@ -7,7 +7,9 @@
  * writes every cell to bench/results/<timestamp>.json. The image line (#31): `media-get` is a
  * scenario as the others (its floor is Hono's `serveStatic` of the same bytes from disk);
  * `media-upload` (uploads/s, a fresh server per round) and `media-rss` (peak RSS of ten parallel
- * ~20 MiB uploads) are runs of their own, after the cells (bench/media.ts).
+ * ~20 MiB uploads) are runs of their own, after the cells (bench/media.ts); so is `media-parallel`
+ * (#40: twenty ~15 MB uploads at once, on PostgreSQL and on PGlite: RSS idle, peak and after,
+ * the worst /healthz; bench/media-parallel.ts).
  */
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +31,7 @@ import {
   type RssRun,
   type UploadRun,
 } from './media.js';
+import { measureParallelUploads, parallelJpegs, parallelLine, type ParallelRun } from './media-parallel.js';
 import { cpuAround } from './measure.js';
 import { fmt, mean, median, table } from './report.js';
 import { findDeepPosition, seedThroughApi } from './seed.js';
@@ -58,7 +61,7 @@ const EMBEDDED_LOAD: LoadSettings = quick
   : { ...settings, durationSeconds: Math.min(settings.durationSeconds, 5) };
 const ORDER: ServerKind[] = quick ? ['api', 'floor'] : ['api', 'floor', 'floor', 'api'];
 /** The image runs that are not a fixed-time load (bench/media.ts). */
-const MEDIA_RUNS = ['media-upload', 'media-rss'] as const;
+const MEDIA_RUNS = ['media-upload', 'media-rss', 'media-parallel'] as const;
 type MediaRun = (typeof MEDIA_RUNS)[number];
 const KNOWN: readonly string[] = [...SCENARIOS, ...MEDIA_RUNS];
 /** BENCH_SCENARIOS=get-one,create runs only those (for iterating on one path); default all. */
@@ -275,6 +278,7 @@ async function runEmbedded(floorEnv: Record<string, string>): Promise<Embedded> 
 interface MediaRuns {
   uploads: UploadRun[];
   rss: RssRun | null;
+  parallel: ParallelRun[];
 }
 
 /**
@@ -283,7 +287,7 @@ interface MediaRuns {
  * Every JPEG is made before the timed part.
  */
 async function runMedia(env: Record<string, string>, token: string): Promise<MediaRuns> {
-  const runs: MediaRuns = { uploads: [], rss: null };
+  const runs: MediaRuns = { uploads: [], rss: null, parallel: [] };
   if (ONLY_RUNS.includes('media-upload')) {
     const t0 = performance.now();
     const jpegs = await distinctJpegs((UPLOADS + 1) * ROUNDS, UPLOAD_JPEG);
@@ -312,7 +316,37 @@ async function runMedia(env: Record<string, string>, token: string): Promise<Med
       await server.stop();
     }
   }
+  if (ONLY_RUNS.includes('media-parallel')) runs.parallel.push(await runParallel('PostgreSQL', env, token, 0));
   return runs;
+}
+
+/** `media-parallel` on a fresh API process of `env`; `token` null: log in as the embedded admin of `env`. */
+async function runParallel(store: string, env: Record<string, string>, token: string | null, offset: number): Promise<ParallelRun> {
+  const { warmUp, jpegs } = await parallelJpegs(offset);
+  const server = await startServer('api', env, `${store}-parallel`, profileArgs(`media-parallel-${store}`));
+  try {
+    const bearer = token ?? (await login(server.baseUrl, { email: env.ADMIN_EMAIL!, password: env.ADMIN_PASSWORD! }));
+    const run = await measureParallelUploads(server, store, bearer, warmUp, jpegs);
+    log(`media-parallel ${store}: ${JSON.stringify(run)}`);
+    process.stdout.write(`  media-parallel ${store}: peak ${fmt(run.peakMiB)} MiB, /healthz worst ${fmt(run.healthzWorstMs)} ms\n`);
+    return run;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** `media-parallel` on embedded PGlite, in a data folder of its own. */
+function runEmbeddedParallel(): Promise<ParallelRun> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'margin-bench-'));
+  onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
+  const env = {
+    DATA_DIR: dataDir,
+    ADMIN_EMAIL: 'bench@example.com',
+    ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
+    LOG_LEVEL: 'warn',
+    ACCESS_TOKEN_TTL_SECONDS: '7200',
+  };
+  return runParallel('PGlite', env, null, 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -484,6 +518,7 @@ async function main(): Promise<void> {
   if (EMBEDDED) {
     say(`Embedded (PGlite), ${fmt(EMBEDDED_POSTS)} posts:`);
     embedded = await runEmbedded({ DATABASE_URL: db.url, BENCH_MEDIA_DIR: floorMediaDir });
+    if (ONLY_RUNS.includes('media-parallel')) media.parallel.push(await runEmbeddedParallel());
   }
 
   const file = join(resultsDir, `${stamp}.json`);
@@ -525,6 +560,14 @@ async function main(): Promise<void> {
     );
     say();
   }
+  if (media.parallel.length > 0) {
+    say(
+      `## ${media.parallel[0]!.uploads} parallel uploads of ${fmt(media.parallel[0]!.uploadMiB, 1)} MiB JPEGs (half raw, half forms), a fresh server each`,
+    );
+    say();
+    for (const run of media.parallel) say(`- ${parallelLine(run)}`);
+    say();
+  }
   if (embedded) {
     say(
       `## Embedded PGlite, ${fmt(embedded.posts)} posts: first start ${fmt(embedded.firstStartMs)} ms (fresh directory), ` +
@@ -542,7 +585,9 @@ async function main(): Promise<void> {
   say(`Raw cells: ${file}`);
 
   // As for the cells, answers other than 201 are shown (the table, the JSON) and only none at all fails.
-  if (media.uploads.some((r) => r.created === 0) || media.rss?.created === 0) throw new Error(`an upload run stored nothing; see ${file}`);
+  const storedNothing = media.parallel.some((r) => r.statuses['201'] === undefined);
+  if (media.uploads.some((r) => r.created === 0) || media.rss?.created === 0 || storedNothing)
+    throw new Error(`an upload run stored nothing; see ${file}`);
   const empty = [...cells, ...(embedded?.cells ?? []), ...(embedded?.floorCells ?? [])].filter((c) => c.load.ok === 0);
   if (empty.length > 0) {
     throw new Error(`no successful request in ${empty.map((c) => `${c.server} ${c.scenario} (round ${c.round})`).join(', ')}`);

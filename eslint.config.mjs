@@ -167,6 +167,7 @@ export default tseslint.config(
       'feed',
       'xmlbuilder2',
       'diff',
+      '@fastify/busboy',
     ],
     why: 'The HTTP adapter drives the use cases and carries the site files; it imports no other adapter and no config (docs/ARCHITECTURE.md).',
   }),

@@ -65,6 +65,8 @@ export interface CompositionOptions {
   webhookTransport?: WebhookTransport;
   /** Signs webhooks and makes their secrets; by default Standard Webhooks' HMAC-SHA256. */
   webhookSigner?: WebhookSigner;
+  /** Where image uploads are written as they arrive (removed once answered); by default the OS's temporary folder (TMPDIR). */
+  uploadDir?: string;
 }
 
 /**
@@ -157,6 +159,7 @@ export async function compose(options: CompositionOptions) {
     bodyLimitBytes: config.bodyLimitBytes,
     importLimitBytes: imports.limitBytes,
     imageMaxBytes: config.media.maxBytes,
+    ...(options.uploadDir === undefined ? {} : { uploadDir: options.uploadDir }),
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
   });

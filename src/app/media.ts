@@ -18,6 +18,7 @@ import {
   type MediaFile,
   type MediaRepository,
   type MediaUse,
+  type UploadBytes,
   type ValidationIssue,
 } from '../domain/index.js';
 import type { MediaFileCache } from './media-file-cache.js';
@@ -52,7 +53,8 @@ const MEDIA_ID = /^[a-z2-7]{26}$/;
 const FILE_NAME = /^[a-z0-9.]{1,40}$/;
 
 /**
- * Stores an upload, or finds it stored already. An upload whose bytes are those of a media's
+ * Stores an upload (its bytes, or bytes staged as they arrived: read only when decoded), or finds
+ * it stored already. An upload whose bytes are those of a media's
  * upload or of its served original is that media (`created: false`, its alt and caption kept),
  * found before anything is decoded. Otherwise the processor reads it (the type from the bytes,
  * the byte and pixel limits, metadata removed, the variants made), its files are written to the
@@ -61,11 +63,12 @@ const FILE_NAME = /^[a-z0-9.]{1,40}$/;
  * @throws ValidationError at `/alt` or `/caption` (too long, or text that cannot be stored)
  * @throws MediaRefusedError from the processor
  */
-export async function uploadMedia(deps: MediaDeps, bytes: Uint8Array, text: MediaText = {}): Promise<{ media: Media; created: boolean }> {
+export async function uploadMedia(deps: MediaDeps, upload: UploadBytes, text: MediaText = {}): Promise<{ media: Media; created: boolean }> {
   checkText(text);
-  const known = await deps.media.findByHash(await sha256Of(bytes));
+  // A staged upload was hashed as it arrived: found without reading it back.
+  const known = await deps.media.findByHash(upload instanceof Uint8Array ? await sha256Of(upload) : upload.sha256);
   if (known !== null) return { media: known, created: false };
-  const processed = await deps.images.process(bytes);
+  const processed = await deps.images.process(upload);
   const original = await fileOf(processed.original, originalName(processed.original.contentType));
   const sameOriginal = await deps.media.findByHash(original.file.sha256);
   if (sameOriginal !== null) return { media: sameOriginal, created: false };

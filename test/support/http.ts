@@ -91,6 +91,8 @@ export interface TestServerOptions {
   adminDir?: string;
   /** Sends webhooks and judges their URLs; by default public addresses only, names resolved by `resolveForTests`. */
   webhookTransport?: WebhookTransport;
+  /** Where image uploads are staged; by default the OS's temporary folder. */
+  uploadDir?: string;
   /** Reads uploaded and imported images; by default `compose`'s (sharp with the default limits). */
   images?: ImageProcessor;
 }
@@ -150,6 +152,7 @@ export async function testServer(options: TestServerOptions) {
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.readiness ? { readiness: options.readiness } : {}),
     webhookTransport: options.webhookTransport ?? createHttpWebhookTransport({ allowPrivateNetworks: false, resolve: resolveForTests }),
+    ...(options.uploadDir ? { uploadDir: options.uploadDir } : {}),
     ...(options.images ? { images: options.images } : {}),
   });
   const { user: admin } = await createOrResetUser(

@@ -296,7 +296,9 @@ describe('image uploads and files', () => {
     return {
       ...handlers(),
       uploadMedia: async (request) => {
-        seen.push(request.body);
+        // The staged file is removed once answered: its bytes are read here.
+        const { file, ...texts } = request.body;
+        seen.push({ ...texts, file: await file.read() });
         throw new HttpProblem(501, 'not-implemented', 'recorded');
       },
       getMediaFile: async () => ({
@@ -375,7 +377,7 @@ describe('image uploads and files', () => {
     expect(seen).toEqual([]);
   });
 
-  it('gives an upload the image limit plus 64 KiB for a form, not the JSON limit: 413 past it, declared or streamed', async () => {
+  it('gives an image its own limit, not the JSON limit: 413 past it as it streams, raw or as a form, or declared past it plus 64 KiB', async () => {
     const seen: unknown[] = [];
     const { fetch } = await testApp({
       handlers: imageHandlers(seen),
@@ -383,7 +385,14 @@ describe('image uploads and files', () => {
       bodyLimitBytes: 1024,
       imageMaxBytes: 4096,
     });
-    expect((await upload(fetch, new Uint8Array(4096 + 64 * 1024), 'image/png')).status).toBe(501);
+    expect((await upload(fetch, new Uint8Array(4096), 'image/png')).status).toBe(501);
+    const form = new FormData();
+    form.set('file', new Blob([new Uint8Array(4096)]), 'a.png');
+    form.set('caption', 'A caption');
+    expect((await fetch(url('/media'), { method: 'POST', headers: bearer, body: form })).status).toBe(501);
+    form.set('file', new Blob([new Uint8Array(4097)]), 'a.png');
+    expect((await fetch(url('/media'), { method: 'POST', headers: bearer, body: form })).status).toBe(413);
+    expect((await upload(fetch, new Uint8Array(4097), 'image/png')).status).toBe(413);
     const declared = await upload(fetch, new Uint8Array(4096 + 64 * 1024 + 1), 'image/png');
     expect(declared.status).toBe(413);
     expect((await json(declared)).type).toBe('https://margincms.dev/problems/payload-too-large');
@@ -402,7 +411,7 @@ describe('image uploads and files', () => {
       duplex: 'half',
     } as RequestInit);
     expect(streamed.status).toBe(413);
-    expect(seen).toHaveLength(1);
+    expect(seen).toHaveLength(2);
     // The JSON operations keep their own limit.
     const json413 = await fetch(url('/posts'), {
       method: 'POST',

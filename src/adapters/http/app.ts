@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { PatternRouter } from 'hono/router/pattern-router';
 import type { Logger } from '../../log.js';
@@ -26,6 +27,8 @@ export interface AppOptions {
    * `FORM_ALLOWANCE_BYTES`. Defaults to `bodyLimitBytes`.
    */
   imageMaxBytes?: number;
+  /** Where an image upload is written as it arrives (a temporary file each, removed once answered); defaults to the OS's temporary folder. */
+  uploadDir?: string;
   /** Origins allowed by CORS; empty allows none. */
   corsOrigins?: string[];
   /** Take the client address from X-Forwarded-For. */
@@ -95,11 +98,12 @@ export function createApp(options: AppOptions): Hono<Env> {
 
   const answerError = errorAnswer(options.logger);
   const templates = pathTemplates(contract.routes);
+  const imageBytes = options.imageMaxBytes ?? options.bodyLimitBytes;
   const guard = createGuard({
     routes: contract.routes,
     bodyLimitBytes: options.bodyLimitBytes,
     importLimitBytes: options.importLimitBytes ?? options.bodyLimitBytes,
-    imageLimitBytes: (options.imageMaxBytes ?? options.bodyLimitBytes) + FORM_ALLOWANCE_BYTES,
+    imageLimitBytes: imageBytes + FORM_ALLOWANCE_BYTES,
     corsOrigins: options.corsOrigins ?? [],
     ...(options.contentRateLimit === undefined ? {} : { contentRateLimit: options.contentRateLimit }),
     trustProxy: options.trustProxy ?? false,
@@ -113,6 +117,7 @@ export function createApp(options: AppOptions): Hono<Env> {
     ...(options.admit ? { admit: options.admit } : {}),
     trustProxy: options.trustProxy ?? false,
     observed: observers.length > 0,
+    uploads: { dir: options.uploadDir ?? tmpdir(), imageBytes, formAllowanceBytes: FORM_ALLOWANCE_BYTES },
   });
 
   for (const route of contract.routes) {

@@ -8,6 +8,7 @@ import { HttpProblem } from './problem.js';
 import { JsonText } from './json-text.js';
 import type { HandlerRegistry, ImageUpload, Principal } from './registry.js';
 import { baseHeaders, respond } from './response-headers.js';
+import { stageImageBody, stageImageForm, type ReadUpload, type UploadLimits } from './upload-body.js';
 
 export interface DispatchOptions {
   contract: Contract;
@@ -19,6 +20,8 @@ export interface DispatchOptions {
   trustProxy: boolean;
   /** Whether the observers are told of answers: then the route and principal are kept on the context. */
   observed: boolean;
+  /** Where an image upload is staged as it arrives, and its limits. */
+  uploads: UploadLimits;
 }
 
 /** Answers a request to one operation. */
@@ -40,7 +43,6 @@ export function createDispatch(options: DispatchOptions): Dispatch {
   const addressOf = (c: Context<Env>) => clientAddressOf(c, options.trustProxy);
   return async (route, c) => {
     const request = c.req.raw;
-    const path = pathOf(request.url);
     if (observed) c.set('route', route);
     if (options.admit && !route.alwaysAdmitted) options.admit();
     // Only the headers the operation reads are copied: reading one header is cheap, copying them
@@ -57,8 +59,21 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       if (observed) c.set('principal', principal);
     }
 
-    // A zip or an image is handed to the handler as bytes; the schema of a binary body has nothing to check.
-    const body = await readBody(route, request);
+    // A zip is handed to the handler as bytes, an image staged in a file it is removed from once
+    // answered; the schema of a binary body has nothing to check.
+    if (route.bodyType !== 'image') return answer(route, c, headers, principal, await readBody(route, request));
+    const upload = await readImageBody(route, request, options.uploads);
+    try {
+      return await answer(route, c, headers, principal, { ...upload.texts, file: upload.file });
+    } finally {
+      await upload.file.remove();
+    }
+  };
+
+  /** Validates the input read and answers with the handler's reply. */
+  async function answer(route: Route, c: Context<Env>, headers: Record<string, string>, principal: Principal | null, body: unknown) {
+    const request = c.req.raw;
+    const path = pathOf(request.url);
     const result = contract.validateRequest(route, {
       params: c.req.param() as Record<string, string>,
       query: parseQuery(queryOf(request.url)),
@@ -86,7 +101,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
     );
     const handler = handlers[route.operationId] as unknown as (request: ValidatedRequest) => Promise<Reply>;
     return toResponse(route, path, await handler(input));
-  };
+  }
 }
 
 /**
@@ -151,8 +166,6 @@ function readBody(route: Route, request: Request): Promise<unknown> {
   switch (route.bodyType) {
     case 'zip':
       return readZipBody(request);
-    case 'image':
-      return readImageBody(route, request);
     case 'json':
       return readJsonBody(request);
     default:
@@ -167,43 +180,20 @@ function mediaTypeOf(contentType: string | null): string {
 
 /**
  * An image upload: the raw body sent with one of the declared image types, or the `file` part of
- * a `multipart/form-data` form (with its `alt` and `caption` parts). The declared type only picks
- * how the body is read: what the bytes are is the image processor's to find out.
+ * a `multipart/form-data` form (with its other parts), staged in a file as it arrives. The
+ * declared type only picks how the body is read: what the bytes are is the image processor's to
+ * find out.
  */
-async function readImageBody(route: Route, request: Request): Promise<ImageUpload> {
+function readImageBody(route: Route, request: Request, limits: UploadLimits): Promise<ReadUpload> {
   const type = mediaTypeOf(request.headers.get('content-type'));
-  if (type === 'multipart/form-data') return readImageForm(request);
-  if (type.startsWith('image/') && route.bodyMediaTypes.has(type)) return { file: new Uint8Array(await request.arrayBuffer()) };
+  if (type === 'multipart/form-data') return stageImageForm(request, limits);
+  if (type.startsWith('image/') && route.bodyMediaTypes.has(type)) return stageImageBody(request.body, limits);
   const accepted = [...route.bodyMediaTypes].join(', ');
   throw new HttpProblem(
     415,
     'unsupported-media-type',
     `Send the image as the request body with its type as Content-Type, or as the file part of a form; accepted: ${accepted}.`,
   );
-}
-
-async function readImageForm(request: Request): Promise<ImageUpload> {
-  let form: FormData;
-  try {
-    form = await request.formData();
-  } catch (error) {
-    throw new HttpProblem(400, 'malformed-request', `The multipart/form-data body does not parse: ${(error as Error).message}.`);
-  }
-  const malformed = (detail: string) => new HttpProblem(400, 'malformed-request', detail);
-  const files = form.getAll('file');
-  const file = files[0];
-  if (files.length !== 1 || typeof file === 'string' || file === undefined) {
-    throw malformed('The form must have exactly one file part named "file" holding the image.');
-  }
-  const upload: ImageUpload = { file: new Uint8Array(await file.arrayBuffer()) };
-  for (const name of ['alt', 'caption'] as const) {
-    const values = form.getAll(name);
-    if (values.length === 0) continue;
-    const value = values[0];
-    if (values.length > 1 || typeof value !== 'string') throw malformed(`The form's "${name}" must be one text part.`);
-    upload[name] = value;
-  }
-  return upload;
 }
 
 async function readZipBody(request: Request): Promise<Uint8Array> {

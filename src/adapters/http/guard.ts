@@ -95,12 +95,14 @@ function bodyLimitStep(options: GuardOptions): Step {
   // Only writes under the API root can answer 413; other requests never read a body. A declared
   // Content-Length is checked before anything is read, as `bodyLimit` does, but without touching
   // the Fetch body stream (which would turn the Node request into a full Fetch Request); a chunked
-  // body goes through `bodyLimit`, which counts it as it streams.
+  // body goes through `bodyLimit`, which counts it as it streams (and holds it whole), but for an
+  // image: the dispatch counts that one as it writes it to a file (upload-body.ts).
   return (c, answer) => {
     if (!BODY_METHODS.has(c.req.method) || !isUnder(c.req.path, API_ROOT)) return answer(c);
     const limit = limitAt.get(c.req.path) ?? json;
     const declared = c.req.header('content-length');
     if (declared === undefined || c.req.header('transfer-encoding') !== undefined) {
+      if (limit === ownLimits.image) return answer(c);
       let answered: Response | undefined;
       const next = async () => {
         answered = await answer(c);

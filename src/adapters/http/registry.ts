@@ -1,4 +1,5 @@
 import type { operations } from '../../../generated/api.js';
+import type { StagedBytes } from '../../domain/index.js';
 import type { RequestDefaults } from '../../../generated/defaults.js';
 import type { BinaryBody } from './binary-body.js';
 import type { JsonText } from './json-text.js';
@@ -15,10 +16,10 @@ type QueryParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters'
 type HeaderParams<K extends OperationId> = Defined<NonNullable<Op<K>['parameters']['header']>>;
 /**
  * An image upload as the dispatch reads it: the image's bytes (the raw body, or a form's `file`
- * part), and the form's `alt` and `caption` parts when it was a form.
+ * part) staged as they arrived, and the form's `alt` and `caption` parts when it was a form.
  */
 export interface ImageUpload {
-  file: Uint8Array;
+  file: StagedBytes;
   alt?: string;
   caption?: string;
 }

@@ -50,14 +50,20 @@ const VARIANT_JPEG: JpegOptions = { quality: 82, progressive: true };
 export function createSharpImageProcessor(options: SharpImageProcessorOptions): ImageProcessor {
   const semaphore = createSemaphore(options.concurrency);
   return {
-    async process(bytes) {
-      checkBytes(bytes, options.maxBytes);
-      const sourceSha256 = sha256(bytes);
-      const type = await sniff(bytes);
-      return semaphore.run(() => processImage(bytes, type, sourceSha256, options.maxPixels));
+    async process(upload) {
+      checkBytes(upload.byteLength, options.maxBytes);
+      if (upload instanceof Uint8Array) {
+        const type = await sniff(upload);
+        return semaphore.run(() => processImage(upload, type, sha256(upload), options.maxPixels));
+      }
+      // Staged bytes come into memory only with their turn: the queue holds none of them.
+      return semaphore.run(async () => {
+        const bytes = await upload.read();
+        return processImage(bytes, await sniff(bytes), upload.sha256, options.maxPixels);
+      });
     },
     async inspect(bytes) {
-      checkBytes(bytes, options.maxBytes);
+      checkBytes(bytes.length, options.maxBytes);
       const type = await sniff(bytes);
       try {
         const meta = await readHeader(bytes, type, options.maxPixels);
@@ -74,9 +80,9 @@ export function createSharpImageProcessor(options: SharpImageProcessorOptions): 
   };
 }
 
-function checkBytes(bytes: Uint8Array, maxBytes: number): void {
-  if (bytes.length > maxBytes) {
-    throw new MediaRefusedError('too-many-bytes', `The image is ${bytes.length} bytes; at most ${maxBytes} are taken.`);
+function checkBytes(byteLength: number, maxBytes: number): void {
+  if (byteLength > maxBytes) {
+    throw new MediaRefusedError('too-many-bytes', `The image is ${byteLength} bytes; at most ${maxBytes} are taken.`);
   }
 }
 

@@ -1,11 +1,16 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { components } from '../../generated/api.js';
 import { serveApp } from '../../src/adapters/http/node-server.js';
+import { createSharpImageProcessor } from '../../src/adapters/images/sharp-image-processor.js';
 import { createMemoryStore } from '../../src/adapters/memory/store.js';
-import { FixedClock } from '../../src/domain/index.js';
+import { FixedClock, type ImageProcessor, type StagedBytes } from '../../src/domain/index.js';
 import { json, url } from '../support/http.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import { expectProblem, peek, setup } from './helpers.js';
@@ -73,6 +78,65 @@ function makeBombPng(side: number): Uint8Array {
 
 function includes(haystack: Uint8Array, needle: Uint8Array | string): boolean {
   return Buffer.from(haystack).includes(typeof needle === 'string' ? Buffer.from(needle, 'latin1') : Buffer.from(needle));
+}
+
+const MEDIA_MAX_BYTES = 20 * 1024 * 1024;
+const BOUNDARY = 'margin-test-boundary';
+
+/** A folder of the test's own where uploads are staged, removed after `use`. */
+async function withUploadDir(use: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'margin-media-test-'));
+  try {
+    await use(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A body of `head` then zeros, `bytes` in all, after which it stalls: it never ends. */
+function stalledBody(head: Uint8Array, bytes: number): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= bytes) return new Promise<void>(() => undefined);
+      const chunk = sent === 0 ? head : new Uint8Array(Math.min(1024 * 1024, bytes - sent));
+      controller.enqueue(chunk);
+      sent += chunk.byteLength;
+      return undefined;
+    },
+  });
+}
+
+/** The head of a `multipart/form-data` body's part (BOUNDARY), a file part when `fileName` is given. */
+function partHead(name: string, fileName?: string): Uint8Array {
+  const file = fileName === undefined ? '' : `; filename="${fileName}"\r\nContent-Type: image/png`;
+  return new TextEncoder().encode(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${file}\r\n\r\n`);
+}
+
+/** `promise`, or a failure naming the wait after `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms))]);
+}
+
+/** Resolves once `check` holds (polled every 10 ms, at most 10 s). */
+async function eventually(check: () => boolean): Promise<void> {
+  for (let i = 0; !check(); i += 1) {
+    if (i > 1000) throw new Error('never happened');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** sharp with the default limits, counting the uploads it is given. */
+function countingImages(): ImageProcessor & { uploads: unknown[] } {
+  const images = createSharpImageProcessor({ maxBytes: MEDIA_MAX_BYTES, maxPixels: 50_000_000, concurrency: 1 });
+  const counting = {
+    uploads: [] as unknown[],
+    process: (upload: Parameters<ImageProcessor['process']>[0]) => {
+      counting.uploads.push(upload);
+      return images.process(upload);
+    },
+  };
+  return counting;
 }
 
 async function mediaSetup(make: Parameters<typeof setup>[0], options: Parameters<typeof setup>[1] = {}) {
@@ -288,6 +352,112 @@ describeOnEveryStore('media', (make) => {
       } as RequestInit);
       await expectProblem(streamed, 413, 'payload-too-large');
       expect(await t.library()).toEqual([]);
+    });
+
+    it('answers 413 at the first byte of an image past MEDIA_MAX_BYTES as it streams in, raw or a form part, without waiting for the rest; stores nothing and leaves no file', async () => {
+      await withUploadDir(async (dir) => {
+        const t = await mediaSetup(make, { uploadDir: dir });
+        const head = await png(10, 10);
+        // Each body stalls one byte past the limit (within the body limit, which leaves 64 KiB for
+        // a form): only an upload refused as it streams is answered at all.
+        const raw = t.fetch(url('/media'), {
+          method: 'POST',
+          headers: { ...t.auth, 'content-type': 'image/png' },
+          body: stalledBody(head, MEDIA_MAX_BYTES + 1),
+          duplex: 'half',
+        } as RequestInit);
+        const rawProblem = await expectProblem(await within(raw, 20_000), 413, 'payload-too-large');
+        expect(rawProblem.detail).toBe(`The image is larger than ${MEDIA_MAX_BYTES} bytes.`);
+        // The parser holds back what could be the start of the next boundary (its length and a few bytes).
+        const part = partHead('file', 'big.png');
+        const heldBack = BOUNDARY.length + 8;
+        const form = t.fetch(url('/media'), {
+          method: 'POST',
+          headers: { ...t.auth, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+          body: stalledBody(Buffer.concat([part, head]), part.byteLength + MEDIA_MAX_BYTES + 1 + heldBack),
+          duplex: 'half',
+        } as RequestInit);
+        const formProblem = await expectProblem(await within(form, 20_000), 413, 'payload-too-large');
+        expect(formProblem.detail).toBe(`The image is larger than ${MEDIA_MAX_BYTES} bytes.`);
+        expect(await t.library()).toEqual([]);
+        expect(await readdir(dir)).toEqual([]);
+      });
+    });
+
+    it('stages an upload in a file of the upload folder, hashed as it arrived, while it waits its turn to be decoded, and removes it once answered', async () => {
+      await withUploadDir(async (dir) => {
+        let turn!: () => void;
+        const theirTurn = new Promise<void>((resolve) => (turn = resolve));
+        const seen: { upload: unknown; files: string[] }[] = [];
+        const sharpImages = countingImages();
+        const images: ImageProcessor = {
+          async process(upload) {
+            seen.push({ upload, files: await readdir(dir) });
+            await theirTurn;
+            return sharpImages.process(upload);
+          },
+        };
+        const t = await mediaSetup(make, { uploadDir: dir, images });
+        const bytes = await png(300, 200);
+        const answer = t.upload(bytes);
+        await eventually(() => seen.length === 1);
+        const { upload, files } = seen[0]!;
+        expect(upload).not.toBeInstanceOf(Uint8Array);
+        expect((upload as StagedBytes).sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+        expect((upload as StagedBytes).byteLength).toBe(bytes.byteLength);
+        expect(files).toEqual([expect.stringMatching(/^margin-upload-/)]);
+        expect(new Uint8Array(await readFile(join(dir, files[0]!)))).toEqual(bytes);
+        turn();
+        expect((await answer).status).toBe(201);
+        expect(await readdir(dir)).toEqual([]);
+      });
+    });
+
+    it('finds a repeated upload, raw or as a form, by the hash taken as it arrived: 200 with the same media, not decoded again, no file left', async () => {
+      await withUploadDir(async (dir) => {
+        const images = countingImages();
+        const t = await mediaSetup(make, { uploadDir: dir, images });
+        const bytes = await png(400, 300);
+        const first = await t.uploaded(bytes);
+        const form = new FormData();
+        form.set('file', new Blob([bytes]), 'again.png');
+        const asForm = await t.fetch(url('/media'), { method: 'POST', headers: t.auth, body: form });
+        expect(asForm.status, await peek(asForm)).toBe(200);
+        expect(await asForm.json()).toEqual(first);
+        const again = await t.upload(bytes);
+        expect(again.status).toBe(200);
+        expect(await again.json()).toEqual(first);
+        expect(images.uploads).toHaveLength(1);
+        expect(await readdir(dir)).toEqual([]);
+      });
+    });
+
+    it('answers 422 naming a form part the form does not have (x=1, or a second file part), and stores nothing', async () => {
+      await withUploadDir(async (dir) => {
+        const t = await mediaSetup(make, { uploadDir: dir });
+        const image = new Blob([await png(40, 30)]);
+        const withText = new FormData();
+        withText.set('file', image, 'a.png');
+        withText.set('x', '1');
+        const text = await expectProblem(
+          await t.fetch(url('/media'), { method: 'POST', headers: t.auth, body: withText }),
+          422,
+          'validation-failed',
+        );
+        expect(text.errors).toEqual([{ pointer: '/body/x', message: 'is not an allowed property' }]);
+        const withFile = new FormData();
+        withFile.set('alt', 'A square');
+        withFile.set('file', image, 'a.png');
+        withFile.set('thumbnail', image, 'thumb.png');
+        const file = await expectProblem(
+          await t.fetch(url('/media'), { method: 'POST', headers: t.auth, body: withFile }),
+          422,
+          'validation-failed',
+        );
+        expect(file.errors).toEqual([{ pointer: '/body/thumbnail', message: 'is not an allowed property' }]);
+        expect(await t.library()).toEqual([]);
+        expect(await readdir(dir)).toEqual([]);
+      });
     });
 
     it('answers 401 without a token and stores nothing', async () => {

@@ -4,7 +4,9 @@
  * Prints the server's RSS when idle (after one small upload has loaded sharp), its peak while the
  * twenty are read, decoded and stored, its RSS once they are answered and it has settled, and the
  * worst `/healthz` latency seen by a poller in a thread of its own (so that the bench's own
- * uploads do not delay it) while they run.
+ * uploads do not delay it) while they run, and for comparison while the server is idle just
+ * before (on a shared machine, what its load alone costs). Quick mode sends as many bytes, in
+ * images that cost little to decode (see QUICK_JPEG).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -48,6 +50,8 @@ export interface ParallelRun {
   afterMiB: number | null;
   healthzWorstMs: number;
   healthzPolls: number;
+  /** The worst /healthz in 3 s of polling the idle server just before: the machine's share. */
+  healthzIdleWorstMs: number;
 }
 
 /** Resets the process's VmHWM to its current RSS (Linux: `5` into clear_refs); false when not allowed. */
@@ -133,7 +137,10 @@ export async function measureParallelUploads(
 ): Promise<ParallelRun> {
   const first = await send(server.baseUrl, token, warmUp, false);
   if (first !== '201') throw new Error(`warm-up POST /media answered ${first}`);
-  await new Promise((r) => setTimeout(r, 2000));
+  // The same poller while the server is idle: what the machine's own load costs /healthz.
+  const idlePoller = pollHealthz(`${server.baseUrl}/healthz`);
+  await new Promise((r) => setTimeout(r, 3000));
+  const idleTimes = await idlePoller.stop();
   const idleMiB = rssMiB(server.pid);
   const reset = resetPeak(server.pid);
   let sampled = idleMiB ?? 0;
@@ -159,6 +166,7 @@ export async function measureParallelUploads(
     afterMiB: rssMiB(server.pid),
     healthzWorstMs: Math.max(...times),
     healthzPolls: times.length,
+    healthzIdleWorstMs: Math.max(...idleTimes),
   };
 }
 
@@ -196,7 +204,8 @@ export function parallelLine(r: ParallelRun): string {
   return (
     `${r.store}: ${r.statuses['201'] ?? 0} of ${r.uploads} answered 201${other.length > 0 ? ` (${other.join(', ')})` : ''} in ` +
     `${fmt(r.seconds, 1)} s; RSS idle ${fmt(r.idleMiB)} MiB, **peak ${fmt(r.peakMiB)} MiB (+${fmt(over)})**, ` +
-    `${SETTLE_SECONDS} s after ${fmt(r.afterMiB)} MiB; **/healthz worst ${fmt(r.healthzWorstMs)} ms** (${r.healthzPolls} polls). ` +
+    `${SETTLE_SECONDS} s after ${fmt(r.afterMiB)} MiB; **/healthz worst ${fmt(r.healthzWorstMs)} ms** (${r.healthzPolls} polls; idle just before: ` +
+    `${fmt(r.healthzIdleWorstMs)} ms). ` +
     `Targets: peak ≤ idle + ${PARALLEL_TARGETS.rssOverIdleMiB} MiB ${rssMet ? 'met' : 'NOT met'}, ` +
     `/healthz ≤ ${PARALLEL_TARGETS.healthzMs} ms ${healthzMet ? 'met' : 'NOT met'}`
   );

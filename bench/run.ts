@@ -323,10 +323,14 @@ async function runMedia(env: Record<string, string>, token: string): Promise<Med
 /** `media-parallel` on a fresh API process of `env`; `token` null: log in as the embedded admin of `env`. */
 async function runParallel(store: string, env: Record<string, string>, token: string | null, offset: number): Promise<ParallelRun> {
   const { warmUp, jpegs } = await parallelJpegs(offset);
-  const server = await startServer('api', env, `${store}-parallel`, profileArgs(`media-parallel-${store}`));
+  // BENCH_MALLOC_ARENA_MAX=2: the server with the Dockerfile's malloc setting.
+  const arenas = process.env.BENCH_MALLOC_ARENA_MAX;
+  const serverEnv = arenas === undefined || arenas === '' ? env : { ...env, MALLOC_ARENA_MAX: arenas };
+  const server = await startServer('api', serverEnv, `${store}-parallel`, profileArgs(`media-parallel-${store}`));
   try {
     const bearer = token ?? (await login(server.baseUrl, { email: env.ADMIN_EMAIL!, password: env.ADMIN_PASSWORD! }));
-    const run = await measureParallelUploads(server, store, bearer, warmUp, jpegs);
+    const label = arenas === undefined || arenas === '' ? store : `${store} (MALLOC_ARENA_MAX=${arenas})`;
+    const run = await measureParallelUploads(server, label, bearer, warmUp, jpegs);
     log(`media-parallel ${store}: ${JSON.stringify(run)}`);
     process.stdout.write(`  media-parallel ${store}: peak ${fmt(run.peakMiB)} MiB, /healthz worst ${fmt(run.healthzWorstMs)} ms\n`);
     return run;

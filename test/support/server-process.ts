@@ -7,6 +7,7 @@
  * its server orphaned, still running its jobs against a database the test has dropped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { afterEach } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 import { createRequire } from 'node:module';
@@ -39,27 +40,27 @@ export interface Spawned {
   exited: Promise<number | null>;
 }
 
-/**
- * Runs `src/main.ts` as `node --import tsx` does, in `cwd` (where it looks for `.env`, and where
- * the default DATA_DIR is), with `env` over this environment stripped of every variable the
- * server reads. `nodeArgs` go before the entry (e.g. another `--import`). Does not wait for it.
- */
-export function spawnServer(env: Record<string, string>, options: { cwd?: string; nodeArgs?: string[] } = {}): Spawned {
-  return spawnEntry(['--import', TSX, ...(options.nodeArgs ?? []), `${ROOT}src/main.ts`], env, options.cwd);
+export interface SpawnOptions {
+  cwd?: string;
+  nodeArgs?: string[];
+  /** Run the build (`dist/main.js`, `make build` first) instead of the source through tsx. */
+  built?: boolean;
 }
 
 /**
- * Runs the built server, `node dist/main.js` as `make start` does (`make test` builds it first),
- * with `env` as `spawnServer` gives it. Does not wait for it.
+ * Runs `src/main.ts` as `node --import tsx` does (or `dist/main.js` when `built`), in `cwd` (where
+ * it looks for `.env`, and where the default DATA_DIR is), with `env` over this environment
+ * stripped of every variable the server reads. `nodeArgs` go before the entry (e.g. another
+ * `--import`). Does not wait for it.
  */
-export function spawnBuiltServer(env: Record<string, string>, options: { cwd?: string } = {}): Spawned {
-  return spawnEntry([`${ROOT}dist/main.js`], env, options.cwd);
-}
-
-function spawnEntry(args: string[], env: Record<string, string>, cwd: string | undefined): Spawned {
+export function spawnServer(env: Record<string, string>, options: SpawnOptions = {}): Spawned {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in ENV_VARIABLES)));
+  const nodeArgs = options.nodeArgs ?? [];
+  const built = `${ROOT}dist/main.js`;
+  if (options.built && !existsSync(built)) throw new Error(`${built} is missing: run make build first`);
+  const args = options.built ? [...nodeArgs, built] : ['--import', TSX, ...nodeArgs, `${ROOT}src/main.ts`];
   const child = spawn(process.execPath, args, {
-    cwd: cwd ?? ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -104,17 +105,20 @@ export function useScratchDatabases(serverUrl: string): (options?: Parameters<ty
 }
 
 /** Starts a server on `databaseUrl` and waits for its first /healthz answer. */
-export async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<Started> {
+export async function startServer(databaseUrl: string, env: Record<string, string> = {}, options: SpawnOptions = {}): Promise<Started> {
   const port = await freePort();
-  const server = spawnServer({
-    DATABASE_URL: databaseUrl,
-    JWT_SECRET: 'lifecycle-secret-lifecycle-secret-lifecycle',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    LOG_LEVEL: 'info',
-    HOUSEKEEPING_INTERVAL_SECONDS: '0',
-    ...env,
-  });
+  const server = spawnServer(
+    {
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET: 'lifecycle-secret-lifecycle-secret-lifecycle',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      HOUSEKEEPING_INTERVAL_SECONDS: '0',
+      ...env,
+    },
+    options,
+  );
   const base = `http://127.0.0.1:${port}/api/v1`;
   await firstHealthz(server, base);
   return { ...server, base, port };

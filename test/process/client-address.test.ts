@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstHealthz, spawnBuiltServer, stopServers, type Spawned } from '../support/server-process.js';
+import { firstHealthz, spawnServer, stopServers, type Spawned } from '../support/server-process.js';
 import { freePort } from '../support/ports.js';
 
 const OWNER = { email: 'owner@example.com', password: 'correct horse battery staple 42!' };
@@ -32,19 +32,22 @@ interface Server {
 async function startBuilt(env: Record<string, string>): Promise<Server> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'margin-client-address-'));
-  const spawned = spawnBuiltServer({
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    LOG_LEVEL: 'info',
-    ADMIN_EMAIL: OWNER.email,
-    ADMIN_PASSWORD: OWNER.password,
-    CONTENT_RATE_LIMIT_PER_MINUTE: String(CONTENT_LIMIT),
-    HOUSEKEEPING_INTERVAL_SECONDS: '0',
-    PUBLISH_INTERVAL_SECONDS: '0',
-    WEBHOOK_POLL_MS: '0',
-    ...env,
-  });
+  const spawned = spawnServer(
+    {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      ADMIN_EMAIL: OWNER.email,
+      ADMIN_PASSWORD: OWNER.password,
+      CONTENT_RATE_LIMIT_PER_MINUTE: String(CONTENT_LIMIT),
+      HOUSEKEEPING_INTERVAL_SECONDS: '0',
+      PUBLISH_INTERVAL_SECONDS: '0',
+      WEBHOOK_POLL_MS: '0',
+      ...env,
+    },
+    { built: true },
+  );
   await firstHealthz(spawned, `http://127.0.0.1:${port}/api/v1`, 90);
   return { spawned, port, dataDir };
 }

@@ -16,8 +16,8 @@ const RENDERS_AT_ONCE = 4;
  * The feed's bodies as `renderer` renders them for `include=html` (through its cache, so an
  * unchanged post renders once for both), `RENDERS_AT_ONCE` at a time, in the order given; null for
  * a body the renderer could not render in time, and for every body not rendered by `deadlineMs`:
- * the renderer gives each body its own budget, one after the other, so without a deadline of
- * their own a feed of slow bodies would wait for the sum. Renders still running at the deadline
+ * the renderer gives each body its own budget, a few workers at a time, so without a deadline of
+ * their own a feed of slow bodies would wait for several budgets in a row. Renders still running at the deadline
  * go on and fill the cache for the next request.
  */
 export async function renderFeedBodies(

@@ -148,8 +148,8 @@ describe('HtmlRenderer', () => {
     expect(await r.html({ id: 'hostile', version: 2, body: '*fixed*' })).toBe('<p><em>fixed</em></p>\n');
   });
 
-  it('answers null at once when maxWaiting bodies already wait, without remembering it', async () => {
-    const r = renderer({ budgetMs: 300, maxWaiting: 1 });
+  it('answers null at once when maxWaiting bodies already wait for a busy worker, without remembering it', async () => {
+    const r = renderer({ budgetMs: 300, workers: 1, maxWaiting: 1 });
     const running = r.html({ id: 'hostile', version: 1, body: HOSTILE });
     const waiting = r.html({ id: 'waiting', version: 1, body: '*waits*' });
     expect(await r.html({ id: 'third', version: 1, body: '*third*' })).toBeNull();

@@ -1,9 +1,8 @@
-import { Worker } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import type { Media } from '../../../domain/media.js';
 import { strongEtagOf } from './conditional.js';
 import type { RenderMedia } from './markdown-html.js';
-import type { RenderJob, RenderReply } from './markdown-worker.js';
+import { defaultRenderWorkers, RenderPool, type Outcome } from './render-pool.js';
 
 /**
  * The version of what `renderMarkdown` makes of a body: part of the ETag of an `include=html`
@@ -60,7 +59,9 @@ export interface HtmlRendererOptions {
   budgetMs?: number;
   /** How much rendered HTML the cache keeps, in UTF-16 code units (32 Mi, 64 MiB). */
   maxCachedChars?: number;
-  /** How many bodies may wait for the worker; one more is answered null at once (32). */
+  /** How many workers render at once (`defaultRenderWorkers()`: 2 to 4, as the cores). */
+  workers?: number;
+  /** How many bodies may wait while every worker renders; one more is answered null at once (32). */
   maxWaiting?: number;
   /** How long a body that ran out of time is not tried again, in ms (10 minutes). */
   failureTtlMs?: number;
@@ -75,44 +76,11 @@ interface RenderInput {
 /** A body's HTML, or null when it cannot be rendered within the budget. */
 type Rendered = { html: string | null };
 
-/** How long a worker may stay idle before it is stopped, in ms. */
-const IDLE_MS = 60_000;
-
-/** What one render came to: the HTML, or why there is none (past the budget, threw, too many waiting). */
-export type Outcome = { html: string } | { failed: 'timeout' | 'error' } | { failed: 'busy' };
-
-interface Job {
-  message: RenderJob;
-  done: (outcome: Outcome) => void;
-}
-
-interface Running {
-  /** Answers the job once; `stop` terminates the worker first (it ran past the budget). */
-  finish: (outcome: Outcome, stop: boolean) => void;
-}
-
-interface StartedWorker {
-  worker: Worker;
-  /** Resolves once the worker listens; rejects when it fails or exits first. */
-  ready: Promise<Worker>;
-}
-
-// The worker's file beside this one: markdown-worker.js in the bundle (scripts/build.mjs makes it
-// an entry), markdown-worker.ts when running from source, where Node 20 needs tsx to load it.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(FROM_SOURCE ? './markdown-worker.ts' : './markdown-worker.js', import.meta.url);
-
-function startWorker(): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
-  return new Worker(boot, { eval: true });
-}
-
 /**
  * `renderMarkdown` for readers, never on the event loop and never twice for one post version:
- * bodies render one at a time in a worker thread, each within `budgetMs` (past it the worker is
- * terminated and a new one started for the next body), and the HTML is kept in an LRU cache by
+ * bodies render in a pool of `workers` worker threads (`RenderPool`), each within `budgetMs` (past
+ * it its worker is terminated and another started), so a body that runs to its budget holds up no
+ * other while a worker is free; and the HTML is kept in an LRU cache by
  * `(post id, version)`, bounded by its size. Concurrent asks for the same version share one
  * render. A body that ran out of time (or threw) is remembered as null for `failureTtlMs`; a body
  * that found `maxWaiting` others waiting is null too, but not remembered.
@@ -124,21 +92,19 @@ function startWorker(): Worker {
 export class HtmlRenderer {
   readonly #siteUrl: string;
   readonly #budgetMs: number;
-  readonly #maxWaiting: number;
   readonly #failureTtlMs: number;
   readonly #cache: LRUCache<string, Rendered, RenderInput>;
-  readonly #waiting: Job[] = [];
-  #running: Running | undefined;
-  #worker: StartedWorker | undefined;
-  #idle: NodeJS.Timeout | undefined;
-  #nextId = 1;
-  #closed = false;
+  readonly #pool: RenderPool;
 
   constructor(options: HtmlRendererOptions) {
     this.#siteUrl = options.siteUrl;
     this.#budgetMs = options.budgetMs ?? 2000;
-    this.#maxWaiting = options.maxWaiting ?? 32;
     this.#failureTtlMs = options.failureTtlMs ?? 600_000;
+    this.#pool = new RenderPool({
+      workers: options.workers ?? defaultRenderWorkers(),
+      budgetMs: this.#budgetMs,
+      maxWaiting: options.maxWaiting ?? 32,
+    });
     this.#cache = new LRUCache<string, Rendered, RenderInput>({
       maxSize: options.maxCachedChars ?? 32 * 1024 * 1024,
       sizeCalculation: (rendered, key) => key.length + (rendered.html?.length ?? 0) || 1,
@@ -164,7 +130,7 @@ export class HtmlRenderer {
   }
 
   /**
-   * Any body rendered as a post's would be, in the same worker, queue and budget, but neither
+   * Any body rendered as a post's would be, in the same workers, queue and budget, but neither
    * cached nor remembered when it fails: the editor's preview, a new body at every pause in typing.
    */
   preview(markdown: string, media: readonly RenderMedia[] = []): Promise<Outcome> {
@@ -176,89 +142,12 @@ export class HtmlRenderer {
     return this.#budgetMs;
   }
 
-  /** Stops the worker; bodies still waiting are answered null. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#idle);
-    for (const job of this.#waiting.splice(0)) job.done({ failed: 'busy' });
-    this.#running?.finish({ failed: 'busy' }, false);
-    await this.#stopWorker();
+  /** Stops the workers; bodies still rendering or waiting are answered null. */
+  close(): Promise<void> {
+    return this.#pool.close();
   }
 
   #render({ markdown, media }: RenderInput): Promise<Outcome> {
-    if (this.#closed || this.#waiting.length >= this.#maxWaiting) return Promise.resolve({ failed: 'busy' });
-    return new Promise((resolve) => {
-      const message: RenderJob = { id: this.#nextId++, markdown, siteUrl: this.#siteUrl, media: [...media] };
-      this.#waiting.push({ message, done: resolve });
-      this.#pump();
-    });
-  }
-
-  /** Starts the next waiting job when none is running. */
-  #pump(): void {
-    if (this.#running !== undefined || this.#closed) return;
-    clearTimeout(this.#idle);
-    const job = this.#waiting.shift();
-    if (job === undefined) {
-      // A worker left idle for IDLE_MS is stopped: its heap holds the last body it rendered.
-      this.#idle = setTimeout(() => void this.#stopWorker(), IDLE_MS).unref();
-      return;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    let onMessage: ((reply: RenderReply) => void) | undefined;
-    const running: Running = {
-      finish: (outcome, stop) => {
-        if (this.#running !== running) return;
-        clearTimeout(timer);
-        if (onMessage !== undefined) this.#worker?.worker.off('message', onMessage);
-        this.#running = undefined;
-        job.done(outcome);
-        // A worker past its budget is stopped before the next job starts on a fresh one.
-        void (stop ? this.#stopWorker() : Promise.resolve()).then(() => this.#pump());
-      },
-    };
-    this.#running = running;
-    const current = this.#startedWorker();
-    current.ready.then(
-      (worker) => {
-        if (this.#running !== running) return;
-        onMessage = (reply: RenderReply) => {
-          if ('id' in reply && reply.id === job.message.id)
-            running.finish('html' in reply ? { html: reply.html } : { failed: 'error' }, false);
-        };
-        worker.on('message', onMessage);
-        timer = setTimeout(() => running.finish({ failed: 'timeout' }, true), this.#budgetMs);
-        worker.postMessage(job.message);
-      },
-      () => running.finish({ failed: 'error' }, true),
-    );
-  }
-
-  /** The worker, started when there is none; one that fails or exits fails its job and is forgotten. */
-  #startedWorker(): StartedWorker {
-    if (this.#worker !== undefined) return this.#worker;
-    const worker = startWorker();
-    worker.unref(); // an idle renderer never keeps the process alive
-    const ready = new Promise<Worker>((resolve, reject) => {
-      worker.on('message', (reply: RenderReply) => {
-        if ('ready' in reply) resolve(worker);
-      });
-      const lost = (reason: unknown) => {
-        reject(reason instanceof Error ? reason : new Error(`the render worker exited with ${String(reason)}`));
-        if (this.#worker?.worker !== worker) return; // stopped on purpose
-        this.#worker = undefined;
-        this.#running?.finish({ failed: 'error' }, false);
-      };
-      worker.on('error', lost);
-      worker.on('exit', lost);
-    });
-    this.#worker = { worker, ready };
-    return this.#worker;
-  }
-
-  async #stopWorker(): Promise<void> {
-    const current = this.#worker;
-    this.#worker = undefined;
-    if (current !== undefined) await current.worker.terminate();
+    return this.#pool.render({ markdown, siteUrl: this.#siteUrl, media: [...media] });
   }
 }

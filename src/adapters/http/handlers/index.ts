@@ -50,8 +50,9 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
   const renderer = deps.content.renderer ?? new HtmlRenderer({ siteUrl });
   // The same code, site and budget as the readers' renderer, so the same HTML, but a worker and a
   // queue of its own: previews (never cached, one per pause in typing, any body an author sends)
-  // must not make readers wait or go without their HTML.
-  const previewRenderer = deps.previewRenderer ?? new HtmlRenderer({ siteUrl, maxWaiting: PREVIEW_MAX_WAITING });
+  // must not make readers wait or go without their HTML. One worker: previews come from signed-in
+  // authors, a few at a time, and need not take more cores from readers.
+  const previewRenderer = deps.previewRenderer ?? new HtmlRenderer({ siteUrl, workers: 1, maxWaiting: PREVIEW_MAX_WAITING });
   return {
     ...metaHandlers(deps.store, deps.readiness),
     ...authHandlers(deps.auth),

@@ -502,7 +502,7 @@ export interface paths {
         put?: never;
         /**
          * Render markdown as readers will get it
-         * @description Renders a markdown body to sanitised HTML with the renderer and sanitiser of the Content API (`include=html`), in its worker thread and within its time budget, so the preview of a body is the HTML readers get once it is published. Nothing is stored or cached. A body the renderer cannot finish within its budget (2 s) is a 422 pointing at `/body/body`: published, it would be served without `html`. While the renderer has too many bodies waiting the answer is 503 with Retry-After.
+         * @description Renders a markdown body to sanitised HTML with the renderer and sanitiser of the Content API (`include=html`), in its worker thread and within its time budget, so the preview of a body is the HTML readers get once it is published. Nothing is stored or cached. A body the renderer cannot finish within its budget (2 s), or past its size limits (see `ContentPost.html`), is a 422 pointing at `/body/body`: published, it would be served without `html`. While the renderer has too many bodies waiting the answer is 503 with Retry-After.
          */
         post: operations["renderPreview"];
         delete?: never;
@@ -1008,7 +1008,7 @@ export interface components {
             excerpt: string;
             /** @description Markdown, as stored. */
             body: string;
-            /** @description The body rendered to sanitised HTML; present only with `include=html`, and then left out only when the body could not be rendered within the server's time budget (markup no real post has, such as a hundred thousand unclosed tags): that answer is `Cache-Control: no-store`, so show `body` or ask again later. */
+            /** @description The body rendered to sanitised HTML; present only with `include=html`, and then left out only when the body could not be rendered within the server's time budget (markup no real post has, such as a hundred thousand unclosed tags) or is past its size limits (a body of more than 1,048,576 characters, the default request limit; one whose reference links repeat more than 4 Mi characters of text; one that renders to more than 16 Mi characters of HTML): that answer is `Cache-Control: no-store`, so show `body` or ask again later. */
             html?: string;
             tags: components["schemas"]["Tag"][];
             /** @description Words in the body's readable text. */
@@ -2093,7 +2093,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request breaks the schema (`errors` lists every failing field), or the body could not be rendered within the renderer's time budget (`/body/body`): published as it is, readers would get it without `html`. */
+        /** @description The request breaks the schema (`errors` lists every failing field), or the body could not be rendered within the renderer's time budget or is past its size limits (`/body/body`): published as it is, readers would get it without `html`. */
         PreviewNotRenderedResponse: {
             headers: {
                 [name: string]: unknown;
@@ -2661,7 +2661,7 @@ export interface components {
         ActivityPostIdFilter: components["schemas"]["PostId"];
         /** @description Only events of this type. */
         ActivityTypeFilter: components["schemas"]["ActivityType"];
-        /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget is answered without `html` (see `ContentPost.html`). */
+        /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget or its size limits is answered without `html` (see `ContentPost.html`). */
         ContentInclude: "html";
         /** @description The `nextCursor` of the previous page. */
         CursorQuery: components["schemas"]["Cursor"];
@@ -3844,7 +3844,7 @@ export interface operations {
     getContentPost: {
         parameters: {
             query?: {
-                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget is answered without `html` (see `ContentPost.html`). */
+                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget or its size limits is answered without `html` (see `ContentPost.html`). */
                 include?: components["parameters"]["ContentInclude"];
             };
             header?: {
@@ -3880,7 +3880,7 @@ export interface operations {
     getContentPostBySlug: {
         parameters: {
             query?: {
-                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget is answered without `html` (see `ContentPost.html`). */
+                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget or its size limits is answered without `html` (see `ContentPost.html`). */
                 include?: components["parameters"]["ContentInclude"];
             };
             header?: {
@@ -4038,7 +4038,7 @@ export interface operations {
     getContentPreview: {
         parameters: {
             query?: {
-                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget is answered without `html` (see `ContentPost.html`). */
+                /** @description `html` adds `html`, the body rendered from markdown to HTML with everything that could run removed (scripts, event handlers, `javascript:` links, frames, styles); links off the site get `rel="nofollow noopener"`. A body the server cannot render within its time budget or its size limits is answered without `html` (see `ContentPost.html`). */
                 include?: components["parameters"]["ContentInclude"];
             };
             header?: never;

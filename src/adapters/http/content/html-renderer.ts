@@ -82,7 +82,7 @@ type Rendered = { html: string | null };
  * it its worker is terminated and another started), so a body that runs to its budget holds up no
  * other while a worker is free; and the HTML is kept in an LRU cache by
  * `(post id, version)`, bounded by its size. Concurrent asks for the same version share one
- * render. A body that ran out of time (or threw) is remembered as null for `failureTtlMs`; a body
+ * render. A body that ran out of time, is past `RENDER_LIMITS` (or threw) is remembered as null for `failureTtlMs`; a body
  * that found `maxWaiting` others waiting is null too, but not remembered.
  *
  * Why a worker: sanitize-html's parser (htmlparser2) unshifts every open element onto an array,
@@ -119,7 +119,8 @@ export class HtmlRenderer {
   }
 
   /**
-   * The post's body as sanitised HTML, or null when it could not be rendered in time. `media` are
+   * The post's body as sanitised HTML, or null when it could not be rendered in time or is past
+   * `RENDER_LIMITS` (remembered as such for `failureTtlMs`). `media` are
    * those its images link to that exist (see `renderMarkdown`); they are part of the cache's key
    * with the post's id and version (see `mediaKeyOf`), so a media deleted since renders again.
    */

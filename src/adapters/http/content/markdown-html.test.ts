@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderMarkdown, type RenderMedia } from './markdown-html.js';
+import { RENDER_LIMITS, RenderRefused, renderMarkdown, type RenderMedia } from './markdown-html.js';
 
 /** Tags that run code, embed another document or restyle the page. */
 const DANGEROUS_TAG = /<\s*\/?\s*(script|iframe|frame|svg|math|object|embed|style|form|input|textarea|link|meta|base)\b/i;
@@ -223,6 +223,26 @@ describe('renderMarkdown', () => {
         { numRuns: 300 },
       );
     });
+  });
+});
+
+describe('renderMarkdown within RENDER_LIMITS', () => {
+  it('renders a body of exactly the longest length, and refuses one character more without parsing it', () => {
+    const fits = 'word '.repeat(RENDER_LIMITS.bodyChars / 4).slice(0, RENDER_LIMITS.bodyChars);
+    expect(fits).toHaveLength(RENDER_LIMITS.bodyChars);
+    expect(renderMarkdown(fits)).toBe(`<p>${fits.trimEnd()}</p>\n`);
+    expect(() => renderMarkdown(`${fits}x`)).toThrow(new RenderRefused(`the body is longer than ${RENDER_LIMITS.bodyChars} characters`));
+  });
+
+  it('refuses a reference link whose long URL is used again and again, before rendering it', () => {
+    // 50 uses of a 100,000-character URL: 5 M of text in its tokens, from a body of 100 KB.
+    const body = `[a]: https://example.com/${'p'.repeat(100_000)}\n\n${'[a] '.repeat(50)}`;
+    expect(() => renderMarkdown(body)).toThrow(new RenderRefused('the body repeats too much text (reference links)'));
+  });
+
+  it('renders a reference link used thousands of times when its text stays within the limit', () => {
+    const html = renderMarkdown(`[a]: /b\n\n${'[a] '.repeat(10_000)}`);
+    expect(html.match(/<a href="\/b">a<\/a>/g)).toHaveLength(10_000);
   });
 });
 

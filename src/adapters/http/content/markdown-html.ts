@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it';
+import type Token from 'markdown-it/lib/token.mjs';
 import sanitizeHtml from 'sanitize-html';
 import type { MediaFile } from '../../../domain/media.js';
 import { mediaFileLink } from '../media-urls.js';
@@ -116,18 +117,63 @@ function sanitizeOptions(page: URL, media: ReadonlyMap<string, RenderMedia>): sa
 }
 
 /**
+ * The bounds of what one render may make, so that no body fills its worker's heap: a worker that
+ * reaches its heap limit can abort the whole process (nodejs/node#47224; markdown-it grows one
+ * array of tokens), and a body's HTML is cached and sent whole. The figures behind them, and the
+ * heap the worst bodies within them take, are in bench/NOTES.md (`bench/render-heap.ts`).
+ */
+export const RENDER_LIMITS = {
+  /** The longest body rendered, in UTF-16 code units: 1 Mi, the default request limit (BODY_LIMIT_BYTES). */
+  bodyChars: 1024 * 1024,
+  /**
+   * The most text markdown-it's tokens may hold, all together (contents, link and image URLs and
+   * titles, code info): 4 Mi. Without reference links a body's tokens hold about its own length (a
+   * URL's non-ASCII characters percent-encoded take up to 9 each); a reference definition used
+   * again and again holds its URL once per use: 1,200 uses of a 400 KB URL rendered to 480 M.
+   */
+  tokenTextChars: 4 * 1024 * 1024,
+  /** The most HTML markdown-it may make of a body, before it is sanitised: 16 Mi. */
+  markupChars: 16 * 1024 * 1024,
+} as const;
+
+/** A body the renderer refuses to render: past `RENDER_LIMITS`, whatever the time it would take. */
+export class RenderRefused extends Error {
+  override readonly name = 'RenderRefused';
+}
+
+/** The length of all the text `tokens` and their children hold. */
+function tokenTextOf(tokens: readonly Token[]): number {
+  let chars = 0;
+  for (const token of tokens) {
+    chars += token.content.length + token.info.length;
+    for (const [, value] of token.attrs ?? []) chars += value.length;
+    if (token.children !== null) chars += tokenTextOf(token.children);
+  }
+  return chars;
+}
+
+/**
  * A post body (CommonMark with GitHub tables and strikethrough, raw HTML allowed, bare URLs
  * linked) as HTML that is safe to put in a page: only content tags survive, no script, style,
  * event handler or embedded document; links and images keep http(s) URLs (links also mailto:)
  * and relative ones, and links off the site (`siteUrl`, e.g. https://blog.example.com; any
  * absolute http(s) link when not given) carry `rel="nofollow noopener"`. Images load lazily; those
  * of the `media` given (our media files, see `imageAttributes`) carry their size and a `srcset`.
+ * A body past `RENDER_LIMITS` throws `RenderRefused`: checked on the body, on its tokens before
+ * they are rendered, and on the HTML before it is parsed again (its length is known unflattened).
  *
  * Synchronous and unbounded in time (sanitize-html's parser keeps its open elements in an array it
  * unshifts, so n unclosed tags cost O(n²)): readers get it through `HtmlRenderer`, which runs it in
  * a worker thread with a time budget.
  */
 export function renderMarkdown(markdown: string, siteUrl?: string, media: readonly RenderMedia[] = []): string {
+  if (markdown.length > RENDER_LIMITS.bodyChars) throw new RenderRefused(`the body is longer than ${RENDER_LIMITS.bodyChars} characters`);
+  const env = {};
+  const tokens = parser.parse(markdown, env);
+  if (tokenTextOf(tokens) > RENDER_LIMITS.tokenTextChars) throw new RenderRefused('the body repeats too much text (reference links)');
+  const markup = parser.renderer.render(tokens, parser.options, env);
+  if (markup.length > RENDER_LIMITS.markupChars)
+    throw new RenderRefused(`the body renders to more than ${RENDER_LIMITS.markupChars} characters`);
   const page = new URL(siteUrl === undefined ? NO_SITE : `${siteUrl}/`);
-  return sanitizeHtml(parser.render(markdown), sanitizeOptions(page, new Map(media.map((one) => [one.id, one]))));
+  return sanitizeHtml(markup, sanitizeOptions(page, new Map(media.map((one) => [one.id, one]))));
 }

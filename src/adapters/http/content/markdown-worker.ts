@@ -1,10 +1,11 @@
 /**
  * The worker thread `HtmlRenderer` renders in: `{ id, markdown, siteUrl, media }` in, `{ id, html }` (or
- * `{ id, error }`) out, one at a time; `{ ready: true }` once it listens, so that the renderer's
- * time budget does not count the worker's start.
+ * `{ id, refused }` for a body past `RENDER_LIMITS`, `{ id, error }` when it threw) out, one at a
+ * time; `{ ready: true }` once it listens, so that the renderer's time budget does not count the
+ * worker's start.
  */
 import { parentPort } from 'node:worker_threads';
-import { renderMarkdown, type RenderMedia } from './markdown-html.js';
+import { RenderRefused, renderMarkdown, type RenderMedia } from './markdown-html.js';
 
 export interface RenderJob {
   id: number;
@@ -14,7 +15,7 @@ export interface RenderJob {
   media: RenderMedia[];
 }
 
-export type RenderReply = { ready: true } | { id: number; html: string } | { id: number; error: string };
+export type RenderReply = { ready: true } | { id: number; html: string } | { id: number; refused: string } | { id: number; error: string };
 
 const port = parentPort;
 if (port !== null) {
@@ -23,7 +24,8 @@ if (port !== null) {
     try {
       reply = { id, html: renderMarkdown(markdown, siteUrl, media) };
     } catch (error) {
-      reply = { id, error: error instanceof Error ? error.message : String(error) };
+      if (error instanceof RenderRefused) reply = { id, refused: error.message };
+      else reply = { id, error: error instanceof Error ? error.message : String(error) };
     }
     port.postMessage(reply);
   });

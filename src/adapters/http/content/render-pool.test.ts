@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { RENDER_LIMITS } from './markdown-html.js';
 import { defaultRenderWorkers, RenderPool, type RenderPoolOptions } from './render-pool.js';
 
 const SITE = 'https://blog.example.com';
-/** 148,000 unclosed `<div>` lines: seconds of sanitize-html, so it runs to any budget below that. */
+/**
+ * 148,000 unclosed `<div>` lines: seconds of sanitize-html, so it runs to any budget below that.
+ * Budgets here are 1 s, not less: a fresh worker's first quick body must not run out of it on a busy machine.
+ */
 const HOSTILE = Array.from({ length: 148_000 }, () => '<div>').join('\n');
 
 const pools: RenderPool[] = [];
@@ -56,9 +60,10 @@ describe('RenderPool', () => {
   });
 
   it('terminates a worker past its budget and starts another in its place when needed; bodies render there', async () => {
-    const p = pool({ workers: 2, budgetMs: 300 });
-    await Promise.all([render(p, 'one'), render(p, 'two')]);
+    const p = pool({ workers: 2, budgetMs: 1000 });
+    expect(await Promise.all([render(p, 'one'), render(p, 'two')])).toEqual([{ html: '<p>one</p>\n' }, { html: '<p>two</p>\n' }]);
     const before = p.threadIds;
+    expect(before).toHaveLength(2);
     expect(await render(p, HOSTILE)).toEqual({ failed: 'timeout' });
     // The worker that ran the hostile body is gone; the other is kept.
     const kept = p.threadIds;
@@ -74,8 +79,8 @@ describe('RenderPool', () => {
   });
 
   it('starts a worker in place of one stopped past its budget at once when no other is free', async () => {
-    const p = pool({ workers: 1, budgetMs: 300 });
-    await render(p, 'warm');
+    const p = pool({ workers: 1, budgetMs: 1000 });
+    expect(await render(p, 'warm')).toEqual({ html: '<p>warm</p>\n' });
     const [stopped] = p.threadIds;
     expect(await render(p, HOSTILE)).toEqual({ failed: 'timeout' });
     expect(p.workers).toBe(1);
@@ -84,13 +89,24 @@ describe('RenderPool', () => {
   });
 
   it('keeps the bodies waiting for a worker stopped past its budget, and renders them in its replacement', async () => {
-    const p = pool({ workers: 1, budgetMs: 300 });
+    const p = pool({ workers: 1, budgetMs: 1000 });
     const outcomes = await Promise.all([render(p, HOSTILE), render(p, '*first*'), render(p, '*second*')]);
     expect(outcomes).toEqual([{ failed: 'timeout' }, { html: '<p><em>first</em></p>\n' }, { html: '<p><em>second</em></p>\n' }]);
   });
 
+  it('answers too-large with the reason for a body past RENDER_LIMITS, and keeps the worker', async () => {
+    const p = pool({ workers: 1 });
+    await render(p, 'warm');
+    const [kept] = p.threadIds;
+    expect(await render(p, 'x'.repeat(RENDER_LIMITS.bodyChars + 1))).toEqual({
+      failed: 'too-large',
+      reason: `the body is longer than ${RENDER_LIMITS.bodyChars} characters`,
+    });
+    expect(p.threadIds).toEqual([kept]);
+  });
+
   it('answers busy at once when maxWaiting bodies wait and every worker renders', async () => {
-    const p = pool({ workers: 1, budgetMs: 300, maxWaiting: 1 });
+    const p = pool({ workers: 1, budgetMs: 1000, maxWaiting: 1 });
     const running = render(p, HOSTILE);
     const waiting = render(p, '*waits*');
     expect(await render(p, '*third*')).toEqual({ failed: 'busy' });

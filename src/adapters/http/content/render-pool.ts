@@ -2,8 +2,18 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { RenderJob, RenderReply } from './markdown-worker.js';
 
-/** What one render came to: the HTML, or why there is none (past the budget, threw, too many waiting). */
-export type Outcome = { html: string } | { failed: 'timeout' | 'error' } | { failed: 'busy' };
+/**
+ * What one render came to: the HTML, or why there is none (past the budget, past `RENDER_LIMITS`,
+ * threw or its worker died, too many waiting).
+ */
+export type Outcome =
+  { html: string } | { failed: 'timeout' } | { failed: 'error' } | { failed: 'busy' } | { failed: 'too-large'; reason: string };
+
+/** What a worker's reply to a job means. */
+function outcomeOf(reply: { html: string } | { refused: string } | { error: string }): Outcome {
+  if ('html' in reply) return { html: reply.html };
+  return 'refused' in reply ? { failed: 'too-large', reason: reply.refused } : { failed: 'error' };
+}
 
 export interface RenderPoolOptions {
   /** How many workers may render at once (see `defaultRenderWorkers`). */
@@ -33,11 +43,20 @@ const IDLE_MS = 60_000;
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(FROM_SOURCE ? './markdown-worker.ts' : './markdown-worker.js', import.meta.url);
 
+/**
+ * A worker's heap: 1 GiB of old generation, about 4 times the most any body within
+ * `RENDER_LIMITS` kept live (275 MB, bench/render-heap.ts), instead of V8's default (4 GiB here)
+ * for each of up to 4 workers. Never to be reached: a worker that reaches it is terminated when
+ * its heap fills with many objects, but aborts the whole process when one array outgrows it
+ * (nodejs/node#47224; both seen on Node 20), which is why `RENDER_LIMITS` bound the input.
+ */
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 1024 };
+
 function startWorker(): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL);
+  if (!FROM_SOURCE) return new Worker(WORKER_URL, { resourceLimits: RESOURCE_LIMITS });
   const tsx = import.meta.resolve('tsx/esm/api');
   const boot = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
-  return new Worker(boot, { eval: true });
+  return new Worker(boot, { eval: true, resourceLimits: RESOURCE_LIMITS });
 }
 
 interface Job {
@@ -130,7 +149,7 @@ export class RenderPool {
     clearTimeout(slot.idle);
     let timer: NodeJS.Timeout | undefined;
     const onMessage = (reply: RenderReply) => {
-      if ('id' in reply && reply.id === job.message.id) finish('html' in reply ? { html: reply.html } : { failed: 'error' }, false);
+      if ('id' in reply && reply.id === job.message.id) finish(outcomeOf(reply), false);
     };
     const finish = (outcome: Outcome, stop: boolean) => {
       if (slot.finish !== finish) return;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Media } from '../../../domain/media.js';
 import { HtmlRenderer, type HtmlRendererOptions } from '../content/html-renderer.js';
+import { RENDER_LIMITS } from '../content/markdown-html.js';
 import { HttpProblem } from '../problem.js';
 import { previewHandlers } from './preview.js';
 
@@ -62,6 +63,14 @@ describe('renderPreview', () => {
     expect(problem.status).toBe(422);
     expect(problem.body().errors).toEqual([{ pointer: '/body/body', message: 'could not be rendered within 300 ms' }]);
     expect(await render('*fine*')).toEqual({ status: 200, body: { html: '<p><em>fine</em></p>\n' } });
+  });
+
+  it("answers 422 at /body/body when the body is past the renderer's size limits, saying which", async () => {
+    const problem = await problemOf(preview()('x'.repeat(RENDER_LIMITS.bodyChars + 1)));
+    expect(problem.status).toBe(422);
+    expect(problem.body().errors).toEqual([
+      { pointer: '/body/body', message: `is too large to render: the body is longer than ${RENDER_LIMITS.bodyChars} characters` },
+    ]);
   });
 
   it('answers 503 with Retry-After when too many bodies wait for the renderer', async () => {

@@ -16,7 +16,7 @@ export function previewHandlers(renderer: HtmlRenderer, content: Pick<ContentQue
       const media = await content.media(mediaIdsIn(body.body));
       const outcome = await renderer.preview(body.body, [...media.values()].map(renderMediaOf));
       if ('html' in outcome) return { status: 200, body: { html: outcome.html } };
-      if (outcome.failed !== 'timeout') {
+      if (outcome.failed === 'busy' || outcome.failed === 'error') {
         // Busy, or the worker failed (a crash is the server's fault, not the body's): try again.
         const detail =
           outcome.failed === 'busy'
@@ -24,7 +24,8 @@ export function previewHandlers(renderer: HtmlRenderer, content: Pick<ContentQue
             : 'The preview renderer failed; retry in a second.';
         throw new HttpProblem(503, 'service-unavailable', detail, {}, { 'retry-after': '1' });
       }
-      const message = `could not be rendered within ${renderer.budgetMs} ms`;
+      const message =
+        outcome.failed === 'timeout' ? `could not be rendered within ${renderer.budgetMs} ms` : `is too large to render: ${outcome.reason}`;
       throw new HttpProblem(422, 'validation-failed', `The body ${message}; published as it is, readers would get it without HTML.`, {
         errors: [{ pointer: '/body/body', message }],
       });

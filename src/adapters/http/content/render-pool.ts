@@ -44,13 +44,13 @@ const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const WORKER_URL = new URL(FROM_SOURCE ? './markdown-worker.ts' : './markdown-worker.js', import.meta.url);
 
 /**
- * A worker's heap: 1 GiB of old generation, about 4 times the most any body within
- * `RENDER_LIMITS` kept live (275 MB, bench/render-heap.ts), instead of V8's default (4 GiB here)
- * for each of up to 4 workers. Never to be reached: a worker that reaches it is terminated when
+ * A worker's heap: 1.5 GiB of old generation, 3 times the most any body within `RENDER_LIMITS`
+ * kept live (470 MB: a table of 1 Mi characters, which failed under 384 MB; bench/render-heap.ts),
+ * instead of V8's default (4 GiB here) for each of up to 4 workers. Never to be reached: a worker that reaches it is terminated when
  * its heap fills with many objects, but aborts the whole process when one array outgrows it
  * (nodejs/node#47224; both seen on Node 20), which is why `RENDER_LIMITS` bound the input.
  */
-const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 1024 };
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 1536 };
 
 function startWorker(): Worker {
   if (!FROM_SOURCE) return new Worker(WORKER_URL, { resourceLimits: RESOURCE_LIMITS });
@@ -69,6 +69,8 @@ interface Slot {
   worker: Worker;
   /** Resolves once the worker listens; rejects when it fails or exits first. */
   ready: Promise<void>;
+  /** Whether `ready` resolved. */
+  listening: boolean;
   /** Answers the running job once; `stop` terminates the worker first (it ran past the budget). */
   finish: ((outcome: Outcome, stop: boolean) => void) | undefined;
   idle: NodeJS.Timeout | undefined;
@@ -127,22 +129,30 @@ export class RenderPool {
   }
 
   /**
-   * Hands waiting jobs to free workers, starting workers while there are fewer than `workers`;
-   * then, when none is left free, starts a spare (if there is room), so that the next body finds a
-   * worker ready rather than one to start (a few hundred ms, outside any budget).
+   * Hands waiting jobs to free workers (a ready one first), starting one when none is free and
+   * none is starting, while there are fewer than `workers`; then, when every worker is busy and
+   * none is starting, starts a spare, so that the next body finds a worker ready rather than one to
+   * start (a few hundred ms, outside any budget). One start at a time: two at once would each take
+   * longer, and a cold server's first bodies wait for them. Runs again when a worker is ready.
    */
   #pump(): void {
     if (this.#closed) return;
     while (this.#waiting.length > 0) {
-      const slot = this.#free() ?? this.#started();
-      if (slot === undefined) return;
+      const slot = this.#free() ?? (this.#starting() ? undefined : this.#started());
+      if (slot === undefined) break;
       this.#run(slot, this.#waiting.shift()!);
     }
-    if (this.#free() === undefined) this.#started();
+    if (!this.#starting() && this.#free() === undefined) this.#started();
   }
 
+  /** A worker without a job, a ready one first. */
   #free(): Slot | undefined {
-    return this.#slots.find((slot) => slot.finish === undefined);
+    const free = this.#slots.filter((slot) => slot.finish === undefined);
+    return free.find((slot) => slot.listening) ?? free[0];
+  }
+
+  #starting(): boolean {
+    return this.#slots.some((slot) => !slot.listening);
   }
 
   #run(slot: Slot, job: Job): void {
@@ -181,10 +191,13 @@ export class RenderPool {
     if (this.#slots.length >= this.#options.workers) return undefined;
     const worker = startWorker();
     worker.unref(); // an idle pool never keeps the process alive
-    const slot: Slot = { worker, ready: Promise.resolve(), finish: undefined, idle: undefined };
+    const slot: Slot = { worker, ready: Promise.resolve(), listening: false, finish: undefined, idle: undefined };
     slot.ready = new Promise<void>((resolve, reject) => {
       worker.on('message', (reply: RenderReply) => {
-        if ('ready' in reply) resolve();
+        if (!('ready' in reply)) return;
+        slot.listening = true;
+        resolve();
+        this.#pump(); // a job may wait for a worker, or another may start
       });
       const lost = (reason: unknown) => {
         reject(reason instanceof Error ? reason : new Error(`the render worker exited with ${String(reason)}`));

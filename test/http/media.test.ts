@@ -135,6 +135,7 @@ function countingImages(): ImageProcessor & { uploads: unknown[] } {
       counting.uploads.push(upload);
       return images.process(upload);
     },
+    inspect: (bytes: Uint8Array) => images.inspect(bytes),
   };
   return counting;
 }
@@ -396,6 +397,7 @@ describeOnEveryStore('media', (make) => {
             await theirTurn;
             return sharpImages.process(upload);
           },
+          inspect: (bytes) => sharpImages.inspect(bytes),
         };
         const t = await mediaSetup(make, { uploadDir: dir, images });
         const bytes = await png(300, 200);

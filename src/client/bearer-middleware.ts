@@ -28,7 +28,10 @@ export function bearerMiddleware(session: TokenSession): Middleware {
       if (!entry || response.status !== 401) return undefined;
       const token = await session.renew(entry.token);
       if (!token) return undefined;
-      await response.body?.cancel();
+      // The refused answer is read to its end (a small problem+json), not cancelled: a browser
+      // cancelling it aborts the request and its connection, where read it leaves the connection
+      // free for the retry.
+      await response.arrayBuffer().catch(() => undefined);
       entry.copy.headers.set('authorization', `Bearer ${token}`);
       // Called detached, not as `options.fetch(…)`: a browser's own fetch called as a method of
       // another object throws "Illegal invocation", and the retry would never be sent.

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { and, asc, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm';
 import { checkedBatchLimit } from '../../../domain/paging.js';
 import { isBlobKey, type BlobListing, type BlobStore } from '../../../domain/ports/media-repository.js';
@@ -56,10 +57,18 @@ export class DrizzleBlobStore implements BlobStore {
     if (!isBlobKey(key)) throw new RangeError(`not a blob key: ${JSON.stringify(key.slice(0, 250))}`);
     const parts = partsOf(bytes);
     await this.session.transaction(async (tx) => {
+      await nextTurn(); // see below
       await writePart(tx, key, 0, parts[0]!, contentType);
       // The parts of the bytes replaced, past part 0 (what another put committed while this one waited included).
       await tx.delete(blobs).where(and(eq(blobs.key, key), gt(blobs.part, 0)));
-      for (let part = 1; part < parts.length; part += 1) await writePart(tx, key, part, parts[part]!, contentType);
+      for (let part = 1; part < parts.length; part += 1) {
+        // A turn of the event loop before each part: embedded PGlite runs each statement on this
+        // thread and settles it as a microtask, so without it a blob's parts (~40 ms each), and one
+        // blob after another, ran back to back and held every other request (2.8 s of /healthz for
+        // twenty parallel uploads; bench/NOTES.md).
+        await nextTurn();
+        await writePart(tx, key, part, parts[part]!, contentType);
+      }
     });
   }
 

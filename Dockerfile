@@ -27,10 +27,11 @@ RUN /tmp/install/production-install.sh /tmp/install/margin-cms.tgz /tmp/install/
   && mkdir /data && chown node:node /data
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 DATA_DIR=/data
-# Two malloc arenas: memory libvips frees while images are resized goes back to the system
-# instead of staying in per-thread arenas (bench/NOTES.md, "Images": ten parallel 20 MiB
-# uploads peak at ~500 MiB instead of ~700 MiB).
-ENV MALLOC_ARENA_MAX=2
+# glibc's malloc as scripts/start-server.sh sets it for `make start` and `npm start`: two arenas,
+# and blocks of 1 MiB or more mapped on their own, so that memory libvips frees while images are
+# resized goes back to the system instead of staying in per-thread arenas (bench/NOTES.md,
+# "parallel uploads": twenty 15 MB uploads peak at idle + 247 MiB instead of + 381 MiB).
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=1048576
 USER node
 VOLUME /data
 EXPOSE 8080

@@ -29,12 +29,12 @@ dist/.built: node_modules/.installed $(BUILD_INPUTS)
 	node scripts/build.mjs
 	@touch $@
 
-start: ## Start the built server (node dist/main.js); run `make build` first
+start: ## Start the built server (node dist/main.js with the malloc settings of scripts/start-server.sh); run `make build` first
 	@test -f dist/main.js || { echo 'dist/main.js is missing: run `make build` first'; exit 2; }
-	node dist/main.js
+	scripts/start-server.sh
 
 run: build ## Build, then start the server (embedded PGlite under .data/ unless DATABASE_URL is set) on http://localhost:8080
-	node dist/main.js
+	scripts/start-server.sh
 
 dev: generate ## Server in watch mode, generated/ rebuilt when openapi/ changes (after lint), the mock on $(MOCK_PORT), the admin on :5173/admin/ over the mock (ADMIN_API=server: over the server); Ctrl-C stops all
 	node scripts/dev.mjs

@@ -323,13 +323,11 @@ async function runMedia(env: Record<string, string>, token: string): Promise<Med
 /** `media-parallel` on a fresh API process of `env`; `token` null: log in as the embedded admin of `env`. */
 async function runParallel(store: string, env: Record<string, string>, token: string | null, offset: number): Promise<ParallelRun> {
   const { warmUp, jpegs } = await parallelJpegs(offset);
-  // BENCH_MALLOC_ARENA_MAX=2: the server with the Dockerfile's malloc setting.
-  const arenas = process.env.BENCH_MALLOC_ARENA_MAX;
-  const serverEnv = arenas === undefined || arenas === '' ? env : { ...env, MALLOC_ARENA_MAX: arenas };
-  const server = await startServer('api', serverEnv, `${store}-parallel`, profileArgs(`media-parallel-${store}`));
+  const server = await startServer('api', env, `${store}-parallel`, profileArgs(`media-parallel-${store}`));
   try {
     const bearer = token ?? (await login(server.baseUrl, { email: env.ADMIN_EMAIL!, password: env.ADMIN_PASSWORD! }));
-    const label = arenas === undefined || arenas === '' ? store : `${store} (MALLOC_ARENA_MAX=${arenas})`;
+    // The server runs with scripts/start-server.sh's malloc settings unless BENCH_MALLOC=glibc.
+    const label = process.env.BENCH_MALLOC === 'glibc' ? `${store} (glibc's malloc defaults)` : store;
     const run = await measureParallelUploads(server, label, bearer, warmUp, jpegs);
     log(`media-parallel ${store}: ${JSON.stringify(run)}`);
     process.stdout.write(`  media-parallel ${store}: peak ${fmt(run.peakMiB)} MiB, /healthz worst ${fmt(run.healthzWorstMs)} ms\n`);

@@ -1,7 +1,8 @@
 /** Starting and stopping the servers under test: the built API, the floor, the embedded API. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { log, logFile, onCleanup } from './lifecycle.js';
 import { peakRssMiB } from './measure.js';
@@ -70,7 +71,19 @@ async function waitHealthy(baseUrl: string, child: ChildProcess, timeoutMs: numb
 }
 
 /**
- * Starts `node <nodeArgs> <entry>` with exactly `env` (plus PATH, HOST, PORT), output to the log
+ * The malloc settings `make start` and `npm start` give the server (scripts/start-server.sh's
+ * defaults, read from it, so that the two cannot drift), given here to every server the bench
+ * starts, the floor's too. `BENCH_MALLOC=glibc` leaves glibc's own defaults.
+ */
+function launcherMalloc(cwd: string): Record<string, string> {
+  const path = join(cwd, 'scripts/start-server.sh');
+  if (process.env.BENCH_MALLOC === 'glibc' || !existsSync(path)) return {}; // an older commit's checkout (bench/ab.ts) has none
+  const script = readFileSync(path, 'utf8');
+  return Object.fromEntries([...script.matchAll(/^: "\$\{(MALLOC_\w+):=([^}]*)\}"$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
+/**
+ * Starts `node <nodeArgs> <entry>` with exactly `env` (plus PATH, HOST, PORT and the launchers' malloc settings), output to the log
  * file, and waits for /healthz. The process is killed at exit if the caller has not stopped it.
  * `nodeArgs` is for profiling (`--cpu-prof`, which NODE_OPTIONS refuses). `cwd` is the checkout
  * whose build runs (another commit's, in bench/ab.ts); by default this one.
@@ -87,7 +100,7 @@ export async function startServer(
   log(`starting ${label} on port ${port}`);
   const t0 = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, ENTRY[kind]], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...launcherMalloc(cwd), ...env },
     stdio: ['ignore', out, out],
     cwd,
   });

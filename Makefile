@@ -63,8 +63,9 @@ typecheck: install ## Type-check everything (handlers against the generated type
 	$(BIN)/tsc -p tsconfig.json
 	$(BIN)/tsc -p admin
 
-test-unit: install dist/.built ## Run the test suites only (the built commands first: tests run `npm run user:create`, i.e. dist/create-user.js)
-	$(BIN)/vitest run
+test-unit: install dist/.built ## Run the test suites only (the built commands first: tests run `npm run user:create`, i.e. dist/create-user.js); then the slowest files
+	@status=0; $(BIN)/vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || status=$$?; \
+	node scripts/slowest-tests.mjs test-results/vitest.json 15; exit $$status
 
 test: lint check-generated typecheck test-unit ## Lint (spec, code, format, dead code), check generated/, type-check and run every test
 

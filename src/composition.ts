@@ -133,6 +133,7 @@ export async function compose(options: CompositionOptions) {
       imports: {
         limits: imports,
         maxFileBytes: config.bodyLimitBytes,
+        maxImageBytes: config.media.maxBytes,
         imageLimits: { images: imports.maxImages, pixels: imports.maxImagePixels },
         contract: options.contract,
       },

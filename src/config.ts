@@ -175,7 +175,10 @@ export const ENV_VARIABLES = {
     default: '1024',
     doc: 'The slowest a request body may arrive, averaged over HTTP_BODY_WINDOW_SECONDS; 0: no such rule.',
   },
-  BODY_LIMIT_BYTES: { default: '1048576', doc: 'Largest accepted request body; larger is a 413. Also the largest file an import reads.' },
+  BODY_LIMIT_BYTES: {
+    default: '1048576',
+    doc: 'Largest accepted request body; larger is a 413. Also the largest markdown file an import reads.',
+  },
   IMPORT_LIMIT_BYTES: { default: '67108864', doc: 'Largest zip POST /import accepts (64 MiB); larger is a 413.' },
   IMPORT_MAX_ENTRIES: { default: '50000', doc: 'Most entries (files and folders) an imported zip may hold; more is refused.' },
   IMPORT_MAX_INFLATED_BYTES: {
@@ -187,7 +190,10 @@ export const ENV_VARIABLES = {
     default: '1000000000',
     doc: 'Most pixels (from their headers) the images one import decodes may have together (1 GP); the images beyond are skipped.',
   },
-  MEDIA_MAX_BYTES: { default: '20971520', doc: 'Largest image POST /media accepts (20 MiB); larger is a 413.' },
+  MEDIA_MAX_BYTES: {
+    default: '20971520',
+    doc: 'Largest image POST /media accepts (20 MiB); larger is a 413. Also the largest image an import reads.',
+  },
   MEDIA_MAX_PIXELS: {
     default: '50000000',
     doc: 'Most pixels (width × height) an uploaded image may declare (50 MP); more is refused with a 422 before it is decoded.',

@@ -1,11 +1,14 @@
 import { MediaRefusedError, type CoverImage, type Media } from '../domain/index.js';
-import type { ImportItem, ImportMode, ImportSkipReason } from './import-report.js';
+import { summaryOf, type ImportItem, type ImportMode, type ImportSkipReason } from './import-report.js';
 
 /** An image file of the archive, read only when a post shows it. */
 export interface ArchiveImage {
   path: string;
-  /** Its bytes, or why they are not read (over the per-file limit, not what a manifest lists). */
-  read(): Promise<{ bytes: Uint8Array } | { skip: { reason: ImportSkipReason; detail: string } }>;
+  /**
+   * Its bytes (with a `note` for its item's detail: an image that is not what the archive's
+   * manifest lists), or why they are not read (over the per-file limit).
+   */
+  read(): Promise<{ bytes: Uint8Array; note?: string } | { skip: { reason: ImportSkipReason; detail: string } }>;
 }
 
 /** The images a post of the archive shows, as the site files found them (site-files/images.ts). */
@@ -31,7 +34,9 @@ export interface ImageImportDeps {
   limits: { images: number; pixels: number };
 }
 
-type Outcome = { action: 'create' | 'unchanged'; media: Media | null } | { action: 'skip'; reason: ImportSkipReason; detail: string };
+type Outcome =
+  | { action: 'create' | 'unchanged'; media: Media | null; note: string | null }
+  | { action: 'skip'; reason: ImportSkipReason; detail: string };
 
 /** The reason a refused image is skipped for; the detail says why the library refused it. */
 const IMAGE_REFUSED: ImportSkipReason = 'image_refused';
@@ -100,9 +105,10 @@ export class ImageImport {
     const read = await image.read();
     if ('skip' in read) return { action: 'skip', ...read.skip };
     const { bytes } = read;
+    const note = read.note ?? null;
     try {
       const found = await this.#deps.find(bytes);
-      if (found.media !== null || this.#wouldStore.has(found.sha256)) return { action: 'unchanged', media: found.media };
+      if (found.media !== null || this.#wouldStore.has(found.sha256)) return { action: 'unchanged', media: found.media, note };
       const { pixels } = await this.#deps.inspect(bytes);
       const beyond = this.#beyondLimits(pixels);
       if (beyond !== null) return { action: 'skip', reason: IMAGE_LIMIT, detail: beyond };
@@ -110,10 +116,10 @@ export class ImageImport {
       this.#spent.pixels += pixels;
       if (this.#mode === 'dry-run') {
         this.#wouldStore.add(found.sha256);
-        return { action: 'create', media: null };
+        return { action: 'create', media: null, note };
       }
       const { media, created } = await this.#deps.upload(bytes, { alt, caption: '' });
-      return { action: created ? 'create' : 'unchanged', media };
+      return { action: created ? 'create' : 'unchanged', media, note };
     } catch (error) {
       if (!(error instanceof MediaRefusedError)) throw error;
       return {
@@ -140,9 +146,10 @@ export class ImageImport {
   /** The report's item for an image file of the archive, once every post is planned. */
   async itemOf(path: string): Promise<ImportItem> {
     const outcome = await this.#outcomes.get(path);
-    const item: ImportItem = { path, action: 'skip', id: null, slug: null, changed: [], reason: null, detail: null };
+    const summary = summaryOf({ skip: true }, this.#mode);
+    const item: ImportItem = { path, action: 'skip', id: null, slug: null, changed: [], summary, reason: null, detail: null };
     if (outcome === undefined) return { ...item, reason: 'not_a_post', detail: 'An image no post of the archive shows.' };
     if (outcome.action === 'skip') return { ...item, reason: outcome.reason, detail: outcome.detail };
-    return { ...item, action: outcome.action };
+    return { ...item, action: outcome.action, summary: summaryOf({ image: outcome.action }, this.#mode), detail: outcome.note };
   }
 }

@@ -26,6 +26,7 @@ import type { History } from './history.js';
 import { ImageImport, type ArchiveImage, type ImageImportDeps, type PostImages } from './site-import-images.js';
 import {
   COMPARED,
+  summaryOf,
   type ComparedField,
   type ImportAction,
   type ImportItem,
@@ -50,11 +51,12 @@ export type ImportedPost = Pick<Post, 'title' | 'slug' | 'excerpt' | 'body' | 't
 };
 
 /**
- * One file of the archive: a post (with the images of the archive it shows), an image (stored
- * when a post shows it), or why it is neither (decided while reading it).
+ * One file of the archive: a post (with the images of the archive it shows, and a `note` for its
+ * item's detail: a file that is not what the archive's manifest lists), an image (stored when a
+ * post shows it), or why it is neither (decided while reading it).
  */
 export type ImportFile =
-  | { path: string; post: ImportedPost; images?: PostImages }
+  | { path: string; post: ImportedPost; images?: PostImages; note?: string }
   | { path: string; image: ArchiveImage }
   | { path: string; skip: { reason: ImportSkipReason; detail: string; slug?: string | null } };
 
@@ -124,15 +126,16 @@ export class SiteImport {
     for await (const file of files) {
       if (failure !== null) break;
       if ('skip' in file) {
-        items.push(skipped(file.path, file.skip.slug ?? null, file.skip.reason, file.skip.detail));
+        items.push(skipped(mode, file.path, file.skip.slug ?? null, file.skip.reason, file.skip.detail));
         continue;
       }
       if ('image' in file) {
-        if (images === null) items.push(skipped(file.path, null, 'not_a_post', 'Not a markdown file (.md or .markdown).'));
-        else imageItems.push({ index: items.push(skipped(file.path, null, 'not_a_post', '')) - 1, path: file.path });
+        if (images === null) items.push(skipped(mode, file.path, null, 'not_a_post', 'Not a markdown file (.md or .markdown).'));
+        else imageItems.push({ index: items.push(skipped(mode, file.path, null, 'not_a_post', '')) - 1, path: file.path });
         continue;
       }
       const { path } = file;
+      const note = file.note ?? null;
       // Without the media library an import leaves covers as they are; with it, the images are stored first.
       const post =
         images === null
@@ -140,16 +143,16 @@ export class SiteImport {
           : file.images
             ? { ...file.post, ...(await images.resolve(file.images)) }
             : file.post;
-      const plan = await this.#claimedPlan(path, post, claimed, () => Promise.all(inFlight));
+      const plan = await this.#claimedPlan(mode, path, post, claimed, () => Promise.all(inFlight));
       if ('path' in plan) {
         items.push(plan);
         continue;
       }
       if (mode === 'dry-run' || plan.action === 'skip' || plan.action === 'unchanged') {
-        items.push(itemOf(path, post, plan));
+        items.push(itemOf(mode, path, post, plan, note));
         continue;
       }
-      const write = this.#write(path, post, plan, actor);
+      const write = this.#write(path, post, plan, actor, note);
       items.push(write);
       const settled: Promise<void> = write.then(
         () => undefined,
@@ -185,10 +188,17 @@ export class SiteImport {
    * before that write: the writes in flight are awaited and the file planned again, so that it
    * sees the store as importing the files one by one would leave it.
    */
-  async #claimedPlan(path: string, post: ImportedPost, claimed: Claimed, writesDone: () => Promise<unknown>): Promise<Plan | ImportItem> {
+  async #claimedPlan(
+    mode: ImportMode,
+    path: string,
+    post: ImportedPost,
+    claimed: Claimed,
+    writesDone: () => Promise<unknown>,
+  ): Promise<Plan | ImportItem> {
     const idClaimed = post.id !== null && claimed.ids.has(post.id);
     if (idClaimed || claimed.slugs.has(post.slug)) {
       return skipped(
+        mode,
         path,
         post.slug,
         'duplicate',
@@ -210,21 +220,19 @@ export class SiteImport {
   }
 
   /** Applies a plan; a write that lost a race with another (slug, id, version) is planned again, up to ATTEMPTS times. */
-  async #write(path: string, post: ImportedPost, first: Extract<Plan, { action: 'create' | 'update' }>, actor: Actor): Promise<ImportItem> {
+  async #write(
+    path: string,
+    post: ImportedPost,
+    first: Extract<Plan, { action: 'create' | 'update' }>,
+    actor: Actor,
+    note: string | null,
+  ): Promise<ImportItem> {
     let plan: Plan = first;
     for (let attempt = 1; ; attempt++) {
-      if (plan.action === 'skip' || plan.action === 'unchanged') return itemOf(path, post, plan);
+      if (plan.action === 'skip' || plan.action === 'unchanged') return itemOf('apply', path, post, plan, note);
       try {
         const written = await this.#apply(plan, actor);
-        return {
-          path,
-          action: plan.action,
-          id: written.id,
-          slug: written.slug,
-          changed: plan.action === 'update' ? plan.changed : [],
-          reason: null,
-          detail: null,
-        };
+        return { ...itemOf('apply', path, post, plan, note), id: written.id, slug: written.slug };
       } catch (error) {
         const raced =
           error instanceof SlugTakenError ||
@@ -234,6 +242,7 @@ export class SiteImport {
         if (!raced) throw error;
         if (attempt >= ATTEMPTS) {
           return skipped(
+            'apply',
             path,
             post.slug,
             'conflict',
@@ -349,20 +358,33 @@ function newPostOf(post: ImportedPost, tags: string[], newId: () => string, now:
   };
 }
 
-function itemOf(path: string, post: ImportedPost, plan: Plan): ImportItem {
+/** The status and schedule a post has once the file is imported (a schedule is kept by a draft only). */
+const stated = (post: Pick<Post, 'status' | 'publishAt'>) => ({
+  status: post.status,
+  publishAt: scheduleKept(post.status, post.publishAt),
+});
+
+/** A file's item for its plan; `note` (a file that is not what the manifest lists) is its detail. */
+function itemOf(mode: ImportMode, path: string, post: ImportedPost, plan: Plan, note: string | null): ImportItem {
+  const item = { path, changed: [], reason: null, detail: note };
   switch (plan.action) {
     case 'skip':
-      return skipped(path, post.slug, plan.reason, plan.detail);
+      return skipped(mode, path, post.slug, plan.reason, plan.detail);
     case 'create':
-      return { path, action: 'create', id: post.id, slug: post.slug, changed: [], reason: null, detail: null };
-    case 'update':
-      return { path, action: 'update', id: plan.before.id, slug: post.slug, changed: plan.changed, reason: null, detail: null };
-    case 'unchanged':
-      return { path, action: 'unchanged', id: plan.before.id, slug: plan.before.slug, changed: [], reason: null, detail: null };
+      return { ...item, action: 'create', id: post.id, slug: post.slug, summary: summaryOf({ post: 'create', as: stated(post) }, mode) };
+    case 'update': {
+      const becomes = { post: 'update', from: stated(plan.before), as: stated(post), changed: plan.changed } as const;
+      return { ...item, action: 'update', id: plan.before.id, slug: post.slug, changed: plan.changed, summary: summaryOf(becomes, mode) };
+    }
+    case 'unchanged': {
+      const summary = summaryOf({ post: 'unchanged', as: stated(plan.before) }, mode);
+      return { ...item, action: 'unchanged', id: plan.before.id, slug: plan.before.slug, summary };
+    }
   }
 }
 
 /** A skipped file's item; a slug the file names is reported only when it is a valid one. */
-function skipped(path: string, slug: string | null, reason: ImportSkipReason, detail: string): ImportItem {
-  return { path, action: 'skip', id: null, slug: slug !== null && isValidSlug(slug) ? slug : null, changed: [], reason, detail };
+function skipped(mode: ImportMode, path: string, slug: string | null, reason: ImportSkipReason, detail: string): ImportItem {
+  const summary = summaryOf({ skip: true }, mode);
+  return { path, action: 'skip', id: null, slug: slug !== null && isValidSlug(slug) ? slug : null, changed: [], summary, reason, detail };
 }

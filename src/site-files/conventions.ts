@@ -1,7 +1,11 @@
 /**
  * What the front matter of a file means, by who wrote it:
  * - a MarginCMS export: every file of it is a post, whatever its path or layout, read as the
- *   post file it is (post-file.ts).
+ *   post file it is (post-file.ts). A file that is not what its manifest lists (edited by hand,
+ *   or added) is read by its own front matter, as in an archive without a manifest.
+ * - MarginCMS's own post file anywhere (`isMarginCmsFile`: a post id and a status, or a `margin`
+ *   mapping with a post id): read as that post file, but for its id outside an export, whose
+ *   manifest alone makes the ids an archive's (without it the post is matched by its slug).
  * - Hugo (`content/**`): `title`, `slug`, `description` or `summary`, `tags`, `draft`, `date`,
  *   `publishDate`, `lastmod`; a page bundle's `index.md` is named by its folder, a section's
  *   `_index.md` is not a post. Posts are the files of a section (`content/posts/`, `content/blog/`,
@@ -16,6 +20,8 @@
  *   `_pages/…`) is a page.
  * - Astro (`src/content/**`): `title`, `slug`, `description`, `tags`, `draft`, `pubDate`,
  *   `updatedDate`; a markdown file under `src/pages/` is a page.
+ * - Every generator: `status: draft` or `status: archived` (MarginCMS's key, which WordPress's
+ *   exporters write too) makes a draft or an archived post, whatever else says published.
  * - Every generator: SEO fields from `seo_title`/`meta_title`, `seo_description`/`meta_description`
  *   and `canonical_url`/`canonicalURL`/`canonical` (see `seoOf`).
  * - Anywhere but in a MarginCMS export, `layout: page` or `type: page` makes a page. Markdown files
@@ -24,7 +30,7 @@
  * (Astro's starter); one without a zone is UTC.
  */
 import type { ImportedPost, ImportSkipReason } from '../app/site-import.js';
-import { isValidSlug, normalizeTag, slugify, TAGS_MAX, type PostStatus } from '../domain/index.js';
+import { isUlid, isValidSlug, normalizeTag, slugify, TAGS_MAX, type PostStatus } from '../domain/index.js';
 import { dateOf, FrontMatterError, seoOf, tagsOf, text } from './front-matter-values.js';
 import { postOfFile } from './post-file.js';
 
@@ -32,6 +38,27 @@ export type Source = 'margincms' | 'markdown';
 
 /** Who wrote an archive's files: a MarginCMS export, a Jekyll site, or markdown told apart by each file's path (Hugo, Astro, loose files). */
 export type Writer = 'margincms' | 'jekyll' | 'markdown';
+
+/**
+ * Whether a front matter is MarginCMS's own post file's (post-file.ts): in the flat layout a post
+ * id (a ULID) and one of its statuses, in the Hugo layout a `margin` mapping with a post id. A
+ * generator's `id: 123` or `status: publish` (WordPress) is not.
+ */
+export function isMarginCmsFile(data: Record<string, unknown>): boolean {
+  const ulid = (value: unknown) => typeof value === 'string' && isUlid(value);
+  const { margin } = data;
+  if (margin !== null && typeof margin === 'object' && !Array.isArray(margin) && !(margin instanceof Date)) {
+    return ulid((margin as Record<string, unknown>).id);
+  }
+  return ulid(data.id) && (data.status === 'draft' || data.status === 'published' || data.status === 'archived');
+}
+
+/** The status a generator's file states: `status: archived`, else a draft by any key that says so, else published. */
+function generatorStatusOf(data: Record<string, unknown>, segments: string[]): PostStatus {
+  if (data.status === 'archived') return 'archived';
+  const draft = data.status === 'draft' || data.draft === true || data.published === false || segments.includes('_drafts');
+  return draft ? 'draft' : 'published';
+}
 
 const JEKYLL_CONFIG = /^_config\.(yml|yaml|toml)$/;
 
@@ -120,16 +147,17 @@ export function importedPostOf(path: string, data: Record<string, unknown>, body
   try {
     const slug = explicitSlug ?? slugFromPath(segments);
     if (writer === 'margincms') return { post: postOfFile(data, body, slug) };
+    // MarginCMS's own file outside an export: all it states but its id.
+    if (isMarginCmsFile(data)) return { post: { ...postOfFile(data, body, slug), id: null } };
     const title = text('title', data.title, '');
     const jekyll = segments.includes('_posts') || segments.includes('_drafts');
-    const draft = data.draft === true || data.published === false || segments.includes('_drafts');
     const nameDate = jekyll ? (JEKYLL_NAME.exec(segments.at(-1)!)?.[1] ?? null) : null;
     const date =
       dateOf('date', data.date) ??
       dateOf('pubDate', data.pubDate) ??
       dateOf('publishDate', data.publishDate) ??
       dateOf('file name', nameDate);
-    const status: PostStatus = draft ? 'draft' : 'published';
+    const status = generatorStatusOf(data, segments);
     return {
       post: {
         id: null,

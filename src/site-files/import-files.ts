@@ -2,11 +2,12 @@
  * The files of a checked archive as the import use case takes them: each markdown file read,
  * split and mapped to a post (or to the reason it is skipped), its fields checked as `createPost`
  * would (by the check the caller passes: the contract's schema) and, in a MarginCMS export, against
- * the manifest's size and SHA-256. One file is inflated at a time.
+ * the manifest's size and SHA-256: a file that is not what the manifest lists (edited by hand, or
+ * added) is read by its own front matter, with a note saying so. One file is inflated at a time.
  */
 import type { ImportFile } from '../app/site-import.js';
 import type { ArchiveImage, PostImages } from '../app/site-import-images.js';
-import { importedPostOf, writerOf, type Source, type Writer } from './conventions.js';
+import { importedPostOf, isMarginCmsFile, writerOf, type Source, type Writer } from './conventions.js';
 import { splitFrontMatter } from './front-matter.js';
 import { archivePathOf, coverOf, IMAGE_FILE, imageLinksOf, rewriteImageLinks } from './images.js';
 import {
@@ -30,6 +31,20 @@ import { ArchiveRefused, type ArchiveFile, type CheckedZip } from './zip.js';
 export function importOwnLimits(maxEntries: number): ReadonlyMap<string, number> {
   return new Map([[MANIFEST_PATH, manifestLimits(maxEntries).bytes]]);
 }
+
+/** What an import reads of each file: a markdown file up to `maxFileBytes`, an image up to `maxImageBytes`. */
+export interface FileLimits {
+  /** The largest markdown file (that of a request body). */
+  maxFileBytes: number;
+  /** The largest image (that of a media upload: an image the library would refuse is not read). */
+  maxImageBytes: number;
+}
+
+/** For `checkZip`: the per-file limit of each path, an image's its own (`FileLimits`). */
+export function importFileLimitOf({ maxFileBytes, maxImageBytes }: FileLimits): (path: string) => number {
+  return (path) => (IMAGE_FILE.test(path) ? maxImageBytes : maxFileBytes);
+}
+
 const MARKDOWN = /\.(md|markdown)$/i;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -96,7 +111,7 @@ export interface ImportSource {
 export async function importFilesOf(
   archive: CheckedZip,
   checkFields: PostFieldsCheck,
-  { maxFileBytes, maxEntries }: { maxFileBytes: number; maxEntries: number },
+  { maxFileBytes, maxImageBytes, maxEntries }: FileLimits & { maxEntries: number },
 ): Promise<ImportSource> {
   const listed = await manifestOf(archive, maxEntries);
   const source: Source = listed === null ? 'markdown' : 'margincms';
@@ -104,7 +119,7 @@ export async function importFilesOf(
     source,
     archive.files.map((file) => file.path),
   );
-  const images = imagesOf(archive, listed);
+  const images = imagesOf(archive, listed, maxImageBytes);
   async function* files(): AsyncGenerator<ImportFile> {
     for (const file of archive.files) {
       if (listed !== null && file.path === MANIFEST_PATH) continue;
@@ -118,9 +133,10 @@ export async function importFilesOf(
 
 /**
  * The archive's image files, by path, each read when a post shows it (at most once): one over the
- * per-file limit is not inflated, and in a MarginCMS export one must be what the manifest lists.
+ * per-file limit is not inflated; in a MarginCMS export one that is not what the manifest lists
+ * is read as it is, with a note saying so.
  */
-function imagesOf(archive: CheckedZip, listed: Map<string, FileDigest> | null): Map<string, ArchiveImage> {
+function imagesOf(archive: CheckedZip, listed: Map<string, FileDigest> | null, maxImageBytes: number): Map<string, ArchiveImage> {
   const images = new Map<string, ArchiveImage>();
   for (const file of archive.files) {
     const segments = file.path.split('/');
@@ -128,16 +144,13 @@ function imagesOf(archive: CheckedZip, listed: Map<string, FileDigest> | null): 
     images.set(file.path, {
       path: file.path,
       async read() {
-        if (file.tooLarge)
-          return { skip: { reason: 'too_large', detail: `The image is ${file.size} bytes, more than the per-file limit.` } };
-        const bytes = await archive.read(file);
-        const expected = listed?.get(file.path);
-        if (listed === null) return { bytes };
-        if (expected === undefined) return { skip: { reason: 'checksum_mismatch', detail: 'The image is not listed in the manifest.' } };
-        if (!sameDigest(digestOf(bytes), expected)) {
-          return { skip: { reason: 'checksum_mismatch', detail: 'The image is not what the manifest lists (size or SHA-256).' } };
+        if (file.tooLarge) {
+          const detail = `The image is ${file.size} bytes, more than the ${maxImageBytes} an image may be (MEDIA_MAX_BYTES).`;
+          return { skip: { reason: 'too_large', detail } };
         }
-        return { bytes };
+        const bytes = await archive.read(file);
+        const note = listed === null ? null : unlisted('image', listed.get(file.path), bytes, 'stored as it is');
+        return note === null ? { bytes } : { bytes, note };
       },
     });
   }
@@ -196,20 +209,7 @@ async function importFileOf(
     return { path, skip: { reason: 'too_large', detail: `The file is ${file.size} bytes, more than the ${maxFileBytes} a post may be.` } };
   }
   const bytes = await archive.read(file);
-  if (listed !== null) {
-    const expected = listed.get(path);
-    if (expected === undefined) return { path, skip: { reason: 'checksum_mismatch', detail: 'The file is not listed in the manifest.' } };
-    const actual = digestOf(bytes);
-    if (!sameDigest(actual, expected)) {
-      return {
-        path,
-        skip: {
-          reason: 'checksum_mismatch',
-          detail: `The file is ${actual.bytes} bytes with SHA-256 ${actual.sha256}; the manifest lists ${expected.bytes} bytes with ${expected.sha256}.`,
-        },
-      };
-    }
-  }
+  const note = listed === null ? null : unlisted('file', listed.get(path), bytes, 'read by its own front matter');
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -218,15 +218,29 @@ async function importFileOf(
   }
   const split = splitFrontMatter(text);
   if ('error' in split) return { path, skip: { reason: 'invalid_front_matter', detail: `${capitalised(split.error)}.` } };
-  const outcome = importedPostOf(path, split.data, split.body, writer);
+  // A file of an export that is not what its manifest lists is read as any file would be: by its own front matter.
+  const own = note === null ? writer : isMarginCmsFile(split.data) ? 'margincms' : 'markdown';
+  const outcome = importedPostOf(path, split.data, split.body, own);
   if ('skip' in outcome) return { path, skip: outcome.skip };
   const { post } = outcome;
   const invalid = checkFields({ title: post.title, slug: post.slug, excerpt: post.excerpt, body: post.body, tags: post.tags });
   if (invalid !== null) return { path, skip: { reason: 'invalid_post', detail: invalid, slug: post.slug } };
   const shown = postImagesOf(path, split.data, split.body, images);
   // A MarginCMS export states a post whole: without a cover of its own, the post has none.
-  const stated = writer === 'margincms' && coverOf(split.data) === null ? { ...post, coverImage: null } : post;
-  return shown === undefined ? { path, post: stated } : { path, post: stated, images: shown };
+  const stated = own === 'margincms' && coverOf(split.data) === null ? { ...post, coverImage: null } : post;
+  return { path, post: stated, ...(shown === undefined ? {} : { images: shown }), ...(note === null ? {} : { note }) };
+}
+
+/**
+ * The note on a file of a MarginCMS export that is not what its manifest lists (`expected`, or
+ * not listed at all), saying how it is read instead; null for one that is.
+ */
+function unlisted(what: 'file' | 'image', expected: FileDigest | undefined, bytes: Uint8Array, read: string): string | null {
+  const The = what === 'file' ? 'The file' : 'The image';
+  if (expected === undefined) return `${The} is not listed in the manifest: ${read}.`;
+  const actual = digestOf(bytes);
+  if (sameDigest(actual, expected)) return null;
+  return `${The} is not what the manifest lists (${actual.bytes} bytes with SHA-256 ${actual.sha256}; the manifest lists ${expected.bytes} bytes with ${expected.sha256}): ${read}.`;
 }
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);

@@ -369,9 +369,9 @@ describe('dateOf', () => {
 });
 
 describe('importedPostOf', () => {
-  it('reads an id only from a MarginCMS export, and refuses one that is not a ULID there', () => {
+  it('reads an id only from a MarginCMS export (a MarginCMS file elsewhere keeps its status), and refuses one that is not a ULID there', () => {
     const data = { id: '01JDQ8Z4M6X2V7K9T3N5R8W1YB', title: 'T', status: 'archived' };
-    expect(importedPostOf('t.md', data, '', 'markdown')).toMatchObject({ post: { id: null, status: 'published' } });
+    expect(importedPostOf('t.md', data, '', 'markdown')).toMatchObject({ post: { id: null, status: 'archived' } });
     expect(importedPostOf('t.md', data, '', 'margincms')).toMatchObject({ post: { id: data.id, status: 'archived' } });
     expect(importedPostOf('t.md', { ...data, id: 'nope' }, '', 'margincms')).toMatchObject({ skip: { reason: 'invalid_front_matter' } });
   });

@@ -16,6 +16,11 @@ export interface ArchiveLimits {
   /** A file declaring more than this is skipped without being inflated. */
   maxFileBytes: number;
   /**
+   * The per-file limit of a path when it is not `maxFileBytes` (an import's images have the
+   * media upload's); such a file counts against `maxInflatedBytes` like any other.
+   */
+  maxFileBytesOf?: (path: string) => number;
+  /**
    * Paths with a size limit of their own instead of `maxFileBytes` (the manifest of an export,
    * which lists every post and so grows with the site). Such an entry declaring more than its
    * limit refuses the archive, since it cannot be skipped like a post; one within it is inflated
@@ -194,7 +199,8 @@ export async function checkZip(bytes: Uint8Array, limits: ArchiveLimits): Promis
           `the entry ${quoted(name)} declares ${entry.uncompressedSize} bytes, more than the ${ownLimit} it may have`,
         );
       }
-      const tooLarge = ownLimit === undefined && entry.uncompressedSize > limits.maxFileBytes;
+      const maxFileBytes = limits.maxFileBytesOf?.(name) ?? limits.maxFileBytes;
+      const tooLarge = ownLimit === undefined && entry.uncompressedSize > maxFileBytes;
       if (!tooLarge) declared += entry.uncompressedSize;
       files.push({ file: { path: name, size: entry.uncompressedSize, tooLarge }, entry });
     }

@@ -163,6 +163,7 @@ describeOnEveryStore('importSite', (make) => {
               id: null,
               slug: null,
               changed: [],
+              summary: mode === 'apply' ? 'Not imported.' : 'Will not be imported.',
               reason: 'page',
               detail: expect.stringMatching(/^A page, not a post: /) as unknown,
             });
@@ -500,7 +501,7 @@ describeOnEveryStore('importSite', (make) => {
       expect((await target.send('GET', `/posts/${clashing.id}`)).status).toBe(404);
     });
 
-    it('skips a file that is not what the manifest lists, and refuses a manifest of another version', async () => {
+    it('reads a file that is not what the manifest lists by its own front matter, saying so, and refuses a manifest of another version', async () => {
       const t = await setup(make);
       await t.create({ title: 'Listed', status: 'published' });
       const exported = await exportFlat(t);
@@ -508,17 +509,30 @@ describeOnEveryStore('importSite', (make) => {
       const tampered = {
         ...exported,
         'listed.md': encoder.encode('---\ntitle: Tampered\n---\n'),
-        'extra.md': encoder.encode('---\ntitle: Extra\n---\n'),
+        'extra.md': encoder.encode('---\ntitle: Extra\nstatus: draft\n---\n'),
       };
       const report = await reportOf(await importZip(target, zipSync(tampered)));
-      expect(byPath(report)['listed.md']).toMatchObject({ action: 'skip', reason: 'checksum_mismatch' });
-      expect(byPath(report)['extra.md']).toMatchObject({ action: 'skip', reason: 'checksum_mismatch' });
+      expect(report.source).toBe('margincms');
+      expect(byPath(report)['listed.md']).toMatchObject({
+        action: 'create',
+        slug: 'listed',
+        summary: 'Created as a published post.',
+        reason: null,
+        detail: expect.stringMatching(/^The file is not what the manifest lists \(.*\): read by its own front matter\.$/) as unknown,
+      });
+      expect(byPath(report)['extra.md']).toMatchObject({
+        action: 'create',
+        slug: 'extra',
+        summary: 'Created as a draft.',
+        detail: 'The file is not listed in the manifest: read by its own front matter.',
+      });
+      expect((await postsBySlug(target)).extra).toMatchObject({ title: 'Extra', status: 'draft' });
 
       const manifest = JSON.parse(Buffer.from(exported['manifest.json']!).toString('utf8')) as Record<string, unknown>;
       const future = { ...exported, 'manifest.json': encoder.encode(JSON.stringify({ ...manifest, version: 2 })) };
       const refused = await expectProblem(await importZip(target, zipSync(future)), 422, 'archive-refused');
       expect(refused).toMatchObject({ reason: 'unsupported_manifest', entry: 'manifest.json' });
-      expect((await target.allPosts()).total).toBe(0);
+      expect((await target.allPosts()).total).toBe(2);
     });
   });
 

@@ -5,7 +5,7 @@ import type { ImageImportDeps } from '../../../app/site-import-images.js';
 import { mediaBlobKey, originalName, ValidationError, type Clock, type Media } from '../../../domain/index.js';
 import { exportArchive } from '../../../site-files/export-archive.js';
 import type { ReadImage } from '../../../site-files/images.js';
-import { importFilesOf, importOwnLimits, type PostFieldsCheck } from '../../../site-files/import-files.js';
+import { importFileLimitOf, importFilesOf, importOwnLimits, type PostFieldsCheck } from '../../../site-files/import-files.js';
 import { ArchiveRefused, checkZip, type ArchiveLimits } from '../../../site-files/zip.js';
 import type { Contract } from '../contract.js';
 import { problemFromRefusal } from '../problem-map.js';
@@ -17,6 +17,8 @@ export interface SiteImportDeps {
   limits: Pick<ArchiveLimits, 'maxEntries' | 'maxInflatedBytes'>;
   /** The largest markdown file an import reads (the request body limit). */
   maxFileBytes: number;
+  /** The largest image an import reads (the media upload limit, MEDIA_MAX_BYTES). */
+  maxImageBytes: number;
   /** The most images one import decodes, and their pixels together (IMPORT_MAX_IMAGES, IMPORT_MAX_IMAGE_PIXELS). */
   imageLimits: ImageImportDeps['limits'];
   /** The contract: imported posts are checked against its `CreatePostRequest`. */
@@ -100,11 +102,16 @@ export function siteHandlers(
       try {
         // The whole archive is checked (names, kinds, sizes, every entry inflated once) before any file is read.
         const { maxEntries } = imports.limits;
-        const { maxFileBytes } = imports;
-        const archive = await checkZip(body, { ...imports.limits, maxFileBytes, ownLimits: importOwnLimits(maxEntries) });
+        const { maxFileBytes, maxImageBytes } = imports;
+        const archive = await checkZip(body, {
+          ...imports.limits,
+          maxFileBytes,
+          maxFileBytesOf: importFileLimitOf({ maxFileBytes, maxImageBytes }),
+          ownLimits: importOwnLimits(maxEntries),
+        });
         try {
           checkFields ??= postFieldsCheck(imports.contract);
-          const { source, files } = await importFilesOf(archive, checkFields, { maxFileBytes, maxEntries });
+          const { source, files } = await importFilesOf(archive, checkFields, { maxFileBytes, maxImageBytes, maxEntries });
           const report = await posts.imports.run(files, query.mode, actorOf({ principal }), images);
           return { status: 200, body: { mode: report.mode, source, counts: report.counts, items: report.items } };
         } finally {

@@ -406,7 +406,10 @@ async function importSite(file: string, values: Values, io: Io, print: Print): P
   return print(report, () => importSummary(report, file));
 }
 
-/** The report for a human: the counts, then each skipped file with its path and reason. */
+/**
+ * The report for a human: the counts, each update and each file read otherwise than its export's
+ * manifest lists with what it becomes in words, then each skipped file with its path and reason.
+ */
 function importSummary(report: ImportReport, file: string): string {
   const { counts } = report;
   const verb = report.mode === 'apply' ? 'Imported' : 'Dry run of';
@@ -417,8 +420,8 @@ function importSummary(report: ImportReport, file: string): string {
   const lines = [
     `${verb} ${file} (${report.source === 'margincms' ? 'a MarginCMS export' : 'markdown files'}, ${counts.files} files): ${what}.`,
   ];
-  for (const item of report.items.filter((entry) => entry.action === 'update')) {
-    lines.push(`  update ${item.path}: ${item.changed.join(', ')}`);
+  for (const item of report.items.filter((entry) => entry.action !== 'skip' && (entry.action === 'update' || entry.detail !== null))) {
+    lines.push(`  ${item.action.padEnd(6)} ${item.path}: ${item.summary}${item.detail ? ` (${item.detail})` : ''}`);
   }
   for (const item of report.items.filter((entry) => entry.action === 'skip')) {
     lines.push(`  skip   ${item.path}: ${item.reason}${item.detail ? ` (${item.detail})` : ''}`);

@@ -241,6 +241,30 @@ describeOnEveryStore('the margin CLI', (make) => {
     expect(missing.err).toContain('ENOENT');
   });
 
+  it('imports its own export with one file edited by hand: the dry run says in words what each post becomes, and the draft stays a draft', async () => {
+    const t = await served(make);
+    await t.login();
+    const draft = await t.json(['posts', 'create', '--title', 'Not yet', '--body-file', '-'], { stdin: 'Draft body.\n' });
+    const out = join(t.configDir, 'site.zip');
+    expect((await t.margin(['export', '--out', out])).code).toBe(EXIT.ok);
+    const files = unzipSync(readFileSync(out));
+    const path = `${draft.slug}.md`;
+    const edited = join(t.configDir, 'edited.zip');
+    writeFileSync(edited, zipSync({ ...files, [path]: strToU8(strFromU8(files[path]!).replace('Draft body.', 'Draft body, edited.')) }));
+
+    const dryRun = await t.margin(['import', edited]);
+    expect(dryRun.code, dryRun.err).toBe(EXIT.ok);
+    const lines = dryRun.out.split('\n');
+    expect(lines[0]).toBe(`Dry run of ${edited} (a MarginCMS export, 1 files): would create 0, update 1, leave 0 unchanged, skip 0.`);
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^  update ${path}: Will stay a draft; its body changes\\. \\(The file is not what the manifest lists \\(.+\\): read by its own front matter\\.\\)$`,
+      ),
+    );
+    expect(await t.json(['import', edited, '--apply'])).toMatchObject({ counts: { update: 1 } });
+    expect(await t.json(['posts', 'get', draft.id])).toMatchObject({ status: 'draft', body: 'Draft body, edited.\n' });
+  });
+
   it('refuses a hostile archive with exit 6, naming the reason and the entry, and imports nothing', async () => {
     const t = await served(make);
     await t.login();

@@ -25,11 +25,10 @@ const ACTIONS: Record<ImportItem['action'], { 'dry-run': string; apply: string }
   skip: { 'dry-run': 'Would skip', apply: 'Skipped' },
 };
 
-/** Why a file is skipped, or which fields an update changes. */
+/** Why a file is skipped; else what it becomes in words (its status, what changes), and a note (a file not what the manifest lists). */
 function details(item: ImportItem): string {
   if (item.action === 'skip') return [item.reason ? REASONS[item.reason] : 'Skipped', item.detail].filter(Boolean).join(': ');
-  if (item.action === 'update') return `Changes ${item.changed.join(', ')}`;
-  return '';
+  return [item.summary, item.detail].filter(Boolean).join(' ');
 }
 
 /** One sentence of the counts: "4 files: 2 to create, 1 to update, 0 unchanged, 1 to skip." */

@@ -46,6 +46,7 @@ const item = (path: string, action: string, extra: Record<string, unknown> = {})
   id: null,
   slug: null,
   changed: [],
+  summary: '',
   reason: null,
   detail: null,
   ...extra,
@@ -57,8 +58,18 @@ function report(mode: 'dry-run' | 'apply') {
     source: 'markdown',
     counts: { files: 3, create: 1, update: 1, unchanged: 0, skip: 1 },
     items: [
-      item('posts/new.md', 'create', { slug: 'new', ...(mode === 'apply' ? { id: '01NEW' } : {}) }),
-      item('posts/old.md', 'update', { id: '01OLD', slug: 'old', changed: ['title', 'body'] }),
+      item('posts/new.md', 'create', {
+        slug: 'new',
+        summary: mode === 'apply' ? 'Created as a draft.' : 'Will be created as a draft.',
+        ...(mode === 'apply' ? { id: '01NEW' } : {}),
+      }),
+      item('posts/old.md', 'update', {
+        id: '01OLD',
+        slug: 'old',
+        changed: ['title', 'status', 'body'],
+        summary: 'Will become a draft (now published); its title and body change.',
+        detail: 'The file is not what the manifest lists (…): read by its own front matter.',
+      }),
       item('posts/untitled.md', 'skip', {
         slug: 'untitled',
         reason: 'invalid_post',
@@ -159,8 +170,13 @@ describe('the site page: import', () => {
     const dry = await screen.findByRole('region', { name: 'Dry run: nothing written yet' });
     expect(within(dry).getByText('3 files: 1 to create, 1 to update, 0 unchanged, 1 to skip.')).toBeTruthy();
     expect(rowsOf(within(dry).getByRole('table'))).toEqual([
-      ['posts/new.md', 'Would create', 'new', ''],
-      ['posts/old.md', 'Would update', 'old', 'Changes title, body'],
+      ['posts/new.md', 'Would create', 'new', 'Will be created as a draft.'],
+      [
+        'posts/old.md',
+        'Would update',
+        'old',
+        'Will become a draft (now published); its title and body change. The file is not what the manifest lists (…): read by its own front matter.',
+      ],
       ['posts/untitled.md', 'Would skip', 'untitled', 'Not a valid post: /title: must NOT have fewer than 1 characters'],
     ]);
     expect(sent.seen).toEqual([{ mode: 'dry-run', type: 'application/zip', bytes: [80, 75, 3, 4, 1, 2, 3] }]);

@@ -2679,7 +2679,7 @@ export interface components {
          */
         IdempotencyKey: string;
         /**
-         * @description The post's current ETag (`"3"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
+         * @description The post's current ETag (`"3"`, or as a compressed answer sent it, `"3-br"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
          * @example "3"
          */
         IfMatch: string;
@@ -2689,7 +2689,7 @@ export interface components {
          */
         IfModifiedSince: string;
         /**
-         * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+         * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
          * @example "3"
          */
         IfNoneMatch: string;
@@ -2840,17 +2840,17 @@ export interface components {
          */
         ContentDisposition: string;
         /**
-         * @description A strong ETag of this representation, for If-None-Match: a hash of the body, or for one post a hash of what fixes its bytes (its id and version, and with `include=html` the renderer's version and the site's address), so that a 304 costs no rendering.
+         * @description A strong ETag of this representation, for If-None-Match: a hash of the body, or for one post a hash of what fixes its bytes (its id and version, and with `include=html` the renderer's version and the site's address), so that a 304 costs no rendering. A compressed answer's tag has its coding appended (`"kq3J0m1vYqzE8h2pX7s4Lw-br"`): If-None-Match may send either form.
          * @example "kq3J0m1vYqzE8h2pX7s4Lw"
          */
         ContentETag: string;
         /**
-         * @description The strong ETag of the post as it is now (the problem's `current`), its version quoted.
+         * @description The strong ETag of the post as it is now (the problem's `current`), its version quoted. A compressed answer's tag has its coding appended (`"3-br"`, `"3-gzip"`).
          * @example "2"
          */
         CurrentETag: string;
         /**
-         * @description A strong ETag, the post's version quoted (`"3"`).
+         * @description A strong ETag, the post's version quoted (`"3"`). A compressed answer's tag has its coding appended (`"3-br"`, `"3-gzip"`).
          * @example "1"
          */
         ETag: string;
@@ -2890,7 +2890,7 @@ export interface components {
          */
         RetryAfter: number;
         /**
-         * @description The strong ETag of the post as the update left it, its new version quoted (`"4"`).
+         * @description The strong ETag of the post as the update left it, its new version quoted (`"4"`). A compressed answer's tag has its coding appended (`"3-br"`, `"3-gzip"`).
          * @example "2"
          */
         UpdatedETag: string;
@@ -3138,7 +3138,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3166,7 +3166,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The post's current ETag (`"3"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
+                 * @description The post's current ETag (`"3"`, or as a compressed answer sent it, `"3-br"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3195,7 +3195,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The post's current ETag (`"3"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
+                 * @description The post's current ETag (`"3"`, or as a compressed answer sent it, `"3-br"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3275,7 +3275,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The post's current ETag (`"3"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
+                 * @description The post's current ETag (`"3"`, or as a compressed answer sent it, `"3-br"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.
                  * @example "3"
                  */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -3819,7 +3819,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3851,7 +3851,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3887,7 +3887,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3920,7 +3920,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3952,7 +3952,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -3984,7 +3984,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -4013,7 +4013,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -4066,7 +4066,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body.
+                 * @description An ETag from an earlier answer, or `*`. When it matches, the answer is 304 with no body; a tag with a coding appended (`"3-br"`) matches when the request accepts that coding.
                  * @example "3"
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];

@@ -127,7 +127,7 @@ describe('the app over a socket', () => {
       'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
       'x-content-type-options': 'nosniff',
       'x-frame-options': 'DENY',
-      vary: 'Origin',
+      vary: 'Origin, Accept-Encoding',
     });
   });
 
@@ -169,7 +169,7 @@ describe('the app over a socket', () => {
   it('sends Vary: Origin once to a browser from an origin, allowed or not', async () => {
     const answer = await send('GET', '/healthz', [], { origin: 'https://elsewhere.example.com' });
     expect(answer.status).toBe(200);
-    expect(answer.headers.vary).toBe('Origin');
+    expect(answer.headers.vary).toBe('Origin, Accept-Encoding');
     expect(answer.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

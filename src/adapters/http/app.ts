@@ -3,6 +3,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { PatternRouter } from 'hono/router/pattern-router';
 import type { Logger } from '../../log.js';
 import { mountAdmin } from './admin.js';
+import { compressAnswers } from './compression.js';
 import { clientAddressOf, requestIdOf, type Answer, type Env } from './context.js';
 import { API_ROOT, type Contract } from './contract.js';
 import { createDispatch } from './dispatch.js';
@@ -83,7 +84,8 @@ const FORM_ALLOWANCE_BYTES = 64 * 1024;
 /**
  * The HTTP adapter: one Hono route per operation of the bundle, each answered through the guard
  * (CORS, limits), the dispatch (auth, validation, the handler) and, for a thrown error, the error
- * answer; other methods and paths from the path templates.
+ * answer; other methods and paths from the path templates; every answer compressed for the
+ * clients that accept it (compression.ts).
  */
 export function createApp(options: AppOptions): Hono<Env> {
   const { contract } = options;
@@ -134,6 +136,9 @@ export function createApp(options: AppOptions): Hono<Env> {
   if (options.adminDir !== undefined) mountAdmin(app as unknown as Hono<never>, options.adminDir, options.mediaOrigin);
   app.notFound(guard(notFound));
   app.onError(answerError);
+  // Outside everything, Hono included, as a proxy would compress: the observers see the answer
+  // the app made, and `app.request` goes through it too (Hono's request calls this.fetch).
+  app.fetch = compressAnswers(app.fetch);
   return app;
 }
 

@@ -4,10 +4,11 @@ import { bearerToken } from './bearer.js';
 import { clientAddressOf, pathOf, queryOf, requestIdOf, type Env } from './context.js';
 import type { Contract, Route } from './contract.js';
 import { BinaryBody } from './binary-body.js';
+import { isCompressible } from './compression.js';
 import { HttpProblem } from './problem.js';
 import { JsonText } from './json-text.js';
 import type { HandlerRegistry, ImageUpload, Principal } from './registry.js';
-import { baseHeaders, respond } from './response-headers.js';
+import { baseHeaders, respond, withoutVaryOn } from './response-headers.js';
 import { stageImageBody, stageImageForm, type ReadUpload, type UploadLimits } from './upload-body.js';
 
 export interface DispatchOptions {
@@ -262,6 +263,8 @@ function toResponse(route: Route, path: string, reply: Reply): Response {
   if (reply.body === undefined) return respond(null, reply.status, headers);
   if (reply.body instanceof BinaryBody) {
     headers['content-type'] = reply.body.contentType;
+    // A media file is sent as it is, whatever the client accepts (compression.ts).
+    if (!isCompressible(reply.body.contentType)) withoutVaryOn(headers, 'accept-encoding');
     return respond(reply.body.bytes, reply.status, headers);
   }
   const media = route.mediaTypes.get(reply.status) ?? 'application/json';

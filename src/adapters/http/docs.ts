@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Context, Hono } from 'hono';
 import { API_ROOT } from './contract.js';
+import { ifNoneMatchHas } from './content/conditional.js';
 import { respond, SECURITY_HEADERS } from './response-headers.js';
 
 /** Where the docs page lives, and the contract beside it. */
@@ -102,7 +103,7 @@ export function mountDocs(
 
   const html = page(version);
   const bundleTag = `"${createHash('sha256').update(bundleText).digest('base64url').slice(0, 22)}"`;
-  const headers = (extra: Record<string, string>) => ({ ...SECURITY_HEADERS, vary: 'Origin', ...extra });
+  const headers = (extra: Record<string, string>) => ({ ...SECURITY_HEADERS, vary: 'Origin, Accept-Encoding', ...extra });
 
   app.get(
     DOCS_PATH,
@@ -119,19 +120,16 @@ export function mountDocs(
     guard((c) => {
       const file = loadFiles().get(c.req.param('file') ?? '');
       if (!file) return notFound(c);
-      // A view of the buffer's bytes (no copy) is a body TypeScript's Fetch types accept.
-      const bytes = new Uint8Array(file.body.buffer as ArrayBuffer, file.body.byteOffset, file.body.byteLength);
-      const response = new Response(bytes, {
-        status: 200,
-        headers: headers({ 'content-type': file.type, 'cache-control': 'public, max-age=86400' }),
-      });
-      return response;
+      // The same bytes every time: compressed once per coding (compression.ts).
+      return respond(file.body, 200, headers({ 'content-type': file.type, 'cache-control': 'public, max-age=86400' }));
     }),
   );
   app.get(
     BUNDLE_PATH,
     guard((c) => {
-      if (c.req.header('if-none-match') === bundleTag) return respond(null, 304, headers({ etag: bundleTag, 'cache-control': 'no-cache' }));
+      const ifNoneMatch = c.req.header('if-none-match');
+      if (ifNoneMatch !== undefined && ifNoneMatchHas(ifNoneMatch, bundleTag))
+        return respond(null, 304, headers({ etag: bundleTag, 'cache-control': 'no-cache' }));
       return respond(bundleText, 200, headers({ 'content-type': 'application/json', etag: bundleTag, 'cache-control': 'no-cache' }));
     }),
   );

@@ -128,12 +128,16 @@ export function etagOf(version: number): string {
  * visible ASCII but `"`, or obs-text; then optional whitespace and a comma, or the end.
  */
 const ENTITY_TAG = /[ \t]*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?[ \t]*(?:,|$)/y;
-/** An opaque tag this server writes: a version in decimal. */
-const VERSION_TAG = /^[1-9][0-9]{0,9}$/;
+/**
+ * An opaque tag this server writes: a version in decimal, with the coding appended when the
+ * answer was compressed (`3-br`, see compression.ts); the version is what it names.
+ */
+const VERSION_TAG = /^([1-9][0-9]{0,9})(?:-(?:br|gzip))?$/;
 
 /**
- * What an If-Match header asks for: `*`, or the versions its strong entity tags name; null when it
- * is neither `*` nor a list of entity tags (`abc`, `3`, `"3`, an empty list). Weak tags never
+ * What an If-Match header asks for: `*`, or the versions its strong entity tags name (`"3"`, or
+ * `"3-br"` as a compressed answer sent it); null when it is neither `*` nor a list of entity tags
+ * (`abc`, `3`, `"3`, an empty list). Weak tags never
  * match (If-Match uses the strong comparison, RFC 9110 §13.1.1), and neither do strong tags that
  * are not a version this server writes (`"abc"`): both are left out, so a list of nothing else
  * names no version and ends in a 412.
@@ -150,7 +154,8 @@ export function parseIfMatch(header: string): readonly number[] | '*' | null {
     const [, weak, opaque] = match;
     if (opaque === undefined) continue; // an empty list element, which a recipient skips (RFC 9110 §5.6.1.2)
     tags++;
-    if (weak === undefined && VERSION_TAG.test(opaque)) versions.push(Number(opaque));
+    const version = weak === undefined ? VERSION_TAG.exec(opaque)?.[1] : undefined;
+    if (version !== undefined) versions.push(Number(version));
   }
   return tags === 0 ? null : versions;
 }

@@ -17,7 +17,7 @@ describe('response headers', () => {
     expect(baseHeaders('/api/v1/posts')['cache-control']).toBe('private, no-cache');
     expect(baseHeaders('/elsewhere')['cache-control']).toBeUndefined();
     for (const path of ['/api/v1/auth/login', '/api/v1/posts', '/elsewhere']) {
-      expect(baseHeaders(path)).toMatchObject({ ...SECURITY_HEADERS, vary: 'Origin' });
+      expect(baseHeaders(path)).toMatchObject({ ...SECURITY_HEADERS, vary: 'Origin, Accept-Encoding' });
     }
   });
 });

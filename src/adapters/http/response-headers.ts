@@ -32,10 +32,11 @@ export const SECURITY_HEADER_OPTIONS: NonNullable<Parameters<typeof secureHeader
 const AUTH_ROOT = `${API_ROOT}/auth/`;
 /** Where the public Content API lives (the contract's `content` tag). */
 export const CONTENT_ROOT = `${API_ROOT}/content/`;
-// Answers differ by Origin (CORS), so caches must keep them apart.
-const AUTH_HEADERS = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'no-store', vary: 'Origin' });
-const API_HEADERS = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'private, no-cache', vary: 'Origin' });
-const OTHER_HEADERS = Object.freeze({ ...SECURITY_HEADERS, vary: 'Origin' });
+// Answers differ by Origin (CORS), so caches must keep them apart; and by Accept-Encoding
+// (compression.ts compresses them for clients that accept it).
+const AUTH_HEADERS = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'no-store', vary: 'Origin, Accept-Encoding' });
+const API_HEADERS = Object.freeze({ ...SECURITY_HEADERS, 'cache-control': 'private, no-cache', vary: 'Origin, Accept-Encoding' });
+const OTHER_HEADERS = Object.freeze({ ...SECURITY_HEADERS, vary: 'Origin, Accept-Encoding' });
 // Public and the same for every origin, so no `Vary: Origin`: any page may read them (CORS `*`,
 // no credentials) and embed them (CORP cross-origin). Success answers set their own
 // Cache-Control; errors are not stored.
@@ -45,12 +46,13 @@ const CONTENT_HEADERS = Object.freeze({
   'access-control-allow-origin': '*',
   'access-control-expose-headers': 'ETag, Retry-After',
   'cache-control': 'no-store',
+  vary: 'Accept-Encoding',
 });
 
 /**
- * The headers every answer at `path` carries unless it sets its own: the security headers, and
- * the cache policy (tokens are never stored by caches; other API answers are private and
- * revalidated with their ETags; content answers are public, see CONTENT_HEADERS).
+ * The headers every answer at `path` carries unless it sets its own: the security headers, the
+ * cache policy (tokens are never stored by caches; other API answers are private and
+ * revalidated with their ETags; content answers are public, see CONTENT_HEADERS) and Vary.
  */
 export function baseHeaders(path: string): Readonly<Record<string, string>> {
   if (path.startsWith(CONTENT_ROOT)) return CONTENT_HEADERS;
@@ -59,8 +61,26 @@ export function baseHeaders(path: string): Readonly<Record<string, string>> {
   return OTHER_HEADERS;
 }
 
-/** Answers built with every header in place, which the app's outer middleware leaves alone. */
-export const RESPONDED = new WeakSet<Response>();
+/** Takes `name` (lowercase) out of the Vary of `headers`; no Vary is left when it was the only one. */
+export function withoutVaryOn(headers: Record<string, string>, name: string): void {
+  const rest = (headers.vary ?? '').split(/\s*,\s*/).filter((field) => field !== '' && field.toLowerCase() !== name);
+  if (rest.length === 0) delete headers.vary;
+  else headers.vary = rest.join(', ');
+}
+
+/** What `respond` made an answer of. */
+export interface Responded {
+  body: string | Uint8Array | null;
+  headers: Record<string, string>;
+}
+
+/**
+ * Answers built with every header in place, which the app's outer middleware leaves alone, and
+ * what they were made of: compression.ts reads an answer's body and headers here rather than
+ * through the Fetch API (which would build a Headers object for every answer), and rebuilds it
+ * from them. So an answer made by `respond` is final: headers changed on it later would be lost.
+ */
+export const RESPONDED = new WeakMap<Response, Responded>();
 
 /**
  * An answer from a body and a plain header object (names lowercased), which becomes the answer's
@@ -74,6 +94,6 @@ export const RESPONDED = new WeakSet<Response>();
 export function respond(body: string | Uint8Array | null, status: number, headers: Record<string, string>): Response {
   if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
   const response = new Response(body, { status, headers });
-  RESPONDED.add(response);
+  RESPONDED.set(response, { body, headers });
   return response;
 }

@@ -24,6 +24,13 @@ export function httpDateOf(instant: Date): string {
   return instant.toUTCString();
 }
 
+/** Whether an If-None-Match header is `*` or lists `etag`, under the weak comparison (RFC 9110 §8.8.3.2). */
+export function ifNoneMatchHas(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
 const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
@@ -37,11 +44,7 @@ export function isNotModified(
   etag: string,
   lastModified: Date,
 ): boolean {
-  if (conditions.ifNoneMatch !== undefined) {
-    if (conditions.ifNoneMatch.trim() === '*') return true;
-    const opaque = etag.replace(/^W\//, '');
-    return conditions.ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
-  }
+  if (conditions.ifNoneMatch !== undefined) return ifNoneMatchHas(conditions.ifNoneMatch, etag);
   const since = conditions.ifModifiedSince?.trim();
   if (since === undefined || !IMF_FIXDATE.test(since)) return false;
   const sinceMs = Date.parse(since);

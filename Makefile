@@ -89,7 +89,7 @@ bench-db: install ## Seed 10k and 100k posts in a scratch PostgreSQL database; p
 soak-pool: install ## Saturate the PostgreSQL pool for SOAK_SECONDS (300) and compare first/last minute throughput
 	$(BIN)/tsx scripts/soak-pool.ts
 
-bench: install ## API vs a minimal floor server on scratch PostgreSQL (BENCH_QUICK=1: one short round, ~1 min); run `make build` first
+bench: install ## API vs a minimal floor server on scratch PostgreSQL, the Content API list also for br and gzip clients (bytes per answer); BENCH_QUICK=1: one short round, ~1 min; BENCH_SCENARIOS=a,b: only those; run `make build` first
 	$(BIN)/tsx bench/run.ts
 
 bench-ab: install ## Creates of this build vs REV's (default 6ae7ed6), built in a git worktree, interleaved; WAL per create; run `make build` first

@@ -4,7 +4,18 @@ import { randomBytes } from 'node:crypto';
 import type { LoadSettings } from './env.js';
 import { postInput } from './text.js';
 
-export const SCENARIOS = ['get-one', 'list-20', 'list-20-deep', 'create', 'mixed', 'content-get', 'content-list', 'media-get'] as const;
+export const SCENARIOS = [
+  'get-one',
+  'list-20',
+  'list-20-deep',
+  'create',
+  'mixed',
+  'content-get',
+  'content-list',
+  'content-list-br',
+  'content-list-gzip',
+  'media-get',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 /** Scenarios that add rows (the runner resets the data after them). */
@@ -32,6 +43,8 @@ export interface LoadResult {
   reqPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** What came over the wire per answer, headers and body (autocannon's count of bytes read). */
+  bytesPerReq: number;
   statusCodes: Record<string, number>;
 }
 
@@ -72,6 +85,10 @@ function requestFor(scenario: Scenario, target: Target): (req: Req) => Req {
     path: `/api/v1/content/posts/slug/${target.slugs[Math.floor(Math.random() * target.slugs.length)]}`,
   });
   const contentList = (req: Req): Req => ({ ...req, method: 'GET', path: '/api/v1/content/posts?limit=20' });
+  // The same list for a client that accepts a coding, as browsers and CDNs do (#41 item 9).
+  const contentListIn =
+    (coding: string) =>
+    (req: Req): Req => ({ ...contentList(req), headers: { ...req.headers, 'accept-encoding': coding } });
   const mediaGet = (req: Req): Req => ({ ...req, method: 'GET', path: target.mediaPath ?? '/api/v1/content/media/none/none' });
   switch (scenario) {
     case 'media-get':
@@ -80,6 +97,10 @@ function requestFor(scenario: Scenario, target: Target): (req: Req) => Req {
       return contentGet;
     case 'content-list':
       return contentList;
+    case 'content-list-br':
+      return contentListIn('br, gzip');
+    case 'content-list-gzip':
+      return contentListIn('gzip');
     case 'get-one':
       return getOne;
     case 'list-20':
@@ -121,6 +142,7 @@ function summarise(result: autocannon.Result): LoadResult {
     reqPerSec: ok / result.duration,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
+    bytesPerReq: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
     statusCodes,
   };
 }

@@ -393,6 +393,7 @@ function comparisonTable(cells: Cell[]): string {
       latency(floor),
       cpu(api),
       cpu(floor),
+      `${fmt(med(api, (c) => c.load.bytesPerReq ?? null))} / ${fmt(med(floor, (c) => c.load.bytesPerReq ?? null))}`,
       `${failures(api)} / ${failures(floor)}`,
     ];
   });
@@ -406,6 +407,7 @@ function comparisonTable(cells: Cell[]): string {
       'floor p50/p99 ms',
       'API CPU µs/req srv/PG',
       'floor CPU µs/req srv/PG',
+      'bytes/answer API/floor',
       'non-2xx+errors API/floor',
     ],
     rows,
@@ -468,6 +470,21 @@ function uploadTable(runs: UploadRun[]): string {
   return table(['round', '201 / uploads', 'other answers', 'MiB each', 's', 'uploads/s', 'p50/max ms', 'peak RSS MiB'], rows);
 }
 
+/**
+ * The Content API's list (limit=20) as it goes out to a client that accepts nothing, br or gzip
+ * (#41 item 9): bytes per answer on the wire (headers included) and the API's CPU per request.
+ */
+function compressionLine(cells: Cell[]): string | null {
+  const codings = (['content-list', 'content-list-br', 'content-list-gzip'] as const).filter((scenario) => ONLY.includes(scenario));
+  if (codings.length < 2) return null;
+  const parts = codings.map((scenario) => {
+    const api = of(cells, scenario, 'api');
+    const name = scenario === 'content-list' ? 'identity' : scenario.slice('content-list-'.length);
+    return `${name} ${fmt(med(api, (c) => c.load.bytesPerReq ?? null))} B/answer, ${fmt(med(api, (c) => c.serverCpuUsPerReq))} µs CPU/req`;
+  });
+  return `content-list on the wire (#41 item 9): ${parts.join('; ')}`;
+}
+
 /** The figures #32 sets targets for that this run measures, each with `met` or `NOT met`. */
 function targetLines(cells: Cell[], wal: WalRun[]): string[] {
   const lines = ['Targets (#32):'];
@@ -480,6 +497,8 @@ function targetLines(cells: Cell[], wal: WalRun[]): string[] {
         `target ≥ 0.80: ${value >= 0.8 ? 'met' : 'NOT met'}`,
     );
   }
+  const compression = compressionLine(cells);
+  if (compression !== null) lines.push(`- ${compression}`);
   lines.push('- create req/s against an older build: `make bench-ab` (bench/ab.ts).');
   return lines;
 }

@@ -60,9 +60,9 @@ export function isCompressible(contentType: string | null | undefined): boolean 
 }
 
 /**
- * Brotli at quality 5 and gzip at level 6: on a 8 KB page of the Content API's list, 62 µs and
- * 45 µs of CPU for 650 and 790 bytes; quality 11 would take milliseconds for a few per cent more
- * (that is for the build's files, see scripts/build.mjs).
+ * Brotli at quality 5 and gzip at level 6: on an 8 KB page of the Content API's list, 62 µs and
+ * 45 µs of CPU for 650 and 790 bytes (bench/NOTES.md); the build's own files get the best of both
+ * once (scripts/build.mjs).
  */
 function brotliOptions(bytes: number): BrotliOptions {
   return {

@@ -351,7 +351,7 @@ export interface paths {
         put?: never;
         /**
          * Create a preview link to a post
-         * @description Creates an unguessable link that shows the post, whatever its status (a draft, a scheduled or archived post), on the Content API without credentials, for a reviewer or a frontend's preview mode: getContentPreview at `url`. The link shows the post as it is at each request, so later edits show too. It works until `expiresAt` (7 days from now by default, at most 90 days) or until it is revoked (revokePreviewLink), or the post is deleted; then it answers 404 like any missing post. The `token` (and so the `url`) is in this answer only. The post stays 404 everywhere else on the Content API until it is published.
+         * @description Creates an unguessable link that shows the post, whatever its status (a draft, a scheduled or archived post), on the Content API without credentials, for a reviewer or a frontend's preview mode: getContentPreview at `apiUrl`, a readable page in a browser and JSON for a frontend. `url` is the link to hand a reviewer: `apiUrl`, or where the site's own frontend shows previews when the server's `PREVIEW_URL_TEMPLATE` says so. The link shows the post as it is at each request, so later edits show too. It works until `expiresAt` (7 days from now by default, at most 90 days) or until it is revoked (revokePreviewLink), or the post is deleted; then it answers 404 like any missing post. The `token` (and so both URLs) is in this answer only. The post stays 404 everywhere else on the Content API until it is published.
          *
          *     A post has at most 20 active links (neither revoked nor expired) at once: creating another is a 422 `preview-link-limit-reached` and creates nothing; revoke one first. Expired and revoked links do not count. Concurrent creates never take a post past 20.
          */
@@ -445,6 +445,26 @@ export interface paths {
          *     Images are stored when a post shows them, once each. Decoding is bounded per import: at most `IMPORT_MAX_IMAGES` images (200 by default) and `IMPORT_MAX_IMAGE_PIXELS` pixels together (1,000,000,000 by default), counted from each image's header (width × height × frames) in the order the posts show them, are decoded; an image the media library already holds (its bytes are a media's upload or served original) costs nothing. An image beyond either bound is skipped as `image_limit`, and the posts that show it are imported without it: import the same archive again to store the next ones. A dry run decodes no image: it reads each image's header only and reports what the apply would (`create`, `unchanged`, `image_refused` for a type, byte, pixel or frame count the library refuses, `image_limit`), but for an image whose pixels turn out not to decode, which only the apply refuses, and one whose re-encoded original the library already holds, which the apply reports `unchanged`.
          */
         post: operations["importSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/site": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public site's address and how its pages are named
+         * @description Where the blog is (`PUBLIC_SITE_URL`) and the URL of a post's page there, as an RFC 6570 template with `{slug}` (`PUBLIC_SITE_URL` followed by `PUBLIC_POST_PATH`): the admin's "View post" of a published post is this template with the post's slug, percent-encoded. The feeds and the sitemap link to posts by the same rule.
+         */
+        get: operations["getSite"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -835,9 +855,12 @@ export interface paths {
         };
         /**
          * Preview a post through a preview link
-         * @description The post of an active preview link as it is now, whatever its status (draft, scheduled, archived or published), in the shape of getContentPost, so a frontend renders it with the same code; `include=html` adds the rendered body. `publishedAt` is the post's first publication; for a post never published, its `publishAt` when it is scheduled, else the time of the answer.
+         * @description The post of an active preview link as it is now, whatever its status (draft, scheduled, archived or published). The same URL serves two kinds of client, told apart by `Accept` (`Vary: Accept`):
          *
-         *     Public like the rest of the Content API (no credentials, the same rate limit and CORS), but never cached or indexed: `Cache-Control: no-store` and `X-Robots-Tag: noindex`, and no ETag. An unknown token, a link expired or revoked, and a deleted post are the same 404 as any missing content post.
+         *     - **A person with a browser** (`Accept` names `text/html` before any JSON type, as every browser's navigation does): a readable HTML page of the post as it will look: its title, date, cover and body rendered and sanitised as `include=html` renders it, under a banner that says what the post is (a draft, scheduled, archived or published) and that only holders of the link see it. The page is self-contained: its one stylesheet is inline and allowed by its hash in the `Content-Security-Policy`, which also lets it load images from this API's media and over HTTPS, and nothing else (no script, no frame, no form); it has `<meta name="robots" content="noindex">`, light and dark colours and the post's language structure (`main`, `article`, `h1`, `time`). A body that cannot be rendered in time is shown as its markdown.
+         *     - **Any other client** (`Accept` absent, `*\/*`, `application/json`, …): the post in the shape of getContentPost, so a frontend renders it with the same code; `include=html` adds the rendered body. `publishedAt` is the post's first publication; for a post never published, its `publishAt` when it is scheduled, else the time of the answer.
+         *
+         *     Public like the rest of the Content API (no credentials, the same rate limit and CORS), but never cached or indexed: `Cache-Control: no-store` and `X-Robots-Tag: noindex`, and no ETag. An unknown token, a link expired or revoked, and a deleted post are the same 404 as any missing content post: an HTML page saying so for a browser, the `not-found` problem for other clients.
          */
         get: operations["getContentPreview"];
         put?: never;
@@ -1286,6 +1309,18 @@ export interface components {
         };
         /** @description A zip archive (deflated entries, UTF-8 names): the posts' markdown files, then `manifest.json`. */
         SiteArchive: string;
+        /** @description The public site the posts are published on, as the server is configured. */
+        Site: {
+            /** @description The site's title (`SITE_TITLE`), as the feeds name it. */
+            title: string;
+            /**
+             * Format: uri
+             * @description The blog's address, without a trailing slash (`PUBLIC_SITE_URL`).
+             */
+            url: string;
+            /** @description The absolute URL of a post's page with `{slug}` where its slug goes (`PUBLIC_SITE_URL` and `PUBLIC_POST_PATH`), an RFC 6570 level 1 template: put the slug in percent-encoded. */
+            postUrlTemplate: string;
+        };
         /** @description A zip archive of markdown files (`.md` or `.markdown`) with YAML or TOML front matter: a MarginCMS export, or the content folder of a Hugo, Jekyll or Astro site. Other files (images, configuration) are reported as skipped. */
         ImportArchive: string;
         /**
@@ -1760,14 +1795,19 @@ export interface components {
             revokedAt: components["schemas"]["Timestamp"] | null;
             status: components["schemas"]["PreviewLinkStatus"];
         };
-        /** @description A new preview link with its `url` and `token`, shown this once: the server keeps only a hash of the token and cannot show it again. */
+        /** @description A new preview link with its `url`, `apiUrl` and `token`, shown this once: the server keeps only a hash of the token and cannot show it again. */
         PreviewLinkCreated: {
             id: components["schemas"]["PreviewLinkId"];
             /**
              * Format: uri
-             * @description The absolute URL of the preview on the Content API, `<origin>/api/v1/content/preview/<token>` (getContentPreview): hand it to a frontend, which fetches the post from it as it fetches a published one.
+             * @description The link to give a reviewer. With the server's `PREVIEW_URL_TEMPLATE` set, that template with the token in place of `{token}` (e.g. `https://blog.example.com/preview/<token>`: the site's own frontend renders the preview, fetching it from `apiUrl`); without it, `apiUrl` itself, which a browser shows as a readable page.
              */
             url: string;
+            /**
+             * Format: uri
+             * @description The absolute URL of the preview on the Content API, `<origin>/api/v1/content/preview/<token>` (getContentPreview): JSON for a frontend, which fetches the post from it as it fetches a published one; an HTML page for a browser.
+             */
+            apiUrl: string;
             token: components["schemas"]["PreviewToken"];
             expiresAt: components["schemas"]["Timestamp"];
             createdAt: components["schemas"]["Timestamp"];
@@ -2249,6 +2289,15 @@ export interface components {
                 "application/xml": string;
             };
         };
+        /** @description The public site's title, address and post URL template. */
+        SiteResponse: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Site"];
+            };
+        };
         /** @description Another post already has this slug (`suggestedSlug` was free when the answer was written), or a request with the same Idempotency-Key is still running (retry after Retry-After seconds: 1, as such a request usually ends within milliseconds). */
         SlugTakenOrKeyInFlightResponse: {
             headers: {
@@ -2592,28 +2641,35 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationProblem"];
             };
         };
-        /** @description No preview here: an unknown token, a link expired or revoked, and a deleted post all answer this, alike, with the `not-found` problem of any missing content post. */
+        /** @description No preview here: an unknown token, a link expired or revoked, and a deleted post all answer this, alike: for a browser a short HTML page saying the link no longer works, for other clients the `not-found` problem of any missing content post. */
         ContentPreviewNotFoundResponse: {
             headers: {
+                "X-Robots-Tag": components["headers"]["RobotsNoindex"];
+                Vary: components["headers"]["PreviewVary"];
+                "Content-Security-Policy": components["headers"]["PreviewContentSecurityPolicy"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+                "text/html": string;
             };
         };
-        /** @description The post as it is now, whatever its status, in the Content API's shape, with `html` when `include=html` was asked for. Never cached, never indexed. */
+        /** @description The post as it is now, whatever its status: a readable HTML page for a browser (`Accept` names `text/html` first), else the Content API's shape, with `html` when `include=html` was asked for. Never cached, never indexed. */
         ContentPreviewResponse: {
             headers: {
                 "Cache-Control": components["headers"]["NoStoreCacheControl"];
                 "X-Robots-Tag": components["headers"]["RobotsNoindex"];
+                Vary: components["headers"]["PreviewVary"];
+                "Content-Security-Policy": components["headers"]["PreviewContentSecurityPolicy"];
                 "Access-Control-Allow-Origin": components["headers"]["AccessControlAllowOrigin"];
                 [name: string]: unknown;
             };
             content: {
                 "application/json": components["schemas"]["ContentPost"];
+                "text/html": string;
             };
         };
-        /** @description The preview link was created; its `url` and `token` are in this answer only. */
+        /** @description The preview link was created; its `url`, `apiUrl` and `token` are in this answer only. */
         PreviewLinkCreatedResponse: {
             headers: {
                 Location: components["headers"]["PreviewLinkLocation"];
@@ -2932,6 +2988,13 @@ export interface components {
         PreviewLinkLocation: string;
         /** @description `noindex`: search engines must not index a preview, even if its URL leaks. */
         RobotsNoindex: "noindex";
+        /**
+         * @description Starts with `default-src 'none'`. On the JSON and problem answers that is all there is; the HTML page adds its inline stylesheet by hash (`style-src 'sha256-…'`), images from this API's media and over HTTPS (`img-src`), and forbids framing, forms and `<base>`. No script runs on a preview.
+         * @example default-src 'none'; style-src 'sha256-+FkAWqtzxoXv94QABlD7eGMXmwj/5ZTpPIWFsnDtIPU='; img-src https://api.example.com https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
+         */
+        PreviewContentSecurityPolicy: string;
+        /** @description `Accept`: the preview's URL answers an HTML page to a browser and JSON to other clients, so a cache (were it allowed to keep one) must keep them apart. */
+        PreviewVary: "Accept";
     };
     pathItems: never;
 }
@@ -3476,6 +3539,22 @@ export interface operations {
             401: components["responses"]["UnauthorizedResponse"];
             413: components["responses"]["PayloadTooLargeResponse"];
             422: components["responses"]["ArchiveRefusedResponse"];
+            500: components["responses"]["InternalErrorResponse"];
+            503: components["responses"]["ServiceUnavailableResponse"];
+        };
+    };
+    getSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SiteResponse"];
+            400: components["responses"]["InvalidHttpRequestResponse"];
+            401: components["responses"]["UnauthorizedResponse"];
             500: components["responses"]["InternalErrorResponse"];
             503: components["responses"]["ServiceUnavailableResponse"];
         };

@@ -27,6 +27,7 @@ export interface RequestDefaults {
   getRevision: { query: never; body: never };
   getRevisionDiff: { query: "against"; body: never };
   getRssFeed: { query: never; body: never };
+  getSite: { query: never; body: never };
   getSitemap: { query: never; body: never };
   getStats: { query: never; body: never };
   getWebhook: { query: never; body: never };

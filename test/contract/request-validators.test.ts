@@ -27,6 +27,7 @@ describe('request validators', () => {
       'getHealth',
       'getMe',
       'getReadiness',
+      'getSite',
       'getStats',
       'listTags',
       'listWebhooks',

@@ -145,6 +145,7 @@ export async function compose(options: CompositionOptions) {
         clock,
       },
       previewLinks: { links: store.previewLinks, posts: store.posts, tokens: createRandomTokens(), ids, clock },
+      previewUrlTemplate: content.previewUrlTemplate,
     }),
     ...(contentRateLimit === null
       ? {}

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
         siteUrl: 'http://localhost:3000',
         postPath: '/blog/{slug}',
         apiUrl: 'http://localhost:8080',
+        previewUrlTemplate: null,
         siteTitle: 'MarginCMS blog',
         maxAgeSeconds: 60,
         staleWhileRevalidateSeconds: 300,
@@ -207,6 +208,28 @@ describe('loadConfig', () => {
     expect(both).toThrow(/PUBLIC_POST_PATH must be a path starting with \/ and containing \{slug\}/);
     expect(() => loadConfig({ PUBLIC_API_URL: 'ftp://api.example.com' })).toThrow(/PUBLIC_API_URL/);
     expect(() => loadConfig({ PUBLIC_SITE_URL: 'https://blog.example.com/?x=1' })).toThrow(/PUBLIC_SITE_URL/);
+  });
+
+  it("reads PREVIEW_URL_TEMPLATE, a frontend's preview URL with {token} in its path, query or fragment", () => {
+    for (const template of [
+      'https://blog.example.com/preview/{token}',
+      'https://blog.example.com/api/preview?secret={token}&redirect=/',
+      'http://localhost:3000/#/preview/{token}',
+    ]) {
+      expect(loadConfig({ PREVIEW_URL_TEMPLATE: template }).content.previewUrlTemplate).toBe(template);
+    }
+  });
+
+  it('refuses a PREVIEW_URL_TEMPLATE without {token}, with it twice, with another placeholder, relative or not http(s), naming each', () => {
+    const refused = (template: string) => () => loadConfig({ PREVIEW_URL_TEMPLATE: template });
+    expect(refused('https://blog.example.com/preview')).toThrow(/PREVIEW_URL_TEMPLATE must contain \{token\} exactly once \(got/);
+    expect(refused('https://blog.example.com/{token}/{token}')).toThrow(/PREVIEW_URL_TEMPLATE must contain \{token\} exactly once/);
+    expect(refused('https://blog.example.com/{slug}/{token}')).toThrow(/PREVIEW_URL_TEMPLATE must have no placeholder but \{token\}/);
+    expect(refused('/preview/{token}')).toThrow(/PREVIEW_URL_TEMPLATE must be an absolute http\(s\) URL \(got "\/preview\/\{token\}"\)/);
+    expect(refused('ftp://blog.example.com/{token}')).toThrow(/PREVIEW_URL_TEMPLATE must be an absolute http\(s\) URL/);
+    expect(() => loadConfig({ PREVIEW_URL_TEMPLATE: '/p/{token}', PUBLIC_POST_PATH: '/blog/' })).toThrow(
+      /PUBLIC_POST_PATH[\s\S]*PREVIEW_URL_TEMPLATE|PREVIEW_URL_TEMPLATE[\s\S]*PUBLIC_POST_PATH/,
+    );
   });
 
   it('reads the webhook settings: private networks, the timeout, the retry schedule in units and the poll interval', () => {

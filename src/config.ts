@@ -129,6 +129,11 @@ export interface ContentConfig {
   postPath: string;
   /** This API's public address, no trailing slash (PUBLIC_API_URL), for the feeds' self links. */
   apiUrl: string;
+  /**
+   * Where a reviewer opens a preview link, with `{token}` (PREVIEW_URL_TEMPLATE): the site's own
+   * frontend, e.g. https://blog.example.com/preview/{token}; null: the Content API's own page.
+   */
+  previewUrlTemplate: string | null;
   siteTitle: string;
   maxAgeSeconds: number;
   staleWhileRevalidateSeconds: number;
@@ -256,7 +261,11 @@ export const ENV_VARIABLES = {
   PUBLIC_SITE_URL: { default: 'http://localhost:3000', doc: "The blog's public address: feeds and the sitemap link to posts there." },
   PUBLIC_POST_PATH: { default: '/blog/{slug}', doc: 'Path of a post page on the blog, with {slug}.' },
   PUBLIC_API_URL: { default: '', doc: "This API's public address for the feeds' self links; empty: http://localhost:PORT." },
-  SITE_TITLE: { default: 'MarginCMS blog', doc: 'Title of the feeds.' },
+  SITE_TITLE: { default: 'MarginCMS blog', doc: 'Title of the feeds and of the preview page.' },
+  PREVIEW_URL_TEMPLATE: {
+    default: '',
+    doc: "Where a new preview link sends a reviewer, an absolute http(s) URL with {token}, e.g. https://blog.example.com/preview/{token} (the site's frontend renders it from the Content API); empty: the API's own readable page.",
+  },
   CONTENT_MAX_AGE_SECONDS: { default: '60', doc: 'Cache-Control max-age of Content API answers.' },
   CONTENT_STALE_WHILE_REVALIDATE_SECONDS: { default: '300', doc: 'Cache-Control stale-while-revalidate of Content API answers.' },
   CONTENT_RATE_LIMIT_PER_MINUTE: {
@@ -425,15 +434,40 @@ function readContent(read: Read, integer: Integer, problems: string[], port: num
     problems.push(`PUBLIC_POST_PATH must be a path starting with / and containing {slug} (got "${postPath}")`);
   }
   const apiUrl = read('PUBLIC_API_URL');
+  const previewUrlTemplate = read('PREVIEW_URL_TEMPLATE');
+  if (previewUrlTemplate !== '') {
+    const problem = previewUrlTemplateProblem(previewUrlTemplate);
+    if (problem !== null) problems.push(`PREVIEW_URL_TEMPLATE ${problem} (got "${previewUrlTemplate}")`);
+  }
   return {
     siteUrl: absolute('PUBLIC_SITE_URL', read('PUBLIC_SITE_URL')),
     postPath,
     apiUrl: apiUrl === '' ? `http://localhost:${port}` : absolute('PUBLIC_API_URL', apiUrl),
+    previewUrlTemplate: previewUrlTemplate === '' ? null : previewUrlTemplate,
     siteTitle: read('SITE_TITLE'),
     maxAgeSeconds: integer('CONTENT_MAX_AGE_SECONDS', 0, 31_536_000),
     staleWhileRevalidateSeconds: integer('CONTENT_STALE_WHILE_REVALIDATE_SECONDS', 0, 31_536_000),
     rateLimitPerMinute: integer('CONTENT_RATE_LIMIT_PER_MINUTE', 0, 1_000_000),
   };
+}
+
+/**
+ * What is wrong with a PREVIEW_URL_TEMPLATE, or null: it must hold `{token}` once and no other
+ * `{…}`, and be an absolute http(s) URL once a token (base64url) is put in (in its path, query or
+ * fragment: a frontend's router decides).
+ */
+function previewUrlTemplateProblem(template: string): string | null {
+  if (template.split('{token}').length !== 2) return 'must contain {token} exactly once';
+  const filled = template.replace('{token}', 'p8i8QA7hrHI-5ZkQlc7WZsE5Wac35DJDtFLLOYZYMzs');
+  if (/[{}\s]/.test(filled)) return 'must have no placeholder but {token} and no spaces';
+  let url: URL;
+  try {
+    url = new URL(filled);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if (!['http:', 'https:'].includes(url.protocol)) return 'must be an absolute http(s) URL';
+  return null;
 }
 
 function readLoginThrottle(integer: Integer): LoginThrottleConfig {

@@ -88,6 +88,7 @@ export function createValidatingFetch(
     const text = await response.clone().text();
     const problems: string[] = [];
     const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+    let declaredOtherType = false;
 
     const validateBody = (key: string, schema: unknown) => {
       let body: unknown = text;
@@ -148,11 +149,16 @@ export function createValidatingFetch(
         } else if (request.method !== 'HEAD') {
           const media = content[contentType];
           if (!media) problems.push(`content type "${contentType}" is not one of ${Object.keys(content).join(', ')}`);
-          else validateBody(`${entry.operation.operationId}:${response.status}:${contentType}`, media.schema);
+          else {
+            validateBody(`${entry.operation.operationId}:${response.status}:${contentType}`, media.schema);
+            declaredOtherType = contentType !== 'application/problem+json';
+          }
         }
       }
     }
-    if (response.status >= 400 && contentType !== 'application/problem+json') {
+    // An error is problem+json, but where the contract declares another type for it too (the
+    // HTML page of a dead preview link, for browsers).
+    if (response.status >= 400 && contentType !== 'application/problem+json' && !declaredOtherType) {
       problems.push(`error status ${response.status} with content type ${contentType}`);
     }
     if (problems.length > 0) throw new ContractViolation(label, problems);

@@ -89,7 +89,7 @@ describe('routing', () => {
   it('routes every operation of the bundle to its own handler', async () => {
     const reached: OperationId[] = [];
     const { fetch, contract } = await testApp({ handlers: handlers(readyStore, reached), allowNotImplemented: true });
-    expect(contract.routes).toHaveLength(48);
+    expect(contract.routes).toHaveLength(49);
     for (const route of contract.routes) {
       const { path, init } = validRequest(route);
       const response = await fetch(url(path), init);
@@ -463,6 +463,7 @@ describe('bearer security', () => {
         'getRevision',
         'getRevisionDiff',
         'exportSite',
+        'getSite',
         'getStats',
         'importSite',
         'listActivity',

@@ -1,6 +1,6 @@
 /**
- * A reply body of bytes of a known type (an image file): written as they are, with their
- * Content-Type and Content-Length, where the operation declares several binary types for one status.
+ * A reply body of bytes of a known type (an image file, an HTML page): written as they are, with
+ * their Content-Type and Content-Length, where the operation declares several types for one status.
  */
 export class BinaryBody {
   constructor(

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { accepts } from 'hono/accepts';
 import type { ErrorObject } from 'ajv';
 import { bearerToken } from './bearer.js';
 import { clientAddressOf, pathOf, queryOf, requestIdOf, type Env } from './context.js';
@@ -137,6 +138,10 @@ class ValidatedRequest {
 
   get clientAddress(): string {
     return this.#addressOf(this.#context);
+  }
+
+  prefers<T extends string>(supported: readonly T[], fallback: T): T {
+    return accepts(this.#context, { header: 'Accept', supports: [...supported], default: fallback }) as T;
   }
 }
 

@@ -44,13 +44,16 @@ type WithDefaults<T, D extends PropertyKey> = [D] extends [never]
 
 /**
  * The body a handler answers with: a stream of bytes for a zip download, the bytes and their type
- * for an image, else the schema's type (for JSON, also that type already serialised: `JsonText`).
+ * for an image, else the schema's type (for JSON, also that type already serialised: `JsonText`);
+ * where a response may also be an HTML page (chosen by `Accept`), that page as bytes and type too.
  */
 type BodyOf<C> = 'application/zip' extends keyof C
   ? ReadableStream<Uint8Array>
   : 'image/png' extends keyof C
     ? BinaryBody
-    : C[keyof C] | JsonText<C[keyof C]>;
+    : 'text/html' extends keyof C
+      ? BinaryBody | C[Exclude<keyof C, 'text/html'>] | JsonText<C[Exclude<keyof C, 'text/html'>]>
+      : C[keyof C] | JsonText<C[keyof C]>;
 
 type ReplyFor<S, R> = R extends { content: infer C }
   ? { status: S; body: BodyOf<C>; headers?: Partial<WithoutIndex<R extends { headers: infer H } ? H : never>> }
@@ -88,6 +91,11 @@ interface RequestOf<K extends OperationId> {
   clientAddress: string;
   /** The path of this request, e.g. `/api/v1/posts`. */
   path: string;
+  /**
+   * The one of `supported` (media types) the request's `Accept` prefers, by quality then by how
+   * exactly it is named; `fallback` when it names none of them but by a wildcard (`*\/*`), or is absent.
+   */
+  prefers<T extends string>(supported: readonly T[], fallback: T): T;
 }
 
 type Handler<K extends OperationId> = (request: RequestOf<K>) => Promise<Reply<K>>;

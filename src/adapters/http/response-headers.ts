@@ -49,12 +49,19 @@ const CONTENT_HEADERS = Object.freeze({
   vary: 'Accept-Encoding',
 });
 
+/** Where the preview links answer (getContentPreview). */
+const PREVIEW_ROOT = `${CONTENT_ROOT}preview/`;
+// A preview's answers, its errors too, are never indexed, and are an HTML page or JSON by Accept.
+const PREVIEW_HEADERS = Object.freeze({ ...CONTENT_HEADERS, 'x-robots-tag': 'noindex', vary: 'Accept, Accept-Encoding' });
+
 /**
  * The headers every answer at `path` carries unless it sets its own: the security headers, the
  * cache policy (tokens are never stored by caches; other API answers are private and
- * revalidated with their ETags; content answers are public, see CONTENT_HEADERS) and Vary.
+ * revalidated with their ETags; content answers are public, see CONTENT_HEADERS; a preview's
+ * never stored nor indexed, see PREVIEW_HEADERS) and Vary.
  */
 export function baseHeaders(path: string): Readonly<Record<string, string>> {
+  if (path.startsWith(PREVIEW_ROOT)) return PREVIEW_HEADERS;
   if (path.startsWith(CONTENT_ROOT)) return CONTENT_HEADERS;
   if (path.startsWith(AUTH_ROOT)) return AUTH_HEADERS;
   if (path.startsWith(`${API_ROOT}/`)) return API_HEADERS;

@@ -77,7 +77,7 @@ export function contentHandlers(content: ContentQueries, { site, cache, renderer
   };
 
   return {
-    ...contentPreviewHandlers(content, html, contentApiUrl, previews),
+    ...contentPreviewHandlers(content, html, contentApiUrl, previews, site.title),
     ...contentFeedHandlers(content, html, site, conditional),
 
     async listContentPosts({ query, headers }) {

@@ -15,7 +15,7 @@ import { postHandlers } from './posts.js';
 import { previewHandlers } from './preview.js';
 import { previewLinkHandlers } from './preview-links.js';
 import { revisionHandlers } from './revisions.js';
-import { siteHandlers, type SiteImportDeps } from './site.js';
+import { siteHandlers, siteInfoHandlers, type SiteImportDeps } from './site.js';
 import { statsHandlers } from './stats.js';
 import { tagHandlers } from './tags.js';
 import { webhookHandlers } from './webhooks.js';
@@ -36,6 +36,8 @@ export interface HandlerDeps {
   previewLinks: PreviewLinkDeps;
   /** The preview's renderer; by default one of its own (see `createHandlers`). */
   previewRenderer?: HtmlRenderer;
+  /** Where a new preview link sends a reviewer, with `{token}` (PREVIEW_URL_TEMPLATE); null or absent: the Content API's page. */
+  previewUrlTemplate?: string | null;
 }
 
 /**
@@ -59,6 +61,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...postHandlers(deps.posts),
     ...revisionHandlers(deps.posts),
     ...siteHandlers(deps.posts, deps.clock, deps.imports, { deps: deps.media, filesUrl: `${deps.content.site.contentApiUrl}/media` }),
+    ...siteInfoHandlers(deps.content.site),
     ...tagHandlers(deps.posts.queries),
     ...activityHandlers(deps.posts.queries),
     ...statsHandlers(deps.posts.queries),
@@ -68,7 +71,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
       { ...deps.content, renderer },
       { post: (token) => previewPost(deps.previewLinks, token), now: () => deps.clock.now() },
     ),
-    ...previewLinkHandlers(deps.previewLinks, `${deps.content.site.contentApiUrl}/preview`),
+    ...previewLinkHandlers(deps.previewLinks, `${deps.content.site.contentApiUrl}/preview`, deps.previewUrlTemplate ?? null),
     ...mediaHandlers(deps.media, deps.posts.writes, `${deps.content.site.contentApiUrl}/media`),
     ...webhookHandlers(deps.webhooks),
   };

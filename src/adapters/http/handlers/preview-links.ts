@@ -20,18 +20,27 @@ function toApiPreviewLink({ link, status }: links.ListedPreviewLink): Schemas['P
 
 /**
  * A post's preview links (tag `posts`). `previewUrl` is where getContentPreview answers: the
- * Content API's public address followed by `/preview` (the token follows).
+ * Content API's public address followed by `/preview` (the token follows). A new link's `url` is
+ * `urlTemplate` with the token for `{token}` (PREVIEW_URL_TEMPLATE: the site's frontend), or that
+ * same API URL without one.
  */
-export function previewLinkHandlers(deps: links.PreviewLinkDeps, previewUrl: string): PreviewLinkHandlers {
+export function previewLinkHandlers(
+  deps: links.PreviewLinkDeps,
+  previewUrl: string,
+  urlTemplate: string | null = null,
+): PreviewLinkHandlers {
   return {
     async createPreviewLink({ params, body }) {
       const expiresAt = body?.expiresAt === undefined ? undefined : requestInstant('/expiresAt', body.expiresAt);
       const { link, token } = await links.createPreviewLink(deps, params.id, expiresAt);
+      const apiUrl = `${previewUrl}/${token}`;
       return {
         status: 201,
         body: {
           id: link.id,
-          url: `${previewUrl}/${token}`,
+          // A token is base64url: nothing in it needs encoding, wherever the template puts it.
+          url: urlTemplate === null ? apiUrl : urlTemplate.replace('{token}', () => token),
+          apiUrl,
           token,
           expiresAt: link.expiresAt.toISOString(),
           createdAt: link.createdAt.toISOString(),

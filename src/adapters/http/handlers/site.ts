@@ -7,6 +7,7 @@ import { exportArchive } from '../../../site-files/export-archive.js';
 import type { ReadImage } from '../../../site-files/images.js';
 import { importFileLimitOf, importFilesOf, importOwnLimits, type PostFieldsCheck } from '../../../site-files/import-files.js';
 import { ArchiveRefused, checkZip, type ArchiveLimits } from '../../../site-files/zip.js';
+import type { SiteInfo } from '../content/feeds.js';
 import type { Contract } from '../contract.js';
 import { problemFromRefusal } from '../problem-map.js';
 import { actorOf } from '../principal.js';
@@ -71,6 +72,19 @@ function imageImportDeps({ deps, filesUrl }: SiteMedia, limits: ImageImportDeps[
     },
     inspect: (bytes) => deps.images.inspect(bytes),
     url: (media: Media) => `${filesUrl}/${media.id}/${originalName(media.contentType)}`,
+  };
+}
+
+/**
+ * getSite: the public site as configured, with its post URL template (`postUrl`'s rule, `{slug}`
+ * left in), so the admin links to a published post where readers find it.
+ */
+export function siteInfoHandlers(site: SiteInfo): Pick<HandlerRegistry, 'getSite'> {
+  const body = { title: site.title, url: site.siteUrl, postUrlTemplate: site.siteUrl + site.postPath };
+  return {
+    getSite() {
+      return Promise.resolve({ status: 200, body });
+    },
   };
 }
 

@@ -56,6 +56,11 @@ export const mediaKeys = {
   detail: (id: string) => [...mediaKeys.details(), id] as const,
 };
 
+/** The query key of the public site's settings (its address and post URL template: GET /site). */
+export const siteKeys = {
+  all: ['site'] as const,
+};
+
 /** The query keys of a post's preview links (listed without their tokens). */
 export const previewLinkKeys = {
   all: ['preview-links'] as const,

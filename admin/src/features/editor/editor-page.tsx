@@ -32,6 +32,7 @@ import { usePost, useTagNames } from './queries';
 import { SaveProblem } from './save-problem';
 import { SeoSection } from './seo-section';
 import { SharePreview } from './share-preview';
+import { ViewPostLink } from './view-post';
 import { defaultPublishAt, localTime, PublishAtInput, publishAtLabel } from './schedule';
 import { TagInput } from './tag-input';
 
@@ -288,6 +289,7 @@ function PostForm({ saved }: { saved: Post | null }) {
             <Link to={`/posts/${saved.id}/history`}>History</Link>
           </>
         )}
+        {base && <ViewPostLink post={base} />}
       </p>
       {offered && (
         <section className="notice" aria-labelledby="local-copy-title">

@@ -35,7 +35,14 @@ async function openSharing(routes: Parameters<typeof openEditor>[1] = {}, shown 
         const body = (await request.json()) as { expiresAt: string };
         sent.push(body);
         links = [{ ...link('01NEW', 'active'), expiresAt: body.expiresAt }, ...links];
-        return json(201, { id: '01NEW', url: URL_OF_LINK, token: TOKEN, expiresAt: body.expiresAt, createdAt: '2026-12-01T10:00:00.000Z' });
+        return json(201, {
+          id: '01NEW',
+          url: URL_OF_LINK,
+          apiUrl: URL_OF_LINK,
+          token: TOKEN,
+          expiresAt: body.expiresAt,
+          createdAt: '2026-12-01T10:00:00.000Z',
+        });
       },
       'DELETE /posts/01A/preview-links/01NEW': () => {
         links = links.map((l) => (l.id === '01NEW' ? { ...l, status: 'revoked', revokedAt: '2026-12-01T11:00:00.000Z' } : l));
@@ -54,6 +61,29 @@ async function openSharing(routes: Parameters<typeof openEditor>[1] = {}, shown 
 }
 
 describe('Share preview in the editor', () => {
+  it("shows the server's url of a new link, the site's frontend when it has one, and opens that one", async () => {
+    const frontend = `https://blog.example.com/preview/${TOKEN}`;
+    const { user } = await openSharing({
+      'POST /posts/01A/preview-links': () =>
+        json(201, {
+          id: '01NEW',
+          url: frontend,
+          apiUrl: URL_OF_LINK,
+          token: TOKEN,
+          expiresAt: '2026-12-08T10:00:00.000Z',
+          createdAt: '2026-12-01T10:00:00.000Z',
+        }),
+    });
+    await user.click(screen.getByRole('button', { name: 'Create preview link' }));
+    const panel = await screen.findByRole('region', { name: 'New preview link' });
+    expect((within(panel).getByLabelText('Preview URL') as HTMLInputElement).value).toBe(frontend);
+    expect(
+      within(panel)
+        .getByRole('link', { name: /^Open the preview/ })
+        .getAttribute('href'),
+    ).toBe(frontend);
+  });
+
   it('creates a link expiring in the chosen days, shows its URL once with Copy, lists it as active, and forgets the URL when dismissed', async () => {
     const { user, sent } = await openSharing();
     expect((screen.getByLabelText('Expires after') as HTMLSelectElement).value).toBe('7');

@@ -62,7 +62,7 @@ async function previews(make: Parameters<typeof setup>[0], content: Record<strin
 
 /** The page's CSP: its own stylesheet by hash, images from the API's media and HTTPS, nothing else. */
 const PAGE_CSP =
-  /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; img-src https:\/\/api\.example\.com https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/;
+  /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; img-src https:\/\/api\.example\.com https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/;
 
 describeOnEveryStore('the preview page', (make) => {
   it('answers a browser 200 text/html: a page of the draft with its title, date, cover and rendered body, no-store, noindex, Vary: Accept and its own CSP', async () => {

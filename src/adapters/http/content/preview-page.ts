@@ -27,6 +27,8 @@ export interface PreviewPageInput {
   siteTitle: string;
 }
 
+// Nothing scrolls inside the page (long code lines and table cells wrap): a scrolling box would
+// need a keyboard stop the renderer's HTML does not give it.
 const STYLE = `:root{color-scheme:light dark;--fg:#1f2328;--muted:#57606a;--bg:#fff;--line:#d0d7de;--note:#fff8c5;--link:#0969da;--code:#f6f8fa}
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9da7b3;--bg:#0d1117;--line:#30363d;--note:#3b2e00;--link:#4493f8;--code:#161b22}}
 *{box-sizing:border-box}
@@ -40,11 +42,11 @@ h1{font-size:2.25rem;line-height:1.2;margin:.5rem 0}
 img{max-width:100%;height:auto}
 a{color:var(--link)}
 pre,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
-pre{background:var(--code);padding:1rem;overflow:auto;border-radius:6px}
+pre{background:var(--code);padding:1rem;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere}
 :not(pre)>code{background:var(--code);padding:.1em .3em;border-radius:4px}
 blockquote{margin:0;padding-left:1rem;border-left:4px solid var(--line);color:var(--muted)}
-table{border-collapse:collapse;display:block;overflow:auto}
-th,td{border:1px solid var(--line);padding:.3rem .6rem}
+table{border-collapse:collapse}
+th,td{border:1px solid var(--line);padding:.3rem .6rem;overflow-wrap:anywhere}
 .tags{display:flex;flex-wrap:wrap;gap:.5rem;list-style:none;padding:0;margin:2.5rem 0 0;color:var(--muted)}
 .tags li{border:1px solid var(--line);border-radius:999px;padding:0 .6rem;font-size:.9rem}`;
 
@@ -54,13 +56,15 @@ const STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE).digest('base6
 /**
  * The CSP of the preview's pages: nothing but their own stylesheet (by hash) and images, from
  * `mediaOrigin` (this API's media files, whose URLs are absolute) and over HTTPS (a body's images
- * elsewhere, as readers of the published post will see them). No script, frame, form or `<base>`.
+ * elsewhere, as readers of the published post will see them), and `data:` for the page's empty
+ * icon (else the browser asks /favicon.ico; the renderer lets no `data:` image into a body). No
+ * script, frame, form or `<base>`.
  */
 export function previewPageCsp(mediaOrigin: string): string {
   return [
     "default-src 'none'",
     `style-src ${STYLE_SOURCE}`,
-    `img-src ${mediaOrigin} https:`,
+    `img-src ${mediaOrigin} https: data:`,
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
@@ -112,6 +116,7 @@ function page(title: string, siteTitle: string, note: string, main: string): str
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${escape(title)}</title>
 <style>${STYLE}</style>
 </head>

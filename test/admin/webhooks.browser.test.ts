@@ -101,7 +101,9 @@ describeAdmin(
       const answer = await preview.goto(url);
       expect(answer?.status()).toBe(200);
       expect(answer?.headers()['cache-control']).toBe('no-store');
-      expect((JSON.parse(await preview.locator('body').innerText()) as { title: string }).title).toBe('Not yet out');
+      // A browser is answered the readable page (an API client the JSON: test/http/preview-page.test.ts).
+      expect(answer?.headers()['content-type']).toBe('text/html; charset=utf-8');
+      await preview.getByRole('heading', { level: 1, name: 'Not yet out' }).waitFor();
       expect((await fetch(`${site.apiUrl()}/api/v1/content/posts/${id}`)).status).toBe(404);
       await preview.close();
 

@@ -855,7 +855,7 @@ export interface paths {
         };
         /**
          * Preview a post through a preview link
-         * @description The post of an active preview link as it is now, whatever its status (draft, scheduled, archived or published). The same URL serves two kinds of client, told apart by `Accept` (`Vary: Accept`):
+         * @description The post of an active preview link as it is now, whatever its status (draft, scheduled, archived or published). The same URL serves two kinds of client, told apart by `Accept` (`Vary: Accept, Accept-Encoding`):
          *
          *     - **A person with a browser** (`Accept` names `text/html` before any JSON type, as every browser's navigation does): a readable HTML page of the post as it will look: its title, date, cover and body rendered and sanitised as `include=html` renders it, under a banner that says what the post is (a draft, scheduled, archived or published) and that only holders of the link see it. The page is self-contained: its one stylesheet is inline and allowed by its hash in the `Content-Security-Policy`, which also lets it load images from this API's media and over HTTPS (and its own empty icon), and nothing else (no script, no frame, no form); it has `<meta name="robots" content="noindex">`, light and dark colours and the post's language structure (`main`, `article`, `h1`, `time`). A body that cannot be rendered in time is shown as its markdown.
          *     - **Any other client** (`Accept` absent, `*\/*`, `application/json`, …): the post in the shape of getContentPost, so a frontend renders it with the same code; `include=html` adds the rendered body. `publishedAt` is the post's first publication; for a post never published, its `publishAt` when it is scheduled, else the time of the answer.
@@ -2993,8 +2993,8 @@ export interface components {
          * @example default-src 'none'; style-src 'sha256-o4iuFzmPm64SQ2dkvl5IB7ePqHMUhYARKcIpzJm9o18='; img-src https://api.example.com https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'
          */
         PreviewContentSecurityPolicy: string;
-        /** @description `Accept`: the preview's URL answers an HTML page to a browser and JSON to other clients, so a cache (were it allowed to keep one) must keep them apart. */
-        PreviewVary: "Accept";
+        /** @description `Accept, Accept-Encoding`: the preview's URL answers an HTML page to a browser and JSON to other clients, either compressed by `Accept-Encoding` when it is 1 KiB or more, so a cache (were it allowed to keep one) must keep them apart. */
+        PreviewVary: "Accept, Accept-Encoding";
     };
     pathItems: never;
 }

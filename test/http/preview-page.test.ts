@@ -65,7 +65,7 @@ const PAGE_CSP =
   /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]{43}='; img-src https:\/\/api\.example\.com https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/;
 
 describeOnEveryStore('the preview page', (make) => {
-  it('answers a browser 200 text/html: a page of the draft with its title, date, cover and rendered body, no-store, noindex, Vary: Accept and its own CSP', async () => {
+  it('answers a browser 200 text/html: a page of the draft with its title, date, cover and rendered body, no-store, noindex, Vary: Accept, Accept-Encoding and its own CSP', async () => {
     const t = await previews(make);
     const draft = await t.create({
       title: 'Tom & "Jerry" <3',
@@ -78,7 +78,7 @@ describeOnEveryStore('the preview page', (make) => {
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('x-robots-tag')).toBe('noindex');
-    expect(response.headers.get('vary')).toBe('Accept');
+    expect(response.headers.get('vary')).toBe('Accept, Accept-Encoding');
     expect(response.headers.get('etag')).toBeNull();
     expect(response.headers.get('content-security-policy')).toMatch(PAGE_CSP);
     const page = await response.text();
@@ -112,7 +112,7 @@ describeOnEveryStore('the preview page', (make) => {
     expect(page).toContain(`<time datetime="${publishAt}">December 8, 2026</time>`);
   });
 
-  it('keeps answering JSON to API clients: no Accept, */*, application/json, and JSON preferred over HTML, with Vary: Accept', async () => {
+  it('keeps answering JSON to API clients: no Accept, */*, application/json, and JSON preferred over HTML, with Vary: Accept, Accept-Encoding', async () => {
     const t = await previews(make);
     const draft = await t.create({ title: 'Not yet', body: 'A *draft*.' });
     const created = await t.link(draft.id);
@@ -120,7 +120,7 @@ describeOnEveryStore('the preview page', (make) => {
       const response = await t.open(created, accept, '?include=html');
       expect(response.status, `${accept}: ${await peek(response)}`).toBe(200);
       expect(response.headers.get('content-type'), String(accept)).toBe('application/json');
-      expect(response.headers.get('vary')).toBe('Accept');
+      expect(response.headers.get('vary')).toBe('Accept, Accept-Encoding');
       expect(response.headers.get('x-robots-tag')).toBe('noindex');
       expect(response.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
       expect((await response.json()) as ContentPost).toMatchObject({ id: draft.id, html: '<p>A <em>draft</em>.</p>\n' });
@@ -147,7 +147,7 @@ describeOnEveryStore('the preview page', (make) => {
       const problem = await t.open(gone, 'application/json');
       await expectProblem(problem, 404, 'not-found');
       expect(problem.headers.get('x-robots-tag')).toBe('noindex');
-      expect(problem.headers.get('vary')).toBe('Accept');
+      expect(problem.headers.get('vary')).toBe('Accept, Accept-Encoding');
     }
   });
 

@@ -15,7 +15,7 @@ export interface PreviewSource {
 }
 
 /** The headers of every preview: it shows a post as it is at this instant, to whoever holds the link, and no one else. */
-const PREVIEW_HEADERS = { 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex', Vary: 'Accept' } as const;
+const PREVIEW_HEADERS = { 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex', Vary: 'Accept, Accept-Encoding' } as const;
 
 /** What a browser's navigation asks for first; any other client (`*\/*`, none, JSON) gets JSON. */
 const TYPES = ['application/json', 'text/html'] as const;

@@ -210,7 +210,7 @@ export interface paths {
         head?: never;
         /**
          * Update a post
-         * @description A partial update guarded by If-Match: 428 without it, 412 with the current post when it is stale, `*` matches any existing post. Each success bumps the version by one and records a revision and an activity event. The first publish sets `publishedAt`.
+         * @description A partial update guarded by If-Match: 428 without it, 412 with the current post when it is stale, `*` matches any existing post. Each success bumps the version by one and records a revision and an activity event, but for an autosave that continues its burst (`autosave`), which replaces the burst's revision. The first publish sets `publishedAt`.
          */
         patch: operations["updatePost"];
         trace?: never;
@@ -1243,7 +1243,7 @@ export interface components {
         RefreshRequest: {
             refreshToken: string;
         };
-        /** @description The full state of a post as one successful write left it. History is never rewritten. */
+        /** @description The full state of a post as one successful write left it. History is never rewritten, but for an autosave burst's revision, which the burst's next autosave replaces (`autosave`). */
         Revision: {
             postId: components["schemas"]["PostId"];
             /** @description The post version this revision recorded. */
@@ -1260,6 +1260,8 @@ export interface components {
             wordCount: number;
             createdAt: components["schemas"]["Timestamp"];
             actor: components["schemas"]["Actor"];
+            /** @description Whether this revision records an autosave burst (`autosave=true` on updatePost): one or more saves the editor made by itself, the burst's revision replaced by each (so its version is the burst's last save, and the versions between are not listed). False for every other write. */
+            autosave: boolean;
         };
         /** @description A revision compared with another revision or with the current post, field by field. `changed` lists the fields that differ, in the order of the properties below. */
         RevisionDiff: {
@@ -1304,6 +1306,8 @@ export interface components {
             wordCount: number;
             createdAt: components["schemas"]["Timestamp"];
             actor: components["schemas"]["Actor"];
+            /** @description Whether this revision records an autosave burst (`autosave=true` on updatePost): one or more saves the editor made by itself, the burst's revision replaced by each (so its version is the burst's last save, and the versions between are not listed). False for every other write. */
+            autosave: boolean;
             /** @description The fields this revision records differently from the revision before it (the next lower version), in the order of this enum; tags compare as sets (their order alone is no change). Empty for the first revision (nothing before it) and for a write that changed none of these fields: a change of the schedule alone (`publishAt`, which revisions do not record), whose activity event (`scheduled`, `unscheduled`) names it. */
             changed: ("title" | "slug" | "excerpt" | "status" | "tags" | "coverImage" | "seo" | "body")[];
         };
@@ -2768,6 +2772,8 @@ export interface components {
         TagFilter: components["schemas"]["Tag"];
         /** @description `true` deletes the media even while posts show it (the posts whose cover it is lose their cover, each as an edit with its revision; links to its files then answer 404); `false`, the default, answers 409 naming those posts. */
         ForceDeleteQuery: boolean;
+        /** @description `true` marks the save as an autosave: the editor saving a draft by itself a few seconds after typing stops. Its revision says so (`autosave: true`), and a burst of autosaves keeps one revision: when the post's newest revision is an autosave by the same user whose burst began at most 10 minutes before, the save replaces that revision (the burst's revision then records the new version, and keeps the time its burst began) instead of adding one, and appends no activity event (the burst's first one stands for it). A save without the mark always records its own revision, so a manual save after autosaves is one of its own. Only an edit of a draft (a scheduled one too) that keeps its status and schedule is autosaved: a save that publishes, archives, schedules or unschedules, or edits a post that is not a draft, ignores the mark. The version and the ETag change on every save all the same, and If-Match guards an autosave as any update. */
+        AutosaveQuery: boolean;
         /** @description The alt text, for an upload sent as the raw body (a `multipart/form-data` upload sends it as a part instead). */
         MediaAltQuery: components["schemas"]["MediaAlt"];
         /** @description The caption, for an upload sent as the raw body (a `multipart/form-data` upload sends it as a part instead). */
@@ -3255,7 +3261,10 @@ export interface operations {
     };
     updatePost: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true` marks the save as an autosave: the editor saving a draft by itself a few seconds after typing stops. Its revision says so (`autosave: true`), and a burst of autosaves keeps one revision: when the post's newest revision is an autosave by the same user whose burst began at most 10 minutes before, the save replaces that revision (the burst's revision then records the new version, and keeps the time its burst began) instead of adding one, and appends no activity event (the burst's first one stands for it). A save without the mark always records its own revision, so a manual save after autosaves is one of its own. Only an edit of a draft (a scheduled one too) that keeps its status and schedule is autosaved: a save that publishes, archives, schedules or unschedules, or edits a post that is not a draft, ignores the mark. The version and the ETag change on every save all the same, and If-Match guards an autosave as any update. */
+                autosave?: components["parameters"]["AutosaveQuery"];
+            };
             header?: {
                 /**
                  * @description The post's current ETag (`"3"`, or as a compressed answer sent it, `"3-br"`), a comma-separated list of entity tags, or `*`. Declared optional so that the server itself answers 428 when it is missing; a stale value is a 412 carrying the current post. If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag (`W/"3"`) never matches, so a list of weak tags only is a 412 that says so. A value that is not `*` or a list of quoted entity tags (`3`, `abc`, `"3`) is a 422 pointing at `/headers/if-match`.

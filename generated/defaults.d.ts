@@ -51,7 +51,7 @@ export interface RequestDefaults {
   restoreRevision: { query: never; body: never };
   revokePreviewLink: { query: never; body: never };
   updateMedia: { query: never; body: never };
-  updatePost: { query: never; body: never };
+  updatePost: { query: "autosave"; body: never };
   updateWebhook: { query: never; body: never };
   uploadMedia: { query: never; body: never };
 }

@@ -1,5 +1,6 @@
 import {
   activityOfChanges,
+  autosavable,
   changesFor,
   checkedPostContent,
   countWords,
@@ -101,7 +102,17 @@ export class PostWrites {
     return this.#idempotent.inOneTransaction(actor, idempotency, write);
   }
 
-  async update(id: string, expected: ExpectedVersion, input: PostEditInput, actor: Actor): Promise<Post> {
+  /**
+   * With `autosave`, the edit is recorded as an autosave when `autosavable` (a draft's), so that a
+   * burst of them keeps one revision (the rule of `PostRepository.updateRecorded`).
+   */
+  async update(
+    id: string,
+    expected: ExpectedVersion,
+    input: PostEditInput,
+    actor: Actor,
+    options: { autosave?: boolean } = {},
+  ): Promise<Post> {
     const tags = checkedPostContent(input);
     const { coverImage: coverInput, ...rest } = input;
     const edit: PostEdit = tags === undefined ? rest : { ...rest, tags };
@@ -111,7 +122,9 @@ export class PostWrites {
       const before = await postIfMatches(repos, id, expected);
       const now = this.#clock.now();
       const changes = changesFor(before, checked, now);
-      return updateSuggestingSlug(repos, before, changes, this.#history.update(actor, activityOfChanges(before, changes), now));
+      const record = this.#history.update(actor, activityOfChanges(before, changes), now);
+      const autosave = options.autosave === true && autosavable(before, changes);
+      return updateSuggestingSlug(repos, before, changes, autosave ? { ...record, autosave } : record);
     });
   }
 

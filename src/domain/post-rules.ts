@@ -86,6 +86,16 @@ export function activityOfChanges(
 }
 
 /**
+ * Whether an edit asked as an autosave is recorded as one (`UpdateRecord.autosave`): an edit of a
+ * draft (scheduled or not) that keeps its status and schedule (`activityOfChanges` is `updated`).
+ * A save that publishes, archives, schedules or unschedules, or edits a post that is not a draft,
+ * records a revision of its own, so a published post's text changes only by a save of its own.
+ */
+export function autosavable(before: Pick<Post, 'status' | 'publishAt'>, changes: Pick<PostChanges, 'status' | 'publishAt'>): boolean {
+  return before.status === 'draft' && activityOfChanges(before, changes) === 'updated';
+}
+
+/**
  * What a write asks to change of a post (absent fields keep their value), its tags normalised
  * (`checkedPostContent`) and its SEO fields too (`normalizedSeo`): of `seo`, absent fields keep
  * their value as well.

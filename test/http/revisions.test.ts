@@ -3,7 +3,7 @@ import { exampleValue, formatErrors, loadBundle, schemaValidator } from '../cont
 import { storedMedia } from '../support/media-records.js';
 import { describeOnEveryStore } from '../support/stores.js';
 import type { components } from '../../generated/api.js';
-import { expectInvalid, expectProblem, expectUnauthorized, setup, UNKNOWN_ID, type ApiPost } from './helpers.js';
+import { expectInvalid, expectProblem, expectUnauthorized, peek, setup, UNKNOWN_ID, type ApiPost, type Setup } from './helpers.js';
 
 type ApiDiff = components['schemas']['RevisionDiff'];
 const validator = schemaValidator(loadBundle());
@@ -320,6 +320,81 @@ describeOnEveryStore('revisions', (make) => {
       await expectUnauthorized(
         await t.send('POST', `/posts/${post.id}/revisions/1/restore`, { headers: { 'if-match': '*' }, anonymous: true }),
       );
+    });
+  });
+
+  describe('updatePost with autosave=true', () => {
+    /** A PATCH marked as an autosave, guarded by `If-Match: "<version>"`. */
+    const autosave = (t: Setup, id: string, version: number, body: Record<string, unknown>) =>
+      t.send('PATCH', `/posts/${id}?autosave=true`, { body, headers: { 'if-match': `"${version}"` } });
+
+    it('saves a draft at each autosave (version and ETag one higher) and keeps one revision for the burst, marked autosave, with one activity event', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Draft', body: 'One.' });
+      for (const [i, body] of ['One. Two.', 'One. Two. Three.', 'One. Two. Three. Four.'].entries()) {
+        const response = await autosave(t, post.id, i + 1, { body });
+        expect(response.status, await peek(response)).toBe(200);
+        expect(response.headers.get('etag')).toBe(`"${i + 2}"`);
+        expect(await response.json()).toMatchObject({ version: i + 2, body });
+      }
+      const revisions = await t.revisions(post.id);
+      expect(revisions.map((r) => [r.version, r.autosave, r.changed])).toEqual([
+        [4, true, ['body']],
+        [1, false, []],
+      ]);
+      const { data } = await t.api.GET('/posts/{id}/revisions/{version}', { params: { path: { id: post.id, version: 4 } } });
+      expect(data).toMatchObject({ version: 4, autosave: true, body: 'One. Two. Three. Four.' });
+      expect((await t.send('GET', `/posts/${post.id}/revisions/2`)).status).toBe(404);
+      expect((await t.activity(post.id)).map((e) => [e.type, e.postVersion])).toEqual([
+        ['updated', 2],
+        ['created', 1],
+      ]);
+    });
+
+    it('a save without autosave after a burst records a revision of its own; a stale If-Match on an autosave answers 412 with the current post', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Draft', body: 'One.' });
+      expect((await autosave(t, post.id, 1, { body: 'Two.' })).status).toBe(200);
+      await t.patch(post.id, 2, { title: 'Saved' });
+      const stale = await expectProblem(await autosave(t, post.id, 2, { body: 'Lost.' }), 412, 'precondition-failed');
+      expect(stale).toMatchObject({ current: { version: 3, title: 'Saved', body: 'Two.' } });
+      expect((await t.revisions(post.id)).map((r) => [r.version, r.autosave])).toEqual([
+        [3, false],
+        [2, true],
+        [1, false],
+      ]);
+    });
+
+    it('ignores autosave on a published post and on a save that publishes: each save records its own revision, none marked', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Live', body: 'One.', status: 'published' });
+      expect((await autosave(t, post.id, 1, { body: 'Two.' })).status).toBe(200);
+      expect((await autosave(t, post.id, 2, { body: 'Three.' })).status).toBe(200);
+      const draft = await t.create({ title: 'Draft', body: 'One.' });
+      expect((await autosave(t, draft.id, 1, { body: 'Two.' })).status).toBe(200);
+      expect((await autosave(t, draft.id, 2, { body: 'Three.', status: 'published' })).status).toBe(200);
+      expect((await t.revisions(post.id)).map((r) => [r.version, r.autosave])).toEqual([
+        [3, false],
+        [2, false],
+        [1, false],
+      ]);
+      expect((await t.revisions(draft.id)).map((r) => [r.version, r.autosave])).toEqual([
+        [3, false],
+        [2, true],
+        [1, false],
+      ]);
+      expect((await t.activity(post.id)).map((e) => e.type)).toEqual(['updated', 'updated', 'created']);
+    });
+
+    it('answers 422 at /query/autosave for a value that is not a boolean, changing nothing', async () => {
+      const t = await setup(make);
+      const post = await t.create({ title: 'Draft', body: 'One.' });
+      const response = await t.send('PATCH', `/posts/${post.id}?autosave=maybe`, {
+        body: { body: 'Two.' },
+        headers: { 'if-match': '"1"' },
+      });
+      await expectInvalid(response, '/query/autosave');
+      expect(await t.getPost(post.id)).toMatchObject({ version: 1, body: 'One.' });
     });
   });
 });

@@ -3,6 +3,7 @@ import { encodeCursor, postCursorScope } from '../../domain/cursor.js';
 import { DuplicateIdError, InvalidCursorError, NotFoundError, SlugTakenError, VersionConflictError } from '../../domain/errors.js';
 import type { Post, PostStatus } from '../../domain/post.js';
 import { POST_TOTAL_CAP } from '../../domain/ports/post-repository.js';
+import { AUTOSAVE_BURST_MS, type Actor } from '../../domain/ports/revision-repository.js';
 import { MAX_DOCUMENT_WORDS } from '../../domain/search.js';
 import type { PostQuery, PostRepository, PostSort, PostSortKey } from '../../domain/ports/post-repository.js';
 import { ADA, type MakeStore, minute, newPost, rejectionOf, revisionOf, times, ulid, useStore } from './fixtures.js';
@@ -714,6 +715,171 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect(error).toBe(failure);
         expect(await posts().get(before.id)).toStrictEqual(before);
         expect(await historyOf(before.id)).toStrictEqual(history);
+      });
+    });
+
+    describe('updateRecorded: autosave bursts', () => {
+      const BEA: Actor = { id: ulid(9001), name: 'Bea' };
+      const at = (ms: number) => new Date(minute(41).getTime() + ms);
+      /** An autosave (event 5000 + n) at `at`, by `actor`. */
+      const autosave = (n: number, when: Date, actor: Actor = ADA) => ({
+        actor,
+        eventId: ulid(5000 + n),
+        occurredAt: when,
+        type: 'updated' as const,
+        autosave: true,
+      });
+      const manual = (n: number, when: Date) => ({ ...record(n, when), type: 'updated' as const });
+
+      /** Post 1 (body 'B1', minute 40) and a burst of autosaves, each by `actor` with its body and time. */
+      async function burst(saves: { body: string; at: Date; actor?: Actor }[], first?: Post): Promise<Post> {
+        let post = first ?? (await posts().createRecorded(newPost(1, { title: 'One', body: 'B1' }), record(1)));
+        for (const [i, save] of saves.entries())
+          post = await posts().updateRecorded(post, { body: save.body }, autosave(10 + post.version + i, save.at, save.actor));
+        return post;
+      }
+
+      const listed = async (id: string) =>
+        (await store().revisions.list(id, { limit: 10 })).items.map((r) => [
+          r.version,
+          r.autosaveSince?.getTime() ?? null,
+          r.actor.id,
+          r.changed,
+        ]);
+
+      it("an autosave's revision is an autosave burst's (autosaveSince its occurredAt), appended with its event", async () => {
+        const post = await burst([{ body: 'B2', at: at(0) }]);
+        expect(post).toMatchObject({ version: 2, body: 'B2', updatedAt: at(0) });
+        expect(await store().revisions.get(post.id, 2)).toStrictEqual(revisionOf(post, { createdAt: at(0), autosaveSince: at(0) }));
+        expect(await listed(post.id)).toStrictEqual([
+          [2, at(0).getTime(), ADA.id, ['body']],
+          [1, null, ADA.id, []],
+        ]);
+        expect((await historyOf(post.id)).events.map((e) => [e.type, e.postVersion])).toStrictEqual([
+          ['updated', 2],
+          ['created', 1],
+        ]);
+      });
+
+      it("an autosave by the same user within AUTOSAVE_BURST_MS of its burst's start replaces the burst's revision: one revision at the new version, autosaveSince kept, no event appended", async () => {
+        const post = await burst([
+          { body: 'B2', at: at(0) },
+          { body: 'B3', at: at(60_000) },
+          { body: 'B4', at: at(AUTOSAVE_BURST_MS) },
+        ]);
+        expect(post).toMatchObject({ version: 4, body: 'B4', updatedAt: at(AUTOSAVE_BURST_MS) });
+        expect(await store().revisions.get(post.id, 4)).toStrictEqual(
+          revisionOf(post, { createdAt: at(AUTOSAVE_BURST_MS), autosaveSince: at(0) }),
+        );
+        expect(await store().revisions.get(post.id, 2)).toBeNull();
+        expect(await store().revisions.get(post.id, 3)).toBeNull();
+        expect(await listed(post.id)).toStrictEqual([
+          [4, at(0).getTime(), ADA.id, ['body']],
+          [1, null, ADA.id, []],
+        ]);
+        expect((await historyOf(post.id)).events.map((e) => [e.type, e.postVersion])).toStrictEqual([
+          ['updated', 2],
+          ['created', 1],
+        ]);
+      });
+
+      it('an autosave past AUTOSAVE_BURST_MS since its burst began, or by another user, begins a burst of its own', async () => {
+        const post = await burst([
+          { body: 'B2', at: at(0) },
+          { body: 'B3', at: at(AUTOSAVE_BURST_MS + 1) },
+          { body: 'B4', at: at(AUTOSAVE_BURST_MS + 2), actor: BEA },
+          { body: 'B5', at: at(AUTOSAVE_BURST_MS + 3), actor: BEA },
+        ]);
+        expect(await listed(post.id)).toStrictEqual([
+          [5, at(AUTOSAVE_BURST_MS + 2).getTime(), BEA.id, ['body']],
+          [3, at(AUTOSAVE_BURST_MS + 1).getTime(), ADA.id, ['body']],
+          [2, at(0).getTime(), ADA.id, ['body']],
+          [1, null, ADA.id, []],
+        ]);
+        expect((await historyOf(post.id)).events.map((e) => e.postVersion)).toStrictEqual([4, 3, 2, 1]);
+        expect((await store().revisions.get(post.id, 5))?.body).toBe('B5');
+        expect((await store().revisions.get(post.id, 3))?.body).toBe('B3');
+        expect((await store().revisions.get(post.id, 2))?.body).toBe('B2');
+      });
+
+      it('a write without autosave after a burst appends its own revision and event, and the next autosave begins a new burst', async () => {
+        const autosaved = await burst([
+          { body: 'B2', at: at(0) },
+          { body: 'B3', at: at(1_000) },
+        ]);
+        const saved = await posts().updateRecorded(autosaved, { title: 'Saved' }, manual(50, at(2_000)));
+        const post = await burst([{ body: 'B4', at: at(3_000) }], saved);
+        expect(await listed(post.id)).toStrictEqual([
+          [5, at(3_000).getTime(), ADA.id, ['body']],
+          [4, null, ADA.id, ['title']],
+          [3, at(0).getTime(), ADA.id, ['body']],
+          [1, null, ADA.id, []],
+        ]);
+        expect((await historyOf(post.id)).events.map((e) => e.postVersion)).toStrictEqual([5, 4, 2, 1]);
+      });
+
+      it('the revisions before and after a burst keep their own bodies, whatever the burst changed', async () => {
+        const created = await posts().createRecorded(newPost(1, { title: 'One', body: 'B1' }), record(1));
+        const renamed = await posts().updateRecorded(created, { title: 'Renamed' }, manual(2, at(0)));
+        const autosaved = await burst(
+          [
+            { body: 'B3', at: at(1_000) },
+            { body: 'B4', at: at(2_000) },
+            { body: 'B5', at: at(3_000) },
+          ],
+          renamed,
+        );
+        const titled = await posts().updateRecorded(autosaved, { title: 'Titled' }, manual(60, at(4_000)));
+        await posts().updateRecorded(titled, { body: 'B7' }, manual(61, at(5_000)));
+        const bodies = await Promise.all([1, 2, 5, 6, 7].map(async (v) => (await store().revisions.get(created.id, v))?.body));
+        expect(bodies).toStrictEqual(['B1', 'B1', 'B5', 'B5', 'B7']);
+        expect(await listed(created.id)).toStrictEqual([
+          [7, null, ADA.id, ['body']],
+          [6, null, ADA.id, ['title']],
+          [5, at(1_000).getTime(), ADA.id, ['body']],
+          [2, null, ADA.id, ['title']],
+          [1, null, ADA.id, []],
+        ]);
+      });
+
+      it('a burst that changes no body keeps the bodies too: a title autosaved twice', async () => {
+        const created = await posts().createRecorded(newPost(1, { title: 'One', body: 'B1' }), record(1));
+        const first = await posts().updateRecorded(created, { title: 'T2' }, autosave(2, at(0)));
+        const second = await posts().updateRecorded(first, { title: 'T3' }, autosave(3, at(1_000)));
+        await posts().updateRecorded(second, { body: 'B4' }, manual(4, at(2_000)));
+        expect((await store().revisions.get(created.id, 1))?.body).toBe('B1');
+        expect(await store().revisions.get(created.id, 3)).toMatchObject({ title: 'T3', body: 'B1', autosaveSince: at(0) });
+        expect((await store().revisions.get(created.id, 4))?.body).toBe('B4');
+      });
+
+      it('of N concurrent autosaves with the same before exactly one succeeds, leaving the one burst revision (N = 5)', async () => {
+        const first = await burst([{ body: 'B2', at: at(0) }]);
+        const results = await Promise.allSettled(
+          times(5, (i) => posts().updateRecorded(first, { body: `writer ${i}` }, autosave(20 + i, at(1_000)))),
+        );
+        const fulfilled = results.filter((r): r is PromiseFulfilledResult<Post> => r.status === 'fulfilled');
+        expect(fulfilled).toHaveLength(1);
+        for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(VersionConflictError);
+        expect(await listed(first.id)).toStrictEqual([
+          [3, at(0).getTime(), ADA.id, ['body']],
+          [1, null, ADA.id, []],
+        ]);
+        expect((await store().revisions.get(first.id, 3))?.body).toBe(fulfilled[0]!.value.body);
+      });
+
+      it("an autosave inside a unit of work that fails leaves the burst's revision where it was", async () => {
+        const first = await burst([{ body: 'B2', at: at(0) }]);
+        const history = await historyOf(first.id);
+        const failure = new Error('after the autosave');
+        const error = await rejectionOf(
+          store().unitOfWork.run(async (repos) => {
+            await repos.posts.updateRecorded(first, { body: 'undone' }, autosave(30, at(1_000)));
+            throw failure;
+          }),
+        );
+        expect(error).toBe(failure);
+        expect(await historyOf(first.id)).toStrictEqual(history);
+        expect((await store().revisions.get(first.id, 2))?.body).toBe('B2');
       });
     });
 

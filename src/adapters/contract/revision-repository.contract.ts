@@ -103,6 +103,17 @@ export function describeRevisionRepositoryContract(make: MakeStore): void {
       expect([listed?.coverImage, listed?.seo]).toStrictEqual([cover, seo]);
     });
 
+    it('append stores autosaveSince (when an autosave burst began; null for any other write), and get and list return it', async () => {
+      const post = await store().posts.create(newPost(1));
+      const since = new Date('2026-03-04T05:06:07.089Z');
+      await revisions().append(revisionOf(post));
+      await revisions().append(revisionOf({ ...post, version: 2 }, { autosaveSince: since }));
+      expect(await revisions().get(post.id, 2)).toStrictEqual(revisionOf({ ...post, version: 2 }, { autosaveSince: since }));
+      expect((await revisions().get(post.id, 1))?.autosaveSince).toBeNull();
+      const listed = (await revisions().list(post.id, { limit: 10 })).items;
+      expect(listed.map((r) => r.autosaveSince)).toStrictEqual([since, null]);
+    });
+
     it('changed names coverImage when the cover’s media or alt text differs (or it comes or goes), and seo when any SEO field does', async () => {
       const post = await store().posts.create(newPost(1));
       const none = { title: null, description: null, canonicalUrl: null };

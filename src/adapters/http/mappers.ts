@@ -66,6 +66,7 @@ function toApiRevisionFields(revision: Omit<Revision, 'body'>): Omit<Schemas['Re
     wordCount: revision.wordCount,
     createdAt: revision.createdAt.toISOString(),
     actor: { id: revision.actor.id, name: revision.actor.name },
+    autosave: revision.autosaveSince !== null,
   };
 }
 

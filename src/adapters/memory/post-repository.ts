@@ -12,7 +12,7 @@ import { DuplicateIdError, NotFoundError, SlugTakenError, VersionConflictError }
 import { checkedIds, countedTotal, countLimitOf } from '../../domain/paging.js';
 import { NO_SEO, type CoverImage, type PostSeo } from '../../domain/media.js';
 import { isVisibleToReaders, POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../domain/post.js';
-import { revisionOf, type Revision } from '../../domain/ports/revision-repository.js';
+import { continuesBurst, revisionOf, type Revision } from '../../domain/ports/revision-repository.js';
 import type {
   ChangeRecord,
   CreationRecord,
@@ -339,9 +339,15 @@ export class MemoryPostRepository implements PostRepository {
       const history = data.revisions.get(next.id) ?? new Map<number, Revision>();
       if (history.has(next.version)) throw new VersionConflictError(next.version, Math.max(...history.keys()));
       data.posts.set(next.id, next);
-      history.set(next.version, revisionOf(next, record.actor));
+      const burst = record.autosave === true ? history.get(before.version) : undefined;
+      if (burst !== undefined && continuesBurst(burst, record.actor, record.occurredAt)) {
+        history.delete(before.version);
+        history.set(next.version, revisionOf(next, record.actor, burst.autosaveSince));
+      } else {
+        history.set(next.version, revisionOf(next, record.actor, record.autosave === true ? record.occurredAt : null));
+        appendEvent(data, record, record.type, next);
+      }
       data.revisions.set(next.id, history);
-      appendEvent(data, record, record.type, next);
       return copyPost(next);
     });
   }

@@ -20,6 +20,7 @@ function copyRevision(r: Revision): Revision {
     seo: { title: r.seo.title, description: r.seo.description, canonicalUrl: r.seo.canonicalUrl },
     createdAt: copyDate(r.createdAt),
     actor: { id: r.actor.id, name: r.actor.name },
+    autosaveSince: r.autosaveSince === null ? null : copyDate(r.autosaveSince),
   };
 }
 

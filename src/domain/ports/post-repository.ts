@@ -42,6 +42,8 @@ export type CreationRecord = ChangeRecord;
 /** An update's history, stored with it by `updateRecorded`: its activity is of this type. */
 export interface UpdateRecord extends ChangeRecord {
   type: UpdateActivityType;
+  /** The write is an autosave: its revision is an autosave burst's, and may replace the post's newest (see `updateRecorded`). */
+  autosave?: boolean;
 }
 
 /** Fields a write may change; absent fields keep their value. */
@@ -137,6 +139,14 @@ export interface TagCount {
  *   and `DuplicateIdError` for an event id already in the log, leave the post, its revisions and
  *   the log as they were. Of N concurrent calls with the same `before` exactly one succeeds. It is
  *   atomic by itself, outside a unit of work as inside one.
+ * - Autosave bursts: with `record.autosave`, the revision is an autosave's (`autosaveSince` its
+ *   `record.occurredAt`), unless the write continues a burst: when the post's revision at
+ *   `before.version` (so no write has recorded another since) is an autosave by the same user
+ *   (`actor.id`) whose burst began at most `AUTOSAVE_BURST_MS` before `record.occurredAt`
+ *   (`continuesBurst`), that revision is replaced by the write's (it is no longer listed nor got at
+ *   its version; the new one keeps its `autosaveSince`), and no event is appended (the burst's
+ *   first stands for it; `record.eventId` is unused). A write without `autosave` always appends
+ *   its own revision and event. The older revisions read as before, bodies included.
  * - `deleteRecorded(id, expectedVersion, record)` is `delete` with the post's history in the same
  *   atomic write: every revision of the post removed and a `deleted` event appended
  *   (`record.eventId` at `record.occurredAt`, the title and version the post had). The errors of

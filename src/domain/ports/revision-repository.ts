@@ -25,6 +25,31 @@ export interface Revision {
   seo: PostSeo;
   createdAt: Date;
   actor: Actor;
+  /**
+   * When the autosave burst this revision records began (the `createdAt` of its first autosave);
+   * null for a revision of a write that was not an autosave.
+   */
+  autosaveSince: Date | null;
+}
+
+/**
+ * How long an autosave burst lasts: an autosave continues the burst of the post's newest revision
+ * (replacing it) while that burst began at most this long before. The editor autosaves a few
+ * seconds after typing stops, so without a bound a sitting would be one revision per few seconds of
+ * pause; with it History keeps a restorable state at least every ten minutes of writing and one
+ * entry per ten minutes, not one per keystroke.
+ */
+export const AUTOSAVE_BURST_MS = 10 * 60_000;
+
+/**
+ * Whether an autosave by `actor` at `at` continues the burst of `newest`, the post's revision at
+ * the version the autosave read: `newest` is an autosave by the same user whose burst began at most
+ * `AUTOSAVE_BURST_MS` before `at` (the rule of `PostRepository.updateRecorded`).
+ */
+export function continuesBurst(newest: Pick<Revision, 'autosaveSince' | 'actor'>, actor: Actor, at: Date): boolean {
+  return (
+    newest.autosaveSince !== null && newest.actor.id === actor.id && at.getTime() - newest.autosaveSince.getTime() <= AUTOSAVE_BURST_MS
+  );
 }
 
 /**
@@ -33,8 +58,11 @@ export interface Revision {
  */
 export type RevisionSummary = Omit<Revision, 'body'> & { changed: ComparedField[] };
 
-/** The revision that records `post` as a write by `actor` left it (at the post's `updatedAt`). */
-export function revisionOf(post: Post, actor: Actor): Revision {
+/**
+ * The revision that records `post` as a write by `actor` left it (at the post's `updatedAt`), an
+ * autosave burst's since `autosaveSince` when given.
+ */
+export function revisionOf(post: Post, actor: Actor, autosaveSince: Date | null = null): Revision {
   return {
     postId: post.id,
     version: post.version,
@@ -49,6 +77,7 @@ export function revisionOf(post: Post, actor: Actor): Revision {
     seo: { ...post.seo },
     createdAt: new Date(post.updatedAt.getTime()),
     actor: { id: actor.id, name: actor.name },
+    autosaveSince: autosaveSince === null ? null : new Date(autosaveSince.getTime()),
   };
 }
 
@@ -60,8 +89,9 @@ export interface RevisionPage {
 /**
  * The history of each post: one revision per successful write, numbered by the post version it
  * recorded.
- * - `append` stores a revision (its cover image and SEO fields too); a second revision with the same post and version throws
- *   `VersionConflictError` (history is never rewritten). What it is given is the post as it now
+ * - `append` stores a revision (its cover image, SEO fields and `autosaveSince` too); a second revision with the same post
+ *   and version throws `VersionConflictError` (history is never rewritten by `append`; only an
+ *   autosave burst's revision is replaced, by `PostRepository.updateRecorded`). What it is given is the post as it now
  *   stands, at its current version (`History.record` after a write that did not record itself):
  *   a store may keep an older revision's text by reference to the newer ones and the post's, so
  *   appending anything else leaves the post's history undefined.

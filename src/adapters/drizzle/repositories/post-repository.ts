@@ -1,4 +1,4 @@
-import { and, asc, count as count_, eq, gt, inArray, isNotNull, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, asc, count as count_, eq, gt, gte, inArray, isNotNull, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { decodeCursor, decodeRelevanceCursor, encodeCursor, postCursorScope, postPositionShape } from '../../../domain/cursor.js';
 import { NotFoundError, SlugTakenError, VersionConflictError } from '../../../domain/errors.js';
 import {
@@ -14,6 +14,7 @@ import {
 import type { CoverImage, PostSeo } from '../../../domain/media.js';
 import { POST_STATUSES, type Post, type PostStatus, type PostSummary } from '../../../domain/post.js';
 import { documentVectorText, parseSearchQuery, queryText, searchDocument, type SearchFields } from '../../../domain/search.js';
+import { AUTOSAVE_BURST_MS } from '../../../domain/ports/revision-repository.js';
 import type { WithSubqueryWithSelection } from 'drizzle-orm/pg-core';
 import type {
   ChangeRecord,
@@ -220,7 +221,7 @@ const occurredAt = (column: string) => sql<Date>`${slot('occurredAt')}::timestam
  * `revisions.body`, schema.ts); the trigger of migration 0017 stores it in the revision once the
  * post's body changes.
  */
-function revisionOfWritten(db: Database, p: WrittenPost) {
+function revisionOfWritten(db: Database, p: WrittenPost, burst?: Burst) {
   return db.$with('r').as(
     db
       .insert(revisions)
@@ -245,15 +246,68 @@ function revisionOfWritten(db: Database, p: WrittenPost) {
             seoTitle: p.seoTitle,
             seoDescription: p.seoDescription,
             seoCanonicalUrl: p.seoCanonicalUrl,
+            autosaveSince: sql<Date | null>`${slot('autosaveSince')}::timestamptz`.as('autosave_since'),
           })
-          .from(p),
+          .from(p)
+          .where(unlessContinued(db, burst)),
       )
       .returning({ version: revisions.version }),
   );
 }
 
-/** The activity event (of the placeholder `type`) about the row in `p`. */
-function eventOfWritten(db: Database, p: WrittenPost) {
+/** The CTE `b` of an update: the autosave burst's revision it moved to the new version, if any. */
+type Burst = ReturnType<typeof burstOfWritten>;
+
+/** A condition that holds unless `burst` moved a revision (always, without one). */
+function unlessContinued(db: Database, burst: Burst | undefined): SQL | undefined {
+  return burst === undefined ? undefined : sql`not exists ${db.select({ version: burst.version }).from(burst)}`;
+}
+
+/**
+ * The rule of autosave bursts (`PostRepository.updateRecorded`, `continuesBurst`) on the row in `p`:
+ * when the write is an autosave (placeholder `autosave`) and the revision at the version it updated
+ * (`p`'s less one) is an autosave by the same actor whose burst began at or after `burstFrom`, that
+ * row becomes the revision of the new version, without its body (the post's, as the newest), its
+ * `autosave_since` kept. The body trigger of migration 0017 runs after the statement and sees the
+ * row moved: it keeps the old body, if it changed, in the revision before the burst.
+ */
+function burstOfWritten(db: Database, p: WrittenPost) {
+  return db.$with('b').as(
+    db
+      .update(revisions)
+      .set({
+        version: sql`${p.version}`,
+        title: sql`${p.title}`,
+        slug: sql`${p.slug}`,
+        excerpt: sql`${p.excerpt}`,
+        body: null,
+        tags: sql`${p.tags}`,
+        status: sql`${p.status}`,
+        wordCount: sql`${p.wordCount}`,
+        createdAt: sql`${slot('occurredAt')}::timestamptz`,
+        actorName: sql`${slot('actorName')}::text`,
+        coverMediaId: sql`${p.coverMediaId}`,
+        coverAlt: sql`${p.coverAlt}`,
+        seoTitle: sql`${p.seoTitle}`,
+        seoDescription: sql`${p.seoDescription}`,
+        seoCanonicalUrl: sql`${p.seoCanonicalUrl}`,
+      })
+      .from(p)
+      .where(
+        and(
+          sql`${slot('autosave')}::boolean`,
+          eq(revisions.postId, p.id),
+          eq(revisions.version, sql`${p.version} - 1`),
+          eq(revisions.actorId, sql`${slot('actorId')}::text`),
+          gte(revisions.autosaveSince, sql`${slot('burstFrom')}::timestamptz`),
+        ),
+      )
+      .returning({ version: revisions.version }),
+  );
+}
+
+/** The activity event (of the placeholder `type`) about the row in `p`, unless `burst` moved a revision. */
+function eventOfWritten(db: Database, p: WrittenPost, burst?: Burst) {
   return db.$with('a').as(
     db
       .insert(activityEvents)
@@ -269,20 +323,25 @@ function eventOfWritten(db: Database, p: WrittenPost) {
             actorName: actorName(),
             occurredAt: occurredAt('occurred_at'),
           })
-          .from(p),
+          .from(p)
+          .where(unlessContinued(db, burst)),
       )
       .returning({ id: activityEvents.id }),
   );
 }
 
-/** The values of the history placeholders of a recorded write. */
-function recordParams(record: ChangeRecord, type: string) {
+/** The values of the history placeholders of a recorded write (an update's `autosave` too). */
+function recordParams(record: ChangeRecord & { autosave?: boolean }, type: string) {
+  const autosave = record.autosave === true;
   return {
     actorId: record.actor.id,
     actorName: record.actor.name,
     eventId: record.eventId,
     type,
     occurredAt: record.occurredAt.toISOString(),
+    autosave,
+    autosaveSince: autosave ? record.occurredAt.toISOString() : null,
+    burstFrom: new Date(record.occurredAt.getTime() - AUTOSAVE_BURST_MS).toISOString(),
   };
 }
 
@@ -299,8 +358,8 @@ function createRecordedStatement(db: Database) {
 
 /**
  * `updateRecorded` as one statement: the UPDATE guarded by id and version, then its revision and
- * event reading the RETURNING row. A post missing or at another version makes `p` empty, so
- * neither CTE inserts anything.
+ * event reading the RETURNING row, or the autosave burst's revision moved to it (`burstOfWritten`)
+ * and neither. A post missing or at another version makes `p` empty, so no CTE writes anything.
  */
 function updateRecordedStatement(db: Database, id: string, expectedVersion: number, set: PostSet) {
   const p = db.$with('p').as(
@@ -310,7 +369,11 @@ function updateRecordedStatement(db: Database, id: string, expectedVersion: numb
       .where(and(eq(posts.id, id), eq(posts.version, expectedVersion)))
       .returning(postColumns),
   );
-  return db.with(p, revisionOfWritten(db, p), eventOfWritten(db, p)).select().from(p);
+  const burst = burstOfWritten(db, p);
+  return db
+    .with(p, burst, revisionOfWritten(db, p, burst), eventOfWritten(db, p, burst))
+    .select()
+    .from(p);
 }
 
 /**

@@ -25,6 +25,7 @@ const summaryColumns = {
   createdAt: revisions.createdAt,
   actorId: revisions.actorId,
   actorName: revisions.actorName,
+  autosaveSince: revisions.autosaveSince,
 };
 const revisionColumns = { ...summaryColumns, body: revisions.body };
 
@@ -58,6 +59,7 @@ interface SummaryRow {
   createdAt: Date;
   actorId: string;
   actorName: string;
+  autosaveSince: Date | null;
 }
 
 function toFields(row: SummaryRow): Omit<RevisionSummary, 'changed'> {
@@ -74,6 +76,7 @@ function toFields(row: SummaryRow): Omit<RevisionSummary, 'changed'> {
     seo: seoOf(row),
     createdAt: row.createdAt,
     actor: { id: row.actorId, name: row.actorName },
+    autosaveSince: row.autosaveSince,
   };
 }
 
@@ -113,6 +116,7 @@ function listQuery(db: Database, where: SQL, limit: number) {
       createdAt: recent.createdAt,
       actorId: recent.actorId,
       actorName: recent.actorName,
+      autosaveSince: recent.autosaveSince,
       changed: {
         title: differs(recent.title),
         slug: differs(recent.slug),
@@ -171,6 +175,7 @@ export class DrizzleRevisionRepository implements RevisionRepository {
             createdAt: revision.createdAt,
             actorId: revision.actor.id,
             actorName: revision.actor.name,
+            autosaveSince: revision.autosaveSince,
           })
           .prepare('revisions_append')
           .execute(),

@@ -181,6 +181,11 @@ export const revisions = pgTable(
     seoTitle: text('seo_title'),
     seoDescription: text('seo_description'),
     seoCanonicalUrl: text('seo_canonical_url'),
+    /**
+     * When the autosave burst the revision records began; NULL for a write that was not an
+     * autosave. A burst's next autosave moves its row to the new version (`updateRecorded`).
+     */
+    autosaveSince: instant('autosave_since'),
   },
   (t) => [
     primaryKey({ name: 'revisions_pkey', columns: [t.postId, t.version] }),

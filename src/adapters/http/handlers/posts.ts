@@ -112,7 +112,8 @@ export function postHandlers(posts: PostUseCases): PostHandlers {
       const expected = requireIfMatch(request.headers['if-match']);
       const { publishAt, ...edit } = request.body;
       const schedule = publishAt === undefined ? {} : { publishAt: publishAt === null ? null : requestInstant('/publishAt', publishAt) };
-      const post = await posts.writes.update(request.params.id, expected, { ...edit, ...schedule }, actorOf(request));
+      const options = { autosave: request.query.autosave };
+      const post = await posts.writes.update(request.params.id, expected, { ...edit, ...schedule }, actorOf(request), options);
       return { status: 200, body: toApiPost(post), headers: { ETag: etagOf(post.version) } };
     },
 

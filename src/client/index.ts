@@ -84,6 +84,11 @@ export interface PreconditionOptions {
   ifMatch?: string;
 }
 
+export interface UpdatePostOptions extends PreconditionOptions {
+  /** The save is an autosave (`?autosave=true`): History keeps one revision per burst of them. */
+  autosave?: boolean;
+}
+
 export interface CreatePostOptions {
   /** Pass the key of an earlier attempt to retry the same logical create; a fresh UUID by default. */
   idempotencyKey?: string;
@@ -106,7 +111,7 @@ export interface MarginClient extends MediaCalls, WebhookCalls {
    * Sends `If-Match` with the last ETag seen for the post. On 412 the problem's `current` is the
    * post as it is now and its ETag becomes the remembered one, so merging and calling again works.
    */
-  updatePost(id: string, patch: UpdatePostRequest, options?: PreconditionOptions): Promise<ApiResult<'updatePost'>>;
+  updatePost(id: string, patch: UpdatePostRequest, options?: UpdatePostOptions): Promise<ApiResult<'updatePost'>>;
   deletePost(id: string, options?: PreconditionOptions): Promise<ApiResult<'deletePost'>>;
   restoreRevision(id: string, version: number, options?: PreconditionOptions): Promise<ApiResult<'restoreRevision'>>;
   /**
@@ -192,7 +197,8 @@ export function createMarginClient(options: MarginClientOptions): MarginClient {
       return { ...result, idempotencyKey };
     },
     async updatePost(id, patch, given) {
-      const result = await api.PATCH('/posts/{id}', { params: { path: { id }, header: ifMatch(id, given) }, body: patch });
+      const query = given?.autosave === true ? { autosave: true } : undefined;
+      const result = await api.PATCH('/posts/{id}', { params: { path: { id }, header: ifMatch(id, given), query }, body: patch });
       track(id, result, true);
       return result;
     },

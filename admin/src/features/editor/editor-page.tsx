@@ -9,6 +9,7 @@ import { useDocumentTitle } from '../../lib/page';
 import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
 import { postKeys } from '../../lib/query-keys';
 import { useSession } from '../../lib/session';
+import { autosaves, useAutosave } from './autosave';
 import { ConflictBanner } from './conflict-banner';
 import { CoverPicker } from './cover-picker';
 import './editor.css';
@@ -98,6 +99,8 @@ function PostForm({ saved }: { saved: Post | null }) {
   const [slugEdited, setSlugEdited] = useState(saved !== null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [pending, setPending] = useState(false);
+  /** A save in flight, seen at once (the state above only from the next render): never two at a time. */
+  const inFlight = useRef(false);
   const [status, setStatus] = useState('');
   const [showPreview, setShowPreview] = useState(wideEnough);
   /** Failed saves so far: each problem shown anew (its Retry-After counted from its answer). */
@@ -157,9 +160,10 @@ function PostForm({ saved }: { saved: Post | null }) {
     }
   }
 
-  /** Saves what the author changed since `from` (the last answer, or `current` after a 412). */
-  async function save(from: Post | null) {
-    if (pending) return;
+  /** Saves what the author changed since `from` (the last answer, or `current` after a 412); by itself with `autosave`. */
+  async function save(from: Post | null, autosave = false) {
+    if (pending || inFlight.current) return;
+    inFlight.current = true;
     setPending(true);
     setStatus('');
     const sent = draft;
@@ -177,13 +181,13 @@ function PostForm({ saved }: { saved: Post | null }) {
           return;
         }
         // src/client sends If-Match with the last ETag it saw for the post (after a 412, current's).
-        const result = await client.updatePost(from.id, patch);
+        const result = await client.updatePost(from.id, patch, { autosave });
         if (result.error !== undefined) return failed(result.error, result.response);
         setOutcome(null);
         setBase(result.data);
         setDraft((d) => (d === sent ? fieldsOf(result.data) : d));
         answered(result.data);
-        setStatus(`Saved: version ${result.data.version}.`);
+        setStatus(autosave ? 'Saved.' : `Saved: version ${result.data.version}.`);
       } else {
         const body: NewPost = {
           title: sent.title,
@@ -211,9 +215,14 @@ function PostForm({ saved }: { saved: Post | null }) {
     } catch {
       setOutcome({ kind: 'problem', problem: unreachable() });
     } finally {
+      inFlight.current = false;
       setPending(false);
     }
   }
+
+  // A draft saves itself a few seconds after typing stops (not while a 412 waits to be settled, nor
+  // while a local copy is on offer); a published post waits for Save.
+  useAutosave(draft, dirty && !pending && outcome?.kind !== 'conflict' && !offered && autosaves(base, draft), () => void save(base, true));
 
   // Ctrl/Cmd+S anywhere on the page saves, as in every editor (and not the browser's "Save page").
   const saveByKey = useEffectEvent(() => void save(base));
@@ -493,7 +502,7 @@ function PostForm({ saved }: { saved: Post | null }) {
             {pending ? 'Saving…' : 'Save'}
           </button>
           <span className="hint">or {shortcut}</span>
-          <span aria-live="polite">{status || (dirty ? 'Unsaved changes.' : '')}</span>
+          <span aria-live="polite">{pending ? 'Saving…' : status || (dirty ? 'Unsaved changes.' : '')}</span>
         </div>
       </form>
       {saved && <SharePreview postId={saved.id} />}

@@ -101,6 +101,7 @@ function RevisionTable({ items, current }: { items: RevisionSummary[]; current: 
               <td>{revision.version === current ? `${revision.version} (current)` : revision.version}</td>
               <td>
                 <time dateTime={revision.createdAt}>{dateFormat.format(new Date(revision.createdAt))}</time>
+                {revision.autosave && ' (autosaved)'}
               </td>
               <td>{revision.actor.name}</td>
               <td>{changesOf(revision, items[i + 1])}</td>

@@ -102,6 +102,7 @@ describeOnEveryStore('revisions', (make) => {
         wordCount: 3,
         createdAt: post.createdAt,
         actor: { id: t.admin.id, name: 'Ada Lovelace' },
+        autosave: false,
       });
       const second = await t.send('GET', `/posts/${post.id}/revisions/2`);
       expect(await second.json()).toMatchObject({ version: 2, title: 'Second', body: 'four', status: 'published', wordCount: 1 });

@@ -852,6 +852,16 @@ export function describePostRepositoryContract(make: MakeStore): void {
         expect((await store().revisions.get(created.id, 4))?.body).toBe('B4');
       });
 
+      it('an autosave that continues its burst appends no event, so its event id is not checked; one that begins a burst throws DuplicateIdError for an id in the log', async () => {
+        const first = await burst([{ body: 'B2', at: at(0) }]);
+        const taken = { ...autosave(1, at(1_000)) };
+        const continued = await posts().updateRecorded(first, { body: 'B3' }, taken);
+        expect(continued).toMatchObject({ version: 3, body: 'B3' });
+        const error = await rejectionOf(posts().updateRecorded(continued, { body: 'B4' }, autosave(1, at(1_000), BEA)));
+        expect(error).toBeInstanceOf(DuplicateIdError);
+        expect(await posts().get(first.id)).toStrictEqual(continued);
+      });
+
       it('of N concurrent autosaves with the same before exactly one succeeds, leaving the one burst revision (N = 5)', async () => {
         const first = await burst([{ body: 'B2', at: at(0) }]);
         const results = await Promise.allSettled(

@@ -335,12 +335,14 @@ export class MemoryPostRepository implements PostRepository {
     return this.#session.exec((data) => {
       // Every check before the first write: the session's call is atomic, so throwing stores nothing.
       const next = updated(data, before.id, before.version, changes, record.occurredAt);
-      checkEventId(data, record);
       const history = data.revisions.get(next.id) ?? new Map<number, Revision>();
       if (history.has(next.version)) throw new VersionConflictError(next.version, Math.max(...history.keys()));
-      data.posts.set(next.id, next);
       const burst = record.autosave === true ? history.get(before.version) : undefined;
-      if (burst !== undefined && continuesBurst(burst, record.actor, record.occurredAt)) {
+      // A continued burst appends no event, so its event id is not checked.
+      const continued = burst !== undefined && continuesBurst(burst, record.actor, record.occurredAt);
+      if (!continued) checkEventId(data, record);
+      data.posts.set(next.id, next);
+      if (continued) {
         history.delete(before.version);
         history.set(next.version, revisionOf(next, record.actor, burst.autosaveSince));
       } else {

@@ -101,7 +101,7 @@ describeAdmin('images in the admin in headless Chromium', (site) => {
     await loaded(page, '.cover-thumb');
     await page.getByLabel('SEO description').fill('Notes from the harbour.');
 
-    // A third image pasted into the body at the cursor (the start of the empty last line).
+    // A third image pasted into the body at the cursor (the start of the empty last line), a paragraph of its own.
     const body = page.getByLabel('Body (markdown)');
     await body.click();
     await page.keyboard.press('Control+End');
@@ -114,7 +114,7 @@ describeAdmin('images in the admin in headless Chromium', (site) => {
     await page.getByText('Inserted pier.png.').waitFor();
     const text = await page.evaluate<string>('[...document.querySelectorAll(".cm-line")].map((line) => line.textContent).join("\\n")');
     expect(text).toMatch(
-      new RegExp(`^First line\\.\\n!\\[pier\\]\\(${site.apiUrl()}/api/v1/content/media/[a-z2-7]{26}/original\\.png\\)$`),
+      new RegExp(`^First line\\.\\n\\n!\\[pier\\]\\(${site.apiUrl()}/api/v1/content/media/[a-z2-7]{26}/original\\.png\\)$`),
     );
     const preview = page.getByRole('region', { name: 'Preview' });
     const pier = preview.getByRole('img', { name: 'pier' });

@@ -179,7 +179,7 @@ const image = (name: string, type = 'image/png') =>
   new NodeFile([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], name, { type }) as unknown as File;
 
 describe('an image pasted into the body', () => {
-  it('201: is uploaded with its type, marked while it uploads, then inserted at the cursor as ![file name](url)', async () => {
+  it('201: is uploaded with its type, marked while it uploads, then inserted at the cursor as ![file name](url) on a line of its own, blank lines around it', async () => {
     let answer: (response: Response) => void = () => undefined;
     const types: (string | null)[] = [];
     await openEditor(
@@ -199,7 +199,7 @@ describe('an image pasted into the body', () => {
     expect(bodyText()).toBe('Line one.\nLine two.\n');
 
     answer(json(201, media(HARBOUR, '')));
-    await waitFor(() => expect(bodyText()).toBe(`Line one.\n![harbour view](${FILES}/${HARBOUR}/original.jpg)Line two.\n`));
+    await waitFor(() => expect(bodyText()).toBe(`Line one.\n\n![harbour view](${FILES}/${HARBOUR}/original.jpg)\n\nLine two.\n`));
     expect(types).toEqual(['image/png']);
     expect(screen.queryByText('Uploading harbour view.png…', { selector: '.cm-upload-pending' })).toBeNull();
     expect(screen.getByText('Inserted harbour view.png.')).toBeTruthy();
@@ -210,7 +210,26 @@ describe('an image pasted into the body', () => {
     await openEditor({}, { 'POST /media': () => json(200, media(SUNSET, 'A red [evening] sunset')) });
     bodyEditor().dispatch({ selection: { anchor: 0 } });
     pasteInBody([image('IMG_0001.png')]);
-    await waitFor(() => expect(bodyText()).toBe(`![A red \\[evening\\] sunset](${FILES}/${SUNSET}/original.jpg)Line one.\nLine two.\n`));
+    await waitFor(() =>
+      expect(bodyText()).toBe(`![A red \\[evening\\] sunset](${FILES}/${SUNSET}/original.jpg)\n\nLine one.\nLine two.\n`),
+    );
+  });
+
+  it('never runs into the text around it: a heading after it stays a heading, a line split in two becomes two paragraphs, a blank line already there is kept', async () => {
+    await openEditor(
+      { body: 'Intro\n## Why another CMS\n\nA sentence cut here.' },
+      { 'POST /media': () => json(201, media(HARBOUR, 'Harbour')) },
+    );
+    const markdown = `![Harbour](${FILES}/${HARBOUR}/original.jpg)`;
+    bodyEditor().dispatch({ selection: { anchor: 'Intro\n'.length } });
+    pasteInBody([image('a.png')]);
+    await waitFor(() => expect(bodyText()).toBe(`Intro\n\n${markdown}\n\n## Why another CMS\n\nA sentence cut here.`));
+    bodyEditor().dispatch({ selection: { anchor: bodyText().indexOf(' here.') } });
+    pasteInBody([image('b.png')]);
+    await waitFor(() => expect(bodyText()).toBe(`Intro\n\n${markdown}\n\n## Why another CMS\n\nA sentence cut\n\n${markdown}\n\n here.`));
+    bodyEditor().dispatch({ selection: { anchor: bodyText().indexOf('\n\nA sentence') } });
+    pasteInBody([image('c.png')]);
+    await waitFor(() => expect(bodyText()).toMatch(/## Why another CMS\n\n!\[Harbour\]\([^)]+\)\n\nA sentence cut/));
   });
 
   it('415: a refused image inserts nothing and says in words why', async () => {

@@ -1,4 +1,4 @@
-import { StateEffect, StateField, type Extension } from '@codemirror/state';
+import { StateEffect, StateField, type Extension, type Text } from '@codemirror/state';
 import { Decoration, EditorView, WidgetType, type DecorationSet } from '@codemirror/view';
 
 /**
@@ -70,7 +70,23 @@ function positionOf(view: EditorView, id: number): number | null {
 
 let lastId = 0;
 
-/** Uploads each file and puts its markdown where it was dropped, one after the other. */
+const blank = (doc: Text, line: number): boolean => doc.line(line).text.trim() === '';
+
+/**
+ * `markdown` as a paragraph of its own at `pos`: a blank line before it unless the document starts
+ * there or a blank line is already there, and after it unless the document ends there or a blank
+ * line follows; within a line, the line is split. Else an image dropped at the start of a line ran
+ * into it (`![…](…)## Heading` is no heading any more).
+ */
+function ownParagraph(doc: Text, pos: number, markdown: string): string {
+  const line = doc.lineAt(pos);
+  const before = pos > line.from ? '\n\n' : line.number > 1 && !blank(doc, line.number - 1) ? '\n' : '';
+  // At a line's end its own line break ends the image's line: one more makes the blank line.
+  const after = pos < line.to ? '\n\n' : line.number < doc.lines && !blank(doc, line.number + 1) ? '\n' : '';
+  return `${before}${markdown}${after}`;
+}
+
+/** Uploads each file and puts its markdown where it was dropped, one after the other, each a paragraph of its own. */
 function uploadAt(view: EditorView, files: File[], pos: number, upload: ImageUpload): void {
   for (const file of files) {
     const id = ++lastId;
@@ -82,7 +98,10 @@ function uploadAt(view: EditorView, files: File[], pos: number, upload: ImageUpl
         const at = positionOf(view, id);
         const effects = removePending.of(id);
         if (markdown === null || at === null) view.dispatch({ effects });
-        else view.dispatch({ changes: { from: at, insert: markdown }, effects, userEvent: 'input.paste', scrollIntoView: true });
+        else {
+          const insert = ownParagraph(view.state.doc, at, markdown);
+          view.dispatch({ changes: { from: at, insert }, effects, userEvent: 'input.paste', scrollIntoView: true });
+        }
       },
       () => {
         if (view.dom.isConnected) view.dispatch({ effects: removePending.of(id) });
@@ -95,7 +114,8 @@ function uploadAt(view: EditorView, files: File[], pos: number, upload: ImageUpl
 const imagesOf = (data: DataTransfer | null): File[] => (data ? [...data.files].filter((file) => file.type.startsWith('image/')) : []);
 
 /**
- * Images dropped on or pasted into the body are uploaded by `upload` and their markdown inserted at the drop point or the cursor; while one uploads, a marker shows
+ * Images dropped on or pasted into the body are uploaded by `upload` and their markdown inserted at the drop point or the cursor,
+ * on a line of its own with blank lines around it; while one uploads, a marker shows
  * where it will go.
  */
 export function imageDrop(upload: ImageUpload): Extension {

@@ -11,15 +11,15 @@ afterEach(() => {
   localStorage.clear();
 });
 
-const opened = (patch: ReturnType<typeof writes>['handler']) =>
+const opened = (patch: ReturnType<typeof writes>['handler'], body?: string) =>
   fakeApi({
-    'GET /posts/01A': () => json(200, post(), { etag: '"3"' }),
+    'GET /posts/01A': () => json(200, post(body === undefined ? {} : { body }), { etag: '"3"' }),
     'PATCH /posts/01A': patch,
     'GET /tags': () => json(200, { items: [{ name: 'intro', count: 2 }] }),
   });
 
-async function openEditor(patch: ReturnType<typeof writes>['handler']) {
-  const api = opened(patch);
+async function openEditor(patch: ReturnType<typeof writes>['handler'], body?: string) {
+  const api = opened(patch, body);
   renderApp('/posts/01A', sessionOver(api.fetch, 'access-1'));
   const title = await screen.findByLabelText<HTMLInputElement>('Title', undefined, LOAD);
   return { api, title };
@@ -49,6 +49,20 @@ describe('the editor of a post', () => {
     fireEvent.keyDown(bodyEditor().contentDOM, { key: 's', ctrlKey: true });
     expect(await screen.findByText('Saved: version 4.')).toBeTruthy();
     expect(patch.seen.map((w) => w.body)).toEqual([{ body: 'Line one.\nLine two.\nAnd a third line' }]);
+  });
+
+  it('counts words by the server’s rule: a link or image counts its text, not its URL; code blocks count nothing', async () => {
+    const body = [
+      'See [the docs](https://example.com/docs/getting-started) now.',
+      '',
+      '![a red fox](http://localhost:8080/api/v1/content/media/abcdefghijklmnopqrstuvwxyz/original.png)',
+      '',
+      '```sh',
+      'npm run build --workspace=admin',
+      '```',
+    ].join('\n');
+    await openEditor(writes(() => json(200, post())).handler, body);
+    expect(screen.getByText('7 words')).toBeTruthy();
   });
 
   it("422: the pointer's message sits beside the field it names (/body/title → Title), and the problem's detail above the form", async () => {

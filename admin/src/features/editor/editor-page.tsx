@@ -2,6 +2,8 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useEffectEvent, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useBlocker, useNavigate, useParams } from 'react-router';
 import type { components, NewPost, Post } from '../../../../src/client/index.js';
+// The server's rule itself (a pure module of the domain): the count shown is the count saved.
+import { countWords } from '../../../../src/domain/word-count.js';
 import { Field, type FieldProps } from '../../components/field';
 import { ProblemAlert } from '../../components/problem-alert';
 import { altFromName, imageMarkdown, useUploadImage } from '../../lib/media';
@@ -23,7 +25,6 @@ import {
   patchOf,
   seoInputOf,
   suggestSlug,
-  wordCount,
   type FieldName,
   type Fields,
 } from './fields';
@@ -286,7 +287,7 @@ function PostForm({ saved }: { saved: Post | null }) {
     );
   };
 
-  const words = wordCount(draft.body);
+  const words = countWords(draft.body);
   return (
     <>
       <h1>{saved ? 'Edit post' : 'New post'}</h1>

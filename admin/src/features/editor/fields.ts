@@ -115,12 +115,6 @@ export function suggestSlug(title: string): string {
     .replace(/-+$/, '');
 }
 
-/** Words in the markdown as typed (the server counts the rendered text, which the saved post then says). */
-export function wordCount(body: string): number {
-  const words = body.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu);
-  return words ? words.length : 0;
-}
-
 /** The field a 422's pointer names (`/body/title`, `/body/tags/2`), if it is one of the form's. */
 export function fieldOfPointer(pointer: string): FieldName | undefined {
   const match = /^\/body\/([A-Za-z]+)(?:\/|$)/.exec(pointer);

@@ -23,7 +23,9 @@ export function PreviewPane({ id, body }: { id: string; body: string }) {
   const html = preview.data ?? '';
   return (
     <section id={id} className="preview" aria-labelledby={`${id}-title`} aria-busy={preview.isFetching}>
-      <h2 id={`${id}-title`}>Preview</h2>
+      <h2 id={`${id}-title`} className="preview-title">
+        Preview
+      </h2>
       {/* Not an alert: the preview is beside the work, and a failed one must not interrupt the typing. */}
       {error && (
         <div className="notice">

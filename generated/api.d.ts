@@ -276,7 +276,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a revision
-         * @description Copies the revision's title, excerpt, body and tags into the post as a new version and a new revision; history is never rewritten. Guarded by If-Match like updatePost. No request body.
+         * @description Copies the revision's title, excerpt, body, tags, cover image and SEO fields into the post as a new version and a new revision (the slug and status stay as they are); history is never rewritten. Guarded by If-Match like updatePost. No request body.
          */
         post: operations["restoreRevision"];
         delete?: never;

@@ -1,3 +1,4 @@
+import { FIELD_LABELS, inSentence } from '../../lib/post-fields';
 import type { RevisionSummary } from './queries';
 
 /**
@@ -8,11 +9,12 @@ import type { RevisionSummary } from './queries';
 export function changesOf(revision: RevisionSummary, previous: RevisionSummary | undefined): string {
   if (revision.version === 1) return 'Created';
   if (revision.changed.length === 0) return 'Schedule only, or nothing';
-  const names = revision.changed.map((field) =>
-    field === 'body' && previous !== undefined && previous.wordCount !== revision.wordCount
-      ? `body (${previous.wordCount} → ${revision.wordCount} words)`
-      : field,
-  );
-  const text = names.join(', ');
-  return text.charAt(0).toUpperCase() + text.slice(1);
+  // Named as the editor labels them ("Cover image", "Search and sharing (SEO)").
+  const names = revision.changed.map((field, i) => {
+    const label = i === 0 ? FIELD_LABELS[field] : inSentence(FIELD_LABELS[field]);
+    return field === 'body' && previous !== undefined && previous.wordCount !== revision.wordCount
+      ? `${label} (${previous.wordCount} → ${revision.wordCount} words)`
+      : label;
+  });
+  return names.join(', ');
 }

@@ -160,6 +160,32 @@ describe('the history of a post', () => {
     expect(api.calls('GET', '/posts/01A/revisions/1/diff')[0]?.url.searchParams.get('against')).toBe('2');
   });
 
+  it('restore says it brings back the cover image and SEO fields, and the editor opens with them', async () => {
+    const cover = { mediaId: 'abcdefghijklmnopqrstuvwxyz', alt: 'Harbour' };
+    const seo = { title: 'Ports, explained', description: 'Where ships wait.', canonicalUrl: null };
+    const api = history({
+      'POST /posts/01A/revisions/1/restore': () => json(200, post({ version: 4, coverImage: cover, seo }), { etag: '"4"' }),
+      'GET /media/abcdefghijklmnopqrstuvwxyz': () => json(404, { title: 'Not found', detail: 'No media.', status: 404 }),
+    });
+    renderApp('/posts/01A/history?version=1', sessionOver(api.fetch, 'access-1'));
+    expect(
+      await screen.findByText(
+        'Restoring version 1 brings back its title, excerpt, body, tags, cover image and search and sharing (SEO) fields; the slug and status stay as they are.',
+        undefined,
+        LOAD,
+      ),
+    ).toBeTruthy();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Restore version 1…' }));
+    const confirm = screen.getByRole('alertdialog', { name: 'Restore version 1?' });
+    expect(
+      within(confirm).getByText(/^Its title, excerpt, body, tags, cover image and search and sharing \(SEO\) fields become version 4/),
+    ).toBeTruthy();
+    await user.click(within(confirm).getByRole('button', { name: 'Restore version 1' }));
+    expect(await screen.findByDisplayValue('Ports, explained', undefined, LOAD)).toBeTruthy();
+    expect(screen.getByDisplayValue('Where ships wait.')).toBeTruthy();
+  });
+
   it('restore asks first, then POSTs with If-Match of the post it read; the editor opens on the restored version', async () => {
     const seen: (string | null)[] = [];
     const api = history({
@@ -259,6 +285,88 @@ describe('the history of a post that is not there', () => {
     renderApp('/posts/01A/history', sessionOver(api.fetch, 'access-1'));
     expect(await screen.findByRole('cell', { name: 'Slug, body' }, LOAD)).toBeTruthy();
     expect(screen.getByRole('cell', { name: 'Status' })).toBeTruthy();
+  });
+
+  it('names the fields as the editor labels them: "Cover image", "Search and sharing (SEO)", never "CoverImage"', async () => {
+    const api = history({
+      'GET /posts/01A/revisions': () =>
+        json(200, {
+          items: [revision(3, { changed: ['coverImage', 'seo'] }), revision(2, { changed: ['title', 'coverImage'] }), revision(1)],
+          nextCursor: null,
+        }),
+      'GET /posts/01A/revisions/2/diff': () =>
+        json(200, {
+          ...DIFF_1_CURRENT,
+          to: { version: 2, current: false },
+          changed: ['coverImage', 'seo'],
+          coverImage: { changed: true, from: null, to: { mediaId: 'abcdefghijklmnopqrstuvwxyz', alt: 'Harbour' } },
+          seo: {
+            changed: true,
+            from: { title: null, description: null, canonicalUrl: null },
+            to: { title: 'Ports', description: null, canonicalUrl: null },
+          },
+        }),
+    });
+    renderApp('/posts/01A/history?version=2', sessionOver(api.fetch, 'access-1'));
+    expect(await screen.findByRole('cell', { name: 'Cover image, search and sharing (SEO)' }, LOAD)).toBeTruthy();
+    expect(screen.getByRole('cell', { name: 'Title, cover image' })).toBeTruthy();
+    const comparison = await screen.findByRole('heading', { level: 3, name: 'What goes from current (version 3) to version 2' });
+    expect(
+      within(comparison.parentElement!)
+        .getAllByRole('term')
+        .map((term) => term.textContent),
+    ).toEqual(['Cover image', 'Search and sharing (SEO)']);
+    expect(document.body.textContent).not.toMatch(/CoverImage|coverImage/);
+  });
+
+  it('a last line that differs only by its line break is no changed line: the diff says so instead of removing and adding it', async () => {
+    const api = history({
+      'GET /posts/01A/revisions/1/diff': () =>
+        json(200, {
+          ...DIFF_1_CURRENT,
+          changed: ['body'],
+          title: { changed: false, from: 'Hello', to: 'Hello' },
+          tags: { changed: false, added: [], removed: [] },
+          body: {
+            changed: true,
+            additions: 1,
+            deletions: 1,
+            unified:
+              '--- body v3 (current)\n+++ body v1\n@@ -1,2 +1,2 @@\n Line one.\n-Line two.\n\\ No newline at end of file\n+Line two.\n',
+            truncated: false,
+          },
+        }),
+    });
+    renderApp('/posts/01A/history?version=1', sessionOver(api.fetch, 'access-1'));
+    expect(await screen.findByText('Only the line break after the last line differs.', undefined, LOAD)).toBeTruthy();
+    expect(document.querySelector('ins, del')).toBeNull();
+  });
+
+  it('a line break added after a changed last line: the line shows once as changed, the counts leave out the false pair', async () => {
+    const api = history({
+      'GET /posts/01A/revisions/1/diff': () =>
+        json(200, {
+          ...DIFF_1_CURRENT,
+          changed: ['body'],
+          body: {
+            changed: true,
+            additions: 2,
+            deletions: 2,
+            unified:
+              '--- body v3 (current)\n+++ body v1\n@@ -1,3 +1,3 @@\n-Line one.\n+Line 1.\n Line two.\n-The end.\n\\ No newline at end of file\n+The end.\n',
+            truncated: false,
+          },
+        }),
+    });
+    renderApp('/posts/01A/history?version=1', sessionOver(api.fetch, 'access-1'));
+    const body = await screen.findByRole('list', { name: 'Body from line 1 of version 1' }, LOAD);
+    expect([...body.querySelectorAll('li')].map((li) => [li.className, li.textContent])).toEqual([
+      ['line-removed', 'Only in current (version 3): Line one.'],
+      ['line-added', 'Only in version 1: Line 1.'],
+      ['line-same', 'Line two.'],
+      ['line-same', 'The end.'],
+    ]);
+    expect(screen.getByText('1 line only in version 1, 1 only in current (version 3).')).toBeTruthy();
   });
 
   it('a write that changed none of the listed fields reads "Schedule only, or nothing"', async () => {

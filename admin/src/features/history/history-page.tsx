@@ -167,7 +167,10 @@ function Comparison({ post, version, against }: { post: Post; version: number; a
         What goes from {sideName(diff.data.from)} to {sideName(diff.data.to)}
       </h3>
       {against === 'current' && (
-        <p>Restoring version {version} brings back its title, excerpt, body and tags; the slug and status stay as they are.</p>
+        <p>
+          Restoring version {version} brings back its title, excerpt, body, tags, cover image and search and sharing (SEO) fields; the slug
+          and status stay as they are.
+        </p>
       )}
       <RevisionDiffView diff={diff.data} />
       <RestoreRevision key={version} post={post} version={version} />

@@ -11,8 +11,8 @@ import { revisionKeys } from './queries';
 type Outcome = { kind: 'moved'; version: number } | { kind: 'problem'; problem: ApiProblem };
 
 /**
- * Restores revision `version` after a confirmation: the API copies its title, excerpt, body and tags
- * into the post as a new version, under If-Match (src/client sends the ETag of the post this page
+ * Restores revision `version` after a confirmation: the API copies its title, excerpt, body, tags,
+ * cover image and SEO fields into the post as a new version, under If-Match (src/client sends the ETag of the post this page
  * read). Done, the editor opens on the restored post; a 412 (someone saved meanwhile) refreshes
  * the post and its history and says so, and a second try restores over what is there now.
  */
@@ -85,8 +85,8 @@ export function RestoreRevision({ post, version }: { post: Post; version: number
             Restore version {version}?
           </p>
           <p id="restore-detail">
-            Its title, excerpt, body and tags become version {post.version + 1} of the post (the slug and status stay as they are). Nothing
-            in the history is lost: version {post.version} stays there.
+            Its title, excerpt, body, tags, cover image and search and sharing (SEO) fields become version {post.version + 1} of the post
+            (the slug and status stay as they are). Nothing in the history is lost: version {post.version} stays there.
           </p>
           <div className="actions">
             <button type="button" onClick={() => void restore()} disabled={pending}>

@@ -1,6 +1,7 @@
 import { parsePatch } from 'diff';
 import type { ReactNode } from 'react';
 import { LineDiff, type DiffLine } from '../../components/line-diff';
+import { FIELD_LABELS } from '../../lib/post-fields';
 import type { RevisionDiff } from './queries';
 
 type Side = RevisionDiff['from'];
@@ -10,22 +11,51 @@ export const sideName = (side: Side): string => (side.current ? `current (versio
 
 const shown = (value: string) => (value === '' ? '(empty)' : value);
 
-/** The hunks of the server's unified diff (jsdiff's parsePatch), each as lines of the line diff. */
-function hunksOf(unified: string): { start: number; lines: DiffLine[] }[] {
-  return (parsePatch(unified)[0]?.hunks ?? []).map((hunk) => ({
-    start: hunk.newStart,
-    lines: hunk.lines
-      .filter((line) => !line.startsWith('\\'))
-      .map((line): DiffLine => ({ text: line.slice(1), kind: line[0] === '+' ? 'added' : line[0] === '-' ? 'removed' : 'same' })),
-  }));
+interface Hunk {
+  start: number;
+  lines: DiffLine[];
+  /** The last line of the body is the same text on both sides, with a line break after it on one only. */
+  lastLineBreak: boolean;
+}
+
+/**
+ * The hunks of the server's unified diff (jsdiff's parsePatch), each as lines of the line diff.
+ * A patch says a last line without a line break as removed and added again (`-end`, `\ No newline
+ * at end of file`, `+end`): the same text both sides, shown as one line, not as a change.
+ */
+function hunksOf(unified: string): Hunk[] {
+  return (parsePatch(unified)[0]?.hunks ?? []).map((hunk) => {
+    const lines: (DiffLine & { open: boolean })[] = [];
+    for (const line of hunk.lines) {
+      if (line.startsWith('\\')) {
+        if (lines.length > 0) lines[lines.length - 1]!.open = true;
+        continue;
+      }
+      lines.push({ text: line.slice(1), kind: line[0] === '+' ? 'added' : line[0] === '-' ? 'removed' : 'same', open: false });
+    }
+    const removed = lines.findLastIndex((line) => line.kind === 'removed');
+    const added = lines.findLastIndex((line) => line.kind === 'added');
+    const lastLineBreak =
+      removed !== -1 && added > removed && lines[removed]!.text === lines[added]!.text && lines[removed]!.open !== lines[added]!.open;
+    if (lastLineBreak) {
+      lines[added]!.kind = 'same';
+      lines.splice(removed, 1);
+    }
+    return { start: hunk.newStart, lines: lines.map(({ text, kind }) => ({ text, kind })), lastLineBreak };
+  });
 }
 
 function BodyChange({ body, from, to }: { body: RevisionDiff['body']; from: string; to: string }) {
-  const counts =
-    body.additions === null || body.deletions === null
-      ? null
-      : `${body.additions} ${body.additions === 1 ? 'line' : 'lines'} only in ${to}, ${body.deletions} only in ${from}.`;
   const hunks = hunksOf(body.unified);
+  // The last line counted once as removed and once as added when only its line break differs.
+  const breakOnly = hunks.some((hunk) => hunk.lastLineBreak) ? 1 : 0;
+  const additions = body.additions === null ? null : body.additions - breakOnly;
+  const deletions = body.deletions === null ? null : body.deletions - breakOnly;
+  if (additions === 0 && deletions === 0) return <p>Only the line break after the last line differs.</p>;
+  const counts =
+    additions === null || deletions === null
+      ? null
+      : `${additions} ${additions === 1 ? 'line' : 'lines'} only in ${to}, ${deletions} only in ${from}.`;
   return (
     <>
       {counts && <p>{counts}</p>}
@@ -48,12 +78,6 @@ function BodyChange({ body, from, to }: { body: RevisionDiff['body']; from: stri
     </>
   );
 }
-
-/** Field names that do not read well capitalised. */
-const FIELD_LABELS: Partial<Record<RevisionDiff['changed'][number], string>> = {
-  coverImage: 'Cover image',
-  seo: 'Search and sharing (SEO)',
-};
 
 type CoverImage = RevisionDiff['coverImage']['from'];
 type PostSeo = RevisionDiff['seo']['from'];
@@ -114,7 +138,7 @@ export function RevisionDiffView({ diff }: { diff: RevisionDiff }) {
     <dl className="diff-fields">
       {diff.changed.map((name) => (
         <div key={name} className="diff-field">
-          <dt>{FIELD_LABELS[name] ?? capital(name)}</dt>
+          <dt>{FIELD_LABELS[name]}</dt>
           <dd>{change[name]()}</dd>
         </div>
       ))}

@@ -1117,6 +1117,7 @@ export interface components {
         FieldError: {
             /** @description A JSON Pointer (RFC 6901) into the request: `/body/title`, `/query/limit`, `/path/id` or `/headers/idempotency-key`. */
             pointer: string;
+            /** @description What is wrong, in words that follow the field's name ("must not be empty", "must be at most 200 characters long", "may contain only lowercase letters, digits and single hyphens between them"). A problem's `detail` counts the fields named, not their errors. */
             message: string;
         };
         Health: {

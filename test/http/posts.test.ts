@@ -136,6 +136,36 @@ describeOnEveryStore('posts: create, get, list', (make) => {
       await expectInvalid(await t.send('POST', '/posts', { body: { title: 'x', excerpt: 'x'.repeat(501) } }), '/body/excerpt');
     });
 
+    it('answers 422 with each field error in words, and counts the fields, not the errors: an empty slug is only empty', async () => {
+      const t = await setup(make);
+      const response = await t.send('POST', '/posts', {
+        body: { title: '', slug: 'Not A Slug', excerpt: 'x'.repeat(501), seo: { canonicalUrl: 'ftp://example.com/' } },
+      });
+      const problem = await expectInvalid(response);
+      expect(problem.errors).toEqual([
+        { pointer: '/body/title', message: 'must not be empty' },
+        { pointer: '/body/slug', message: 'may contain only lowercase letters, digits and single hyphens between them' },
+        { pointer: '/body/excerpt', message: 'must be at most 500 characters long' },
+        { pointer: '/body/seo/canonicalUrl', message: 'must start with http:// or https://' },
+      ]);
+      expect(problem.detail).toBe('The request has 4 invalid fields.');
+      const empty = await expectInvalid(await t.send('POST', '/posts', { body: { title: 'Empty slug', slug: '' } }));
+      expect([empty.errors, empty.detail]).toEqual([
+        [{ pointer: '/body/slug', message: 'must not be empty' }],
+        'The request has 1 invalid field.',
+      ]);
+      const long = await expectInvalid(await t.send('POST', '/posts', { body: { title: 'Long slug', slug: `A${'a'.repeat(100)}` } }));
+      expect([long.errors.map((e: { message: string }) => e.message), long.detail]).toEqual([
+        ['must be at most 100 characters long', 'may contain only lowercase letters, digits and single hyphens between them'],
+        'The request has 1 invalid field.',
+      ]);
+      const when = await expectInvalid(await t.send('POST', '/posts', { body: { title: 'When', status: 'draft', publishAt: 'soon' } }));
+      expect(when.errors).toContainEqual({
+        pointer: '/body/publishAt',
+        message: 'must be a date and time with its offset from UTC (RFC 3339, e.g. 2026-05-01T09:00:00Z)',
+      });
+    });
+
     it('answers 422 for tags that break the domain rules once normalised', async () => {
       const t = await setup(make);
       // Blank once trimmed.

@@ -6,6 +6,7 @@ import { clientAddressOf, pathOf, queryOf, requestIdOf, type Env } from './conte
 import type { Contract, Route } from './contract.js';
 import { BinaryBody } from './binary-body.js';
 import { isCompressible } from './compression.js';
+import { fieldMessage } from './field-messages.js';
 import { HttpProblem } from './problem.js';
 import { JsonText } from './json-text.js';
 import type { HandlerRegistry, ImageUpload, Principal } from './registry.js';
@@ -226,9 +227,12 @@ async function readJsonBody(request: Request): Promise<unknown> {
   }
 }
 
-/** Every failing field, as JSON pointers into the request (`/body/title`, `/query/limit`, …). */
+/**
+ * Every failing field, as JSON pointers into the request (`/body/title`, `/query/limit`, …), each
+ * error in words (`fieldMessage`). An empty value says only that: its pattern failing as well is
+ * no news. The detail counts the fields, not the errors.
+ */
 function validationProblem(errors: ErrorObject[]): HttpProblem {
-  const seen = new Set<string>();
   const fieldErrors: { pointer: string; message: string }[] = [];
   const meaningful = errors.some((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
     ? errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf')
@@ -236,7 +240,7 @@ function validationProblem(errors: ErrorObject[]): HttpProblem {
   for (const error of meaningful) {
     let pointer = error.instancePath.replace(/^\/requestBody/, '/body').replace(/^\/header(?=\/|$)/, '/headers');
     if (pointer === '') pointer = '/body';
-    let message = error.message ?? 'is invalid';
+    let message = fieldMessage(error);
     const params = error.params as Record<string, unknown>;
     if (error.keyword === 'required' && typeof params.missingProperty === 'string') {
       pointer += `/${params.missingProperty}`;
@@ -245,16 +249,24 @@ function validationProblem(errors: ErrorObject[]): HttpProblem {
       pointer += `/${params.additionalProperty}`;
       message = 'is not an allowed property';
     }
-    const key = `${pointer}\u0000${message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     fieldErrors.push({ pointer, message });
   }
-  const count = fieldErrors.length;
+  const empty = new Set(fieldErrors.filter((e) => e.message === EMPTY).map((e) => e.pointer));
+  const seen = new Set<string>();
+  const kept = fieldErrors.filter(({ pointer, message }) => {
+    const key = `${pointer}\u0000${message}`;
+    if (seen.has(key) || (empty.has(pointer) && message !== EMPTY)) return false;
+    seen.add(key);
+    return true;
+  });
+  const count = new Set(kept.map((e) => e.pointer)).size;
   return new HttpProblem(422, 'validation-failed', `The request has ${count} invalid field${count === 1 ? '' : 's'}.`, {
-    errors: fieldErrors,
+    errors: kept,
   });
 }
+
+/** `fieldMessage` of a `minLength: 1` string left empty. */
+const EMPTY = fieldMessage({ keyword: 'minLength', params: { limit: 1 } });
 
 function toResponse(route: Route, path: string, reply: Reply): Response {
   const headers: Record<string, string> = { ...baseHeaders(path) };

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../domain/index.js';
+import { fieldMessage } from './field-messages.js';
 
 /**
  * An RFC 3339 `date-time` (§5.6) as the request validator accepts it (ajv-formats' `date-time` in
@@ -49,6 +50,7 @@ export function instantOf(text: string): Date | null {
  */
 export function requestInstant(pointer: string, text: string): Date {
   const instant = instantOf(text);
-  if (instant === null) throw new ValidationError([{ pointer, message: 'must match format "date-time"' }]);
+  if (instant === null)
+    throw new ValidationError([{ pointer, message: fieldMessage({ keyword: 'format', params: { format: 'date-time' } }) }]);
   return instant;
 }

@@ -9,6 +9,7 @@ import { importFileLimitOf, importFilesOf, importOwnLimits, type PostFieldsCheck
 import { ArchiveRefused, checkZip, type ArchiveLimits } from '../../../site-files/zip.js';
 import type { SiteInfo } from '../content/feeds.js';
 import type { Contract } from '../contract.js';
+import { fieldMessage } from '../field-messages.js';
 import { problemFromRefusal } from '../problem-map.js';
 import { actorOf } from '../principal.js';
 import type { HandlerRegistry } from '../registry.js';
@@ -26,13 +27,11 @@ export interface SiteImportDeps {
   contract: Pick<Contract, 'schemaValidator'>;
 }
 
-/** The contract's `CreatePostRequest` as the import's check of a post's fields: each error as `pointer: message`. */
+/** The contract's `CreatePostRequest` as the import's check of a post's fields: each error as `pointer: message`, in words. */
 function postFieldsCheck(contract: Pick<Contract, 'schemaValidator'>): PostFieldsCheck {
   const validate = contract.schemaValidator('CreatePostRequest');
   return (fields) =>
-    validate(fields)
-      ? null
-      : (validate.errors ?? []).map((error) => `${error.instancePath || '/'}: ${error.message ?? 'is invalid'}`).join('; ');
+    validate(fields) ? null : (validate.errors ?? []).map((error) => `${error.instancePath || '/'}: ${fieldMessage(error)}`).join('; ');
 }
 
 /** The media library, for the images an export writes and an import stores; `filesUrl` is where its files are public. */

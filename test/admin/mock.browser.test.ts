@@ -110,7 +110,7 @@ describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => 
     await panel.getByLabel('Prefer').fill('code=422');
     await panel.getByRole('button', { name: 'Arm' }).click();
     await page.getByRole('button', { name: 'Save' }).click();
-    await page.getByText('must NOT have fewer than 1 characters').waitFor();
+    await page.getByText('Title must not be empty.').waitFor();
     const title = page.getByLabel('Title');
     expect(await title.getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByRole('textbox', { name: 'Slug' }).getAttribute('aria-invalid')).toBe('true');

@@ -83,7 +83,7 @@ describe('the cover image of a post', () => {
   it('422: an unknown media is said beside the cover (/body/coverImage/mediaId)', async () => {
     const patch = writes(() =>
       problem(422, 'validation-failed', 'Validation failed', 'The post has 1 invalid field.', {
-        errors: [{ pointer: '/body/coverImage/mediaId', message: 'no media has this id' }],
+        errors: [{ pointer: '/body/coverImage/mediaId', message: 'names no media' }],
       }),
     );
     await openEditor({}, { 'PATCH /posts/01A': patch.handler, 'GET /media': library });
@@ -94,7 +94,7 @@ describe('the cover image of a post', () => {
       await within(cover).findByRole('button', { name: `Use image uploaded ${new Date('2026-12-01T10:00:00.000Z').toLocaleString()}` }),
     );
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    expect(await within(cover).findByText('no media has this id')).toBeTruthy();
+    expect(await within(cover).findByText('The cover image names no media.')).toBeTruthy();
     expect(patch.bodies()).toEqual([{ coverImage: { mediaId: HARBOUR, alt: '' } }]);
   });
 });
@@ -122,14 +122,14 @@ describe('the SEO fields of a post', () => {
   it('422: the pointer /body/seo/canonicalUrl puts its message beside the canonical URL', async () => {
     const patch = writes(() =>
       problem(422, 'validation-failed', 'Validation failed', 'The post has 1 invalid field.', {
-        errors: [{ pointer: '/body/seo/canonicalUrl', message: 'canonicalUrl must be an absolute http(s) URL' }],
+        errors: [{ pointer: '/body/seo/canonicalUrl', message: 'must start with http:// or https://' }],
       }),
     );
     await openEditor({}, { 'PATCH /posts/01A': patch.handler });
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Canonical URL'), 'ftp://nope');
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    expect(await screen.findByText('canonicalUrl must be an absolute http(s) URL')).toBeTruthy();
+    expect(await screen.findByText('Canonical URL must start with http:// or https://.')).toBeTruthy();
     expect(screen.getByLabelText('Canonical URL').getAttribute('aria-invalid')).toBe('true');
   });
 

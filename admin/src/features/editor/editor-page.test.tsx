@@ -65,22 +65,44 @@ describe('the editor of a post', () => {
     expect(screen.getByText('7 words')).toBeTruthy();
   });
 
-  it("422: the pointer's message sits beside the field it names (/body/title → Title), and the problem's detail above the form", async () => {
+  it("422: the pointer's message sits beside the field it names as a sentence (/body/title → “Title must not be empty.”), and the problem's detail above the form", async () => {
     const patch = writes(() =>
       problem(422, 'validation-failed', 'Validation failed', 'The post has 1 invalid field.', {
-        errors: [{ pointer: '/body/title', message: 'title must be 1 to 200 characters' }],
+        errors: [{ pointer: '/body/title', message: 'must not be empty' }],
       }),
     );
     const { title } = await openEditor(patch.handler);
     const user = userEvent.setup();
     await user.clear(title);
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    expect(await screen.findByText('title must be 1 to 200 characters')).toBeTruthy();
+    expect(await screen.findByText('Title must not be empty.')).toBeTruthy();
     expect(title.getAttribute('aria-invalid')).toBe('true');
     const described = (title.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent);
-    expect(described).toContain('title must be 1 to 200 characters');
+    expect(described).toContain('Title must not be empty.');
     expect(within(screen.getByRole('alert')).getByText('The post has 1 invalid field.')).toBeTruthy();
     expect(screen.getByLabelText('Slug').getAttribute('aria-invalid')).toBeNull();
+  });
+
+  it('422 with two errors of one field and one of a tag: one sentence per field, each naming it as the form does', async () => {
+    const patch = writes(() =>
+      problem(422, 'validation-failed', 'Validation failed', 'The request has 2 invalid fields.', {
+        errors: [
+          { pointer: '/body/slug', message: 'must be at most 100 characters long' },
+          { pointer: '/body/slug', message: 'may contain only lowercase letters, digits and single hyphens between them' },
+          { pointer: '/body/tags/1', message: 'must be at most 40 characters long' },
+        ],
+      }),
+    );
+    const { title } = await openEditor(patch.handler);
+    await userEvent.setup().type(title, '!');
+    fireEvent.keyDown(title, { key: 's', ctrlKey: true });
+    expect(
+      await screen.findByText(
+        'Slug must be at most 100 characters long and may contain only lowercase letters, digits and single hyphens between them.',
+      ),
+    ).toBeTruthy();
+    expect(screen.getByText('Tag 2 must be at most 40 characters long.')).toBeTruthy();
+    expect(within(screen.getByRole('alert')).getByText('The request has 2 invalid fields.')).toBeTruthy();
   });
 
   it('412: the conflict banner shows the fields that differ (title; the body line by line); "Apply mine on top" resends my change with the new ETag', async () => {

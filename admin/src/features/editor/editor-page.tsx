@@ -8,6 +8,7 @@ import { Field, type FieldProps } from '../../components/field';
 import { ProblemAlert } from '../../components/problem-alert';
 import { altFromName, imageMarkdown, useUploadImage } from '../../lib/media';
 import { useDocumentTitle } from '../../lib/page';
+import { FIELD_LABELS, fieldSentences } from '../../lib/post-fields';
 import { ApiProblem, problemOf, unreachable } from '../../lib/problem';
 import { postKeys } from '../../lib/query-keys';
 import { useSession } from '../../lib/session';
@@ -17,17 +18,7 @@ import { CoverPicker } from './cover-picker';
 import './editor.css';
 import { LeaveGuard } from './leave-guard';
 import { dropLocalCopy, keepLocalCopy, readLocalCopy, type LocalCopy } from './local-copy';
-import {
-  differingFields,
-  EMPTY_FIELDS,
-  fieldOfPointer,
-  fieldsOf,
-  patchOf,
-  seoInputOf,
-  suggestSlug,
-  type FieldName,
-  type Fields,
-} from './fields';
+import { differingFields, EMPTY_FIELDS, fieldsOf, patchOf, seoInputOf, suggestSlug, type FieldName, type Fields } from './fields';
 import { MarkdownEditor } from './markdown-editor';
 import { PreviewPane } from './preview-pane';
 import { usePost, useTagNames } from './queries';
@@ -271,11 +262,9 @@ function PostForm({ saved }: { saved: Post | null }) {
   }
 
   const problem = outcome && outcome.kind !== 'conflict' ? outcome.problem : null;
+  // Each field's errors as sentences that name it as the form does ("Title must not be empty.").
   const fieldError = (name: FieldName): string | undefined =>
-    problem?.problem.errors
-      ?.filter((error) => fieldOfPointer(error.pointer) === name)
-      .map((error) => error.message)
-      .join(' ') || undefined;
+    fieldSentences(`/body/${name}`, FIELD_LABELS[name], problem?.problem.errors ?? []);
   const shortcut = isMac ? '⌘S' : 'Ctrl+S';
 
   const field = (name: FieldName, label: string, control: (props: FieldProps) => ReactNode, hint?: ReactNode) => {
@@ -496,7 +485,7 @@ function PostForm({ saved }: { saved: Post | null }) {
         <SeoSection
           seo={draft.seo}
           onChange={(seo) => set('seo', seo)}
-          errorAt={(pointer) => problem?.problem.errors?.find((error) => error.pointer === pointer)?.message}
+          errorAt={(pointer, label) => fieldSentences(pointer, label, problem?.problem.errors ?? [])}
         />
         <div className="actions">
           <button type="submit" disabled={pending} aria-keyshortcuts={isMac ? 'Meta+S' : 'Control+S'}>

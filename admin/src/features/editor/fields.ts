@@ -114,10 +114,3 @@ export function suggestSlug(title: string): string {
     .slice(0, 100)
     .replace(/-+$/, '');
 }
-
-/** The field a 422's pointer names (`/body/title`, `/body/tags/2`), if it is one of the form's. */
-export function fieldOfPointer(pointer: string): FieldName | undefined {
-  const match = /^\/body\/([A-Za-z]+)(?:\/|$)/.exec(pointer);
-  const name = match?.[1] as FieldName | undefined;
-  return name !== undefined && FIELD_NAMES.includes(name) ? name : undefined;
-}

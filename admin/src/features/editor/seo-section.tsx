@@ -15,7 +15,7 @@ function counted(text: string, max: number): string {
 
 /**
  * What search engines and link previews are told of the post; each field left empty means the
- * post's own (its title, its excerpt, its URL). `errorAt(pointer)` is the save's field error there.
+ * post's own (its title, its excerpt, its URL). `errorAt(pointer, label)` is the save's field error there, as sentences naming it by `label`.
  */
 export function SeoSection({
   seo,
@@ -24,7 +24,7 @@ export function SeoSection({
 }: {
   seo: SeoFields;
   onChange: (seo: SeoFields) => void;
-  errorAt: (pointer: string) => string | undefined;
+  errorAt: (pointer: string, label: string) => string | undefined;
 }) {
   const set = (name: keyof SeoFields, value: string) => onChange({ ...seo, [name]: value });
   return (
@@ -35,7 +35,7 @@ export function SeoSection({
         id="post-seo-title"
         label="SEO headline"
         hint={`${counted(seo.title, TITLE_MAX)}. Empty: the post’s title.`}
-        error={errorAt('/body/seo/title')}
+        error={errorAt('/body/seo/title', 'SEO headline')}
       >
         {(p) => (
           <input
@@ -52,7 +52,7 @@ export function SeoSection({
         id="post-seo-description"
         label="SEO description"
         hint={`${counted(seo.description, DESCRIPTION_MAX)}. Empty: the post’s excerpt.`}
-        error={errorAt('/body/seo/description')}
+        error={errorAt('/body/seo/description', 'SEO description')}
       >
         {(p) => (
           <textarea
@@ -69,7 +69,7 @@ export function SeoSection({
         id="post-seo-canonical"
         label="Canonical URL"
         hint="The page search engines should index instead, when the post was first published elsewhere (https://…). Empty: the post’s own URL."
-        error={errorAt('/body/seo/canonicalUrl')}
+        error={errorAt('/body/seo/canonicalUrl', 'Canonical URL')}
       >
         {(p) => (
           <input

@@ -102,7 +102,8 @@ function nonCanonical(instancePath: string): ErrorObject {
   return {
     instancePath,
     schemaPath: '#/type',
-    keyword: 'type',
+    // A keyword of its own: its message is already in words (see field-messages.ts).
+    keyword: 'canonicalInteger',
     params: { type: 'integer' },
     message: 'must be an integer in decimal digits (no +, spaces, leading zeros or 0x)',
   };

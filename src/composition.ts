@@ -32,7 +32,7 @@ import { ADMIN_DIR, BUNDLE_FILE } from './paths.js';
  */
 export interface ComposedConfig extends Pick<
   Config,
-  'bodyLimitBytes' | 'corsOrigins' | 'trustProxy' | 'idempotency' | 'content' | 'imports' | 'media' | 'webhooks'
+  'port' | 'bodyLimitBytes' | 'corsOrigins' | 'trustProxy' | 'idempotency' | 'content' | 'imports' | 'media' | 'webhooks'
 > {
   auth: Pick<
     Config['auth'],
@@ -110,7 +110,8 @@ export async function compose(options: CompositionOptions) {
   const readiness = options.readiness ?? new Readiness({ store, clock });
   const adminDir = options.adminDir ?? (existsSync(join(ADMIN_DIR, 'index.html')) ? ADMIN_DIR : false);
   const { content, imports } = config;
-  const contentApiUrl = `${content.apiUrl}${API_ROOT}/content`;
+  // What a webhook sends is made with no request: without PUBLIC_API_URL its links name localhost.
+  const webhookContentApiUrl = `${content.apiUrl ?? `http://localhost:${config.port}`}${API_ROOT}/content`;
   const contentRateLimit = contentRateLimitOf(options);
   const app = createApp({
     contract: options.contract,
@@ -126,8 +127,8 @@ export async function compose(options: CompositionOptions) {
           siteUrl: content.siteUrl,
           postPath: content.postPath,
           title: content.siteTitle,
-          contentApiUrl,
         },
+        apiUrl: content.apiUrl,
         cache: { maxAgeSeconds: content.maxAgeSeconds, staleWhileRevalidateSeconds: content.staleWhileRevalidateSeconds },
       },
       imports: {
@@ -153,7 +154,8 @@ export async function compose(options: CompositionOptions) {
     observers: options.observers ?? [],
     ...(options.docs === false ? {} : { docsBundle: readFileSync(BUNDLE_FILE, 'utf8') }),
     // The origin as URL serialises it (scheme, host, port): nothing in it can end the CSP directive.
-    ...(adminDir === false ? {} : { adminDir, mediaOrigin: new URL(content.apiUrl).origin }),
+    // Without PUBLIC_API_URL the media are the page's own origin ('self').
+    ...(adminDir === false ? {} : { adminDir, ...(content.apiUrl === null ? {} : { mediaOrigin: new URL(content.apiUrl).origin }) }),
     admit: () => readiness.admit(),
     // The claims are the principal (same fields, frozen by the token adapter): no copy per request.
     authenticate: (token) => auth.authenticate(token),
@@ -180,7 +182,7 @@ export async function compose(options: CompositionOptions) {
     transport: webhookTransport,
     signer: webhookSigner,
     clock,
-    presentPost: contentPostPresenter((ids) => posts.content.media(ids), contentApiUrl),
+    presentPost: contentPostPresenter((ids) => posts.content.media(ids), webhookContentApiUrl),
     timeoutMs: config.webhooks.timeoutMs,
     retrySchedule: config.webhooks.retryScheduleMs,
     log: options.logger,

@@ -41,7 +41,7 @@ describe('loadConfig', () => {
       content: {
         siteUrl: 'http://localhost:3000',
         postPath: '/blog/{slug}',
-        apiUrl: 'http://localhost:8080',
+        apiUrl: null,
         previewUrlTemplate: null,
         siteTitle: 'MarginCMS blog',
         maxAgeSeconds: 60,

@@ -127,8 +127,12 @@ export interface ContentConfig {
   siteUrl: string;
   /** Path of a post page with `{slug}` (PUBLIC_POST_PATH). */
   postPath: string;
-  /** This API's public address, no trailing slash (PUBLIC_API_URL), for the feeds' self links. */
-  apiUrl: string;
+  /**
+   * This API's public address, no trailing slash (PUBLIC_API_URL): the media files', previews' and
+   * feeds' links start there. Null when unset: each request's own origin (what a webhook sends,
+   * made with no request, says http://localhost:PORT).
+   */
+  apiUrl: string | null;
   /**
    * Where a reviewer opens a preview link, with `{token}` (PREVIEW_URL_TEMPLATE): the site's own
    * frontend, e.g. https://blog.example.com/preview/{token}; null: the Content API's own page.
@@ -260,7 +264,10 @@ export const ENV_VARIABLES = {
   },
   PUBLIC_SITE_URL: { default: 'http://localhost:3000', doc: "The blog's public address: feeds and the sitemap link to posts there." },
   PUBLIC_POST_PATH: { default: '/blog/{slug}', doc: 'Path of a post page on the blog, with {slug}.' },
-  PUBLIC_API_URL: { default: '', doc: "This API's public address for the feeds' self links; empty: http://localhost:PORT." },
+  PUBLIC_API_URL: {
+    default: '',
+    doc: "This API's public address, for the media files', previews' and feeds' links; empty: each request's own origin (webhooks: http://localhost:PORT).",
+  },
   SITE_TITLE: { default: 'MarginCMS blog', doc: 'Title of the feeds and of the preview page.' },
   PREVIEW_URL_TEMPLATE: {
     default: '',
@@ -336,7 +343,7 @@ export function loadConfig(env: Env): Config {
   const housekeeping = readHousekeeping(integer);
   const publishIntervalSeconds = integer('PUBLISH_INTERVAL_SECONDS', 0, 86400);
   const webhooks = readWebhooks(read, integer, boolean, problems);
-  const content = readContent(read, integer, problems, port);
+  const content = readContent(read, integer, problems);
   const trustProxy = boolean('TRUST_PROXY');
   const corsOrigins = read('CORS_ORIGINS')
     .split(',')
@@ -415,7 +422,7 @@ function readWebhooks(read: Read, integer: Integer, boolean: Bool, problems: str
   };
 }
 
-function readContent(read: Read, integer: Integer, problems: string[], port: number): ContentConfig {
+function readContent(read: Read, integer: Integer, problems: string[]): ContentConfig {
   const absolute = (name: 'PUBLIC_SITE_URL' | 'PUBLIC_API_URL', value: string): string => {
     let url: URL | null = null;
     try {
@@ -442,7 +449,7 @@ function readContent(read: Read, integer: Integer, problems: string[], port: num
   return {
     siteUrl: absolute('PUBLIC_SITE_URL', read('PUBLIC_SITE_URL')),
     postPath,
-    apiUrl: apiUrl === '' ? `http://localhost:${port}` : absolute('PUBLIC_API_URL', apiUrl),
+    apiUrl: apiUrl === '' ? null : absolute('PUBLIC_API_URL', apiUrl),
     previewUrlTemplate: previewUrlTemplate === '' ? null : previewUrlTemplate,
     siteTitle: read('SITE_TITLE'),
     maxAgeSeconds: integer('CONTENT_MAX_AGE_SECONDS', 0, 31_536_000),

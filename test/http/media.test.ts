@@ -17,7 +17,7 @@ import { expectProblem, peek, setup } from './helpers.js';
 
 type ApiMedia = components['schemas']['Media'];
 
-const FILE_PATH = /^http:\/\/localhost:8080\/api\/v1\/content\/media\/([a-z2-7]{26})\/([a-z0-9.]+)$/;
+const FILE_PATH = /^http:\/\/localhost\/api\/v1\/content\/media\/([a-z2-7]{26})\/([a-z0-9.]+)$/;
 
 /** A flat-coloured PNG: small on the wire, whatever its size in pixels. */
 async function png(width: number, height: number, colour = { r: 40, g: 120, b: 200 }): Promise<Uint8Array> {
@@ -183,6 +183,69 @@ function expectPublicFileHeaders(response: Response, contentType: string, sha256
 }
 
 describeOnEveryStore('media', (make) => {
+  describe('media URLs', () => {
+    let colour = 0;
+    /** A media (another image each time) uploaded over `origin`, with `headers`. */
+    async function uploadedOver(t: Awaited<ReturnType<typeof mediaSetup>>, origin: string, headers: Record<string, string> = {}) {
+      const response = await t.fetch(`${origin}/api/v1/media?alt=Sea`, {
+        method: 'POST',
+        headers: { ...t.auth, 'content-type': 'image/png', ...headers },
+        body: await png(400, 200, { r: 10 * ++colour, g: 120, b: 200 }),
+      });
+      expect(response.status, await peek(response)).toBe(201);
+      return (await response.json()) as ApiMedia;
+    }
+
+    it('without PUBLIC_API_URL start at the origin the request named (its Host), for the library, a cover, a post of the Content API and a preview link', async () => {
+      const t = await mediaSetup(make, { content: { apiUrl: null } });
+      const origin = 'http://cms.example.net:8443';
+      const media = await uploadedOver(t, origin);
+      expect(media.url).toBe(`${origin}/api/v1/content/media/${media.id}/original.png`);
+      expect(media.variants.every((variant) => variant.url.startsWith(`${origin}/api/v1/content/media/${media.id}/`))).toBe(true);
+      const listed = await t.fetch(`http://other.example.org/api/v1/media`, { headers: t.auth });
+      expect(((await listed.json()) as { items: ApiMedia[] }).items[0]?.url).toBe(
+        `http://other.example.org/api/v1/content/media/${media.id}/original.png`,
+      );
+
+      const post = await t.create({ title: 'Sea', status: 'published', coverImage: { mediaId: media.id } });
+      const content = await t.fetch(`${origin}/api/v1/content/posts/${post.id}?include=html`);
+      const body = (await content.json()) as { coverImage: { url: string } };
+      expect(body.coverImage.url).toBe(`${origin}/api/v1/content/media/${media.id}/original.png`);
+      const elsewhere = await t.fetch(`http://other.example.org/api/v1/content/posts/${post.id}?include=html`);
+      expect(((await elsewhere.json()) as typeof body).coverImage.url).toBe(
+        `http://other.example.org/api/v1/content/media/${media.id}/original.png`,
+      );
+      // Other bytes, another ETag: a cache keyed by the URL never mixes the two.
+      expect(elsewhere.headers.get('etag')).not.toBe(content.headers.get('etag'));
+
+      const link = await t.fetch(`${origin}/api/v1/posts/${post.id}/preview-links`, {
+        method: 'POST',
+        headers: { ...t.auth, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(((await link.json()) as { url: string }).url).toMatch(new RegExp(`^${origin}/api/v1/content/preview/[A-Za-z0-9_-]{43}$`));
+    });
+
+    it('with TRUST_PROXY start at the X-Forwarded-Proto and X-Forwarded-Host the proxy set (their last entries); without it those headers are not read', async () => {
+      const forwarded = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example, blog.example.com' };
+      const proxied = await mediaSetup(make, { content: { apiUrl: null }, trustProxy: true });
+      const media = await uploadedOver(proxied, 'http://10.0.0.5:8080', forwarded);
+      expect(media.url).toBe(`https://blog.example.com/api/v1/content/media/${media.id}/original.png`);
+      const bad = await uploadedOver(proxied, 'http://10.0.0.5:8080', { 'x-forwarded-host': 'a b/c' });
+      expect(bad.url).toBe(`http://10.0.0.5:8080/api/v1/content/media/${bad.id}/original.png`);
+
+      const direct = await mediaSetup(make, { content: { apiUrl: null } });
+      const own = await uploadedOver(direct, 'http://10.0.0.5:8080', forwarded);
+      expect(own.url).toBe(`http://10.0.0.5:8080/api/v1/content/media/${own.id}/original.png`);
+    });
+
+    it('with PUBLIC_API_URL start there, whatever the request named', async () => {
+      const t = await mediaSetup(make, { content: { apiUrl: 'https://api.example.com' }, trustProxy: true });
+      const media = await uploadedOver(t, 'http://10.0.0.5:8080', { 'x-forwarded-host': 'blog.example.com' });
+      expect(media.url).toBe(`https://api.example.com/api/v1/content/media/${media.id}/original.png`);
+    });
+  });
+
   describe('uploadMedia', () => {
     it('answers 201 with Location for a 2000 px wide PNG, with WebP and PNG variants at each width below it, and alt and caption from the query', async () => {
       const t = await mediaSetup(make);
@@ -193,7 +256,7 @@ describeOnEveryStore('media', (make) => {
       expect(response.headers.get('location')).toBe(`/api/v1/media/${media.id}`);
       expect(media).toMatchObject({ contentType: 'image/png', width: 2000, height: 1000, alt: 'A blue field', caption: 'Sky' });
       expect(media.id).toMatch(/^[a-z2-7]{26}$/);
-      expect(media.url).toBe(`http://localhost:8080/api/v1/content/media/${media.id}/original.png`);
+      expect(media.url).toBe(`http://localhost/api/v1/content/media/${media.id}/original.png`);
       expect(media.variants.map((v) => `${v.width} ${v.contentType}`)).toEqual([
         '320 image/png',
         '320 image/webp',
@@ -207,7 +270,7 @@ describeOnEveryStore('media', (make) => {
       for (const variant of media.variants) {
         expect(variant.width).toBeLessThan(media.width);
         expect(variant.height).toBe(Math.round((1000 * variant.width) / 2000));
-        expect(variant.url).toBe(`http://localhost:8080/api/v1/content/media/${media.id}/${variant.width}.${variant.contentType.slice(6)}`);
+        expect(variant.url).toBe(`http://localhost/api/v1/content/media/${media.id}/${variant.width}.${variant.contentType.slice(6)}`);
       }
       const got = await t.fetch(url(`/media/${media.id}`), { headers: t.auth });
       expect(await got.json()).toEqual(media);

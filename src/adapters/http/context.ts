@@ -41,6 +41,25 @@ export function clientAddressOf(c: Context<Env>, trustProxy: boolean): string {
 }
 
 /**
+ * The origin (scheme, host, port) the client asked this server by: with `trustProxy`, the last
+ * X-Forwarded-Proto (http or https) and X-Forwarded-Host entries (the ones our trusted proxy set)
+ * where given, else the request's own URL (the Host header). Only an origin comes out: whatever
+ * else a header holds (a path, a user) is not part of it.
+ */
+export function originOf(c: Context<Env>, trustProxy: boolean): string {
+  const own = new URL(c.req.url);
+  if (!trustProxy) return own.origin;
+  const proto = c.req.header('x-forwarded-proto')?.split(',').at(-1)?.trim().toLowerCase();
+  const host = c.req.header('x-forwarded-host')?.split(',').at(-1)?.trim();
+  const scheme = proto === 'http' || proto === 'https' ? proto : own.protocol.slice(0, -1);
+  try {
+    return new URL(`${scheme}://${host || own.host}`).origin;
+  } catch {
+    return own.origin; // a forwarded host that is no host
+  }
+}
+
+/**
  * The path of a request URL as sent, percent-escapes kept (what `new URL(url).pathname` gives for
  * the absolute URLs the Node adapter builds, without parsing the whole URL again).
  */

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { accepts } from 'hono/accepts';
 import type { ErrorObject } from 'ajv';
 import { bearerToken } from './bearer.js';
-import { clientAddressOf, pathOf, queryOf, requestIdOf, type Env } from './context.js';
+import { clientAddressOf, originOf, pathOf, queryOf, requestIdOf, type Env } from './context.js';
 import type { Contract, Route } from './contract.js';
 import { BinaryBody } from './binary-body.js';
 import { isCompressible } from './compression.js';
@@ -44,6 +44,7 @@ interface Reply {
 export function createDispatch(options: DispatchOptions): Dispatch {
   const { contract, handlers, observed } = options;
   const addressOf = (c: Context<Env>) => clientAddressOf(c, options.trustProxy);
+  const ownOrigin = (c: Context<Env>) => originOf(c, options.trustProxy);
   return async (route, c) => {
     const request = c.req.raw;
     if (observed) c.set('route', route);
@@ -101,6 +102,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
       path,
       c,
       addressOf,
+      ownOrigin,
     );
     const handler = handlers[route.operationId] as unknown as (request: ValidatedRequest) => Promise<Reply>;
     return toResponse(route, path, await handler(input));
@@ -117,6 +119,7 @@ export function createDispatch(options: DispatchOptions): Dispatch {
 class ValidatedRequest {
   readonly #context: Context<Env>;
   readonly #addressOf: (c: Context<Env>) => string;
+  readonly #originOf: (c: Context<Env>) => string;
 
   constructor(
     readonly operationId: string,
@@ -128,9 +131,11 @@ class ValidatedRequest {
     readonly path: string,
     context: Context<Env>,
     addressOf: (c: Context<Env>) => string,
+    origin: (c: Context<Env>) => string,
   ) {
     this.#context = context;
     this.#addressOf = addressOf;
+    this.#originOf = origin;
   }
 
   get requestId(): string {
@@ -143,6 +148,10 @@ class ValidatedRequest {
 
   prefers<T extends string>(supported: readonly T[], fallback: T): T {
     return accepts(this.#context, { header: 'Accept', supports: [...supported], default: fallback }) as T;
+  }
+
+  get origin(): string {
+    return this.#originOf(this.#context);
   }
 }
 

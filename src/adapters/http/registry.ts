@@ -89,6 +89,8 @@ interface RequestOf<K extends OperationId> {
   requestId: string;
   /** The client's address: with TRUST_PROXY, the last X-Forwarded-For entry (the one our proxy appended). */
   clientAddress: string;
+  /** The origin the client asked this server by: with TRUST_PROXY, the last X-Forwarded-Proto and -Host (see `originOf`). */
+  origin: string;
   /** The path of this request, e.g. `/api/v1/posts`. */
   path: string;
   /**

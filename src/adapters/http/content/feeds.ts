@@ -14,6 +14,9 @@ export interface SiteInfo {
   contentApiUrl: string;
 }
 
+/** The Content API's address for a request (its links start there): PUBLIC_API_URL's, else the request's own origin. */
+export type ContentApiUrl = (request: { origin: string }) => string;
+
 /** A file a feed entry encloses: its absolute URL, type and size in bytes. */
 export interface FeedEnclosure {
   url: string;

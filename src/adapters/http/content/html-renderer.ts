@@ -25,15 +25,16 @@ function mediaKeyOf(media: readonly Pick<RenderMedia, 'id'>[]): string {
 /**
  * The ETags of a post's `include=html` answers, rendered and not (see `HtmlRenderer`): hashes of
  * what fixes their bytes, the post's id and version, `RENDERER_VERSION`, the site's address (links
- * to it are not marked off-site) and the media found for it (its cover and the body's images, see
- * `mediaKeyOf`), so that neither needs the HTML.
+ * to it are not marked off-site), the Content API's address (the cover's URLs start there) and the
+ * media found for it (its cover and the body's images, see `mediaKeyOf`), so that neither needs the HTML.
  */
 export function htmlEtagsOf(
   post: { id: string; version: number },
   siteUrl: string,
   media: readonly Pick<RenderMedia, 'id'>[] = [],
+  contentApiUrl = '',
 ): { rendered: string; unrendered: string } {
-  const fixed = `${RENDERER_VERSION}\n${siteUrl}\n${post.id}\n${post.version}\n${mediaKeyOf(media)}`;
+  const fixed = `${RENDERER_VERSION}\n${siteUrl}\n${contentApiUrl}\n${post.id}\n${post.version}\n${mediaKeyOf(media)}`;
   return { rendered: strongEtagOf(`html\n${fixed}`), unrendered: strongEtagOf(`unrendered\n${fixed}`) };
 }
 

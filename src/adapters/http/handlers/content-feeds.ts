@@ -1,7 +1,7 @@
 import type { ContentQueries, SitemapPost } from '../../../app/content-queries.js';
 import type { Post, PostSummary } from '../../../domain/index.js';
 import { strongEtagOf, type ConditionalAnswer, type Conditions } from '../content/conditional.js';
-import type { FeedEnclosure, FeedPost, SiteInfo, SitemapEntry } from '../content/feeds.js';
+import type { ContentApiUrl, FeedEnclosure, FeedPost, SiteInfo, SitemapEntry } from '../content/feeds.js';
 import { FeedCache, renderFeedBodies } from '../content/feed-bodies.js';
 import { htmlEtagsOf, renderMediaOf, type HtmlRenderer } from '../content/html-renderer.js';
 import { enclosureFile, originalOf } from '../content/images.js';
@@ -75,7 +75,7 @@ async function feedEntries(content: ContentQueries, renderer: HtmlRenderer, site
   return { entries, complete: rendered.every((one) => one !== null), fixed: fixed.join(',') };
 }
 
-/** What the feeds are made of: the posts, the renderer, the site and the feeds written lately. */
+/** What the feeds are made of: the posts, the renderer, the site (for one request) and the feeds written lately. */
 interface FeedSources {
   content: ContentQueries;
   renderer: HtmlRenderer;
@@ -93,7 +93,7 @@ async function writtenFeed(
   { posts, tag, updated }: { posts: Post[]; tag?: string; updated: Date },
 ) {
   const [{ entries, complete, fixed }, { atomFeed, rssFeed }] = await Promise.all([feedEntries(content, renderer, site, posts), feeds()]);
-  const key = `${format}\n${JSON.stringify(tag ?? null)}\n${updated.toISOString()}\n${fixed}`;
+  const key = `${format}\n${site.contentApiUrl}\n${JSON.stringify(tag ?? null)}\n${updated.toISOString()}\n${fixed}`;
   const written = cache.written(key, () =>
     (format === 'atom' ? atomFeed : rssFeed)(site, entries, { ...(tag === undefined ? {} : { tag }), updated }),
   );
@@ -107,13 +107,18 @@ async function writtenFeed(
 export function contentFeedHandlers(
   content: ContentQueries,
   renderer: HtmlRenderer,
-  site: SiteInfo,
+  settings: Omit<SiteInfo, 'contentApiUrl'>,
+  contentApiUrl: ContentApiUrl,
   conditional: ConditionalAnswer,
 ): Pick<HandlerRegistry, 'getAtomFeed' | 'getRssFeed' | 'getSitemap'> {
-  const sources: FeedSources = { content, renderer, site, cache: new FeedCache() };
+  const cache = new FeedCache();
+  /** The site as a request sees it: the Content API at its address for that request. */
+  const siteFor = (request: { origin: string }): SiteInfo => ({ ...settings, contentApiUrl: contentApiUrl(request) });
 
   /** A feed (see `writtenFeed`). */
-  const feed = async (headers: Conditions, tag: string | undefined, format: 'atom' | 'rss') => {
+  const feed = async (request: { origin: string; headers: Conditions }, tag: string | undefined, format: 'atom' | 'rss') => {
+    const { headers } = request;
+    const sources: FeedSources = { content, renderer, site: siteFor(request), cache };
     const [posts, updated] = await Promise.all([content.latest(tag), lastChangeOf(content)]);
     const { xml, etag, complete } = await writtenFeed(sources, format, { posts, updated, ...(tag === undefined ? {} : { tag }) });
     const answer = conditional(headers, xml, etag, updated);
@@ -121,15 +126,17 @@ export function contentFeedHandlers(
   };
 
   return {
-    async getAtomFeed({ query, headers }) {
-      return feed(headers, query.tag, 'atom');
+    async getAtomFeed(request) {
+      return feed(request, request.query.tag, 'atom');
     },
 
-    async getRssFeed({ query, headers }) {
-      return feed(headers, query.tag, 'rss');
+    async getRssFeed(request) {
+      return feed(request, request.query.tag, 'rss');
     },
 
-    async getSitemap({ headers }) {
+    async getSitemap(request) {
+      const { headers } = request;
+      const site = siteFor(request);
       const [posts, changed, { sitemapXml }] = await Promise.all([
         content.allWith((body) => mediaFilesIn(body, SITEMAP_LINKS_MAX)),
         lastChangeOf(content),

@@ -1,6 +1,7 @@
 import type { ContentQueries } from '../../../app/content-queries.js';
 import type { Post } from '../../../domain/index.js';
 import { BinaryBody } from '../binary-body.js';
+import type { ContentApiUrl } from '../content/feeds.js';
 import { renderMediaOf, type HtmlRenderer } from '../content/html-renderer.js';
 import { coverIdsOf, toContentPost } from '../content/posts.js';
 import { previewGonePage, previewPage, previewPageCsp } from '../content/preview-page.js';
@@ -33,15 +34,17 @@ const htmlBody = (page: string) => new BinaryBody(Buffer.from(page, 'utf8'), 'te
 export function contentPreviewHandlers(
   content: ContentQueries,
   renderer: HtmlRenderer,
-  contentApiUrl: string,
+  contentApiUrl: ContentApiUrl,
   previews: PreviewSource,
   siteTitle: string,
 ): Pick<HandlerRegistry, 'getContentPreview'> {
-  const pageHeaders = { ...PREVIEW_HEADERS, 'Content-Security-Policy': previewPageCsp(new URL(contentApiUrl).origin) };
   return {
     async getContentPreview(request) {
       const { params, query } = request;
       const asPage = request.prefers(TYPES, 'application/json') === 'text/html';
+      const apiUrl = contentApiUrl(request);
+      // The page's images come from the Content API's origin, this request's unless PUBLIC_API_URL names one.
+      const pageHeaders = { ...PREVIEW_HEADERS, 'Content-Security-Policy': previewPageCsp(new URL(apiUrl).origin) };
       const post = await previews.post(params.token);
       if (post === null) {
         if (asPage) return { status: 404, body: htmlBody(previewGonePage(siteTitle)), headers: pageHeaders };
@@ -51,7 +54,7 @@ export function contentPreviewHandlers(
       const shown = { ...post, publishedAt: shownDate };
       const include = asPage || query.include === 'html';
       const media = await content.media(include ? [...coverIdsOf([post]), ...mediaIdsIn(post.body)] : coverIdsOf([post]));
-      const body = toContentPost(shown, media, contentApiUrl);
+      const body = toContentPost(shown, media, apiUrl);
       if (!include) return { status: 200, body, headers: PREVIEW_HEADERS };
       const rendered = await renderer.html(post, [...media.values()].map(renderMediaOf));
       if (!asPage) return { status: 200, body: rendered === null ? body : { ...body, html: rendered }, headers: PREVIEW_HEADERS };

@@ -8,7 +8,7 @@ import { HtmlRenderer } from '../content/html-renderer.js';
 import type { HandlerRegistry } from '../registry.js';
 import { activityHandlers } from './activity.js';
 import { authHandlers } from './auth.js';
-import { contentHandlers, type ContentSite } from './content.js';
+import { contentApiUrlOf, contentHandlers, type ContentSite } from './content.js';
 import { mediaHandlers } from './media.js';
 import { metaHandlers, type ReadinessCheck } from './meta.js';
 import { postHandlers } from './posts.js';
@@ -24,7 +24,7 @@ export interface HandlerDeps {
   store: Store;
   auth: AuthService;
   posts: PostUseCases;
-  /** The media library's use cases' ports (files public under `content.site.contentApiUrl` + `/media`). */
+  /** The media library's use cases' ports (files public under the Content API's address + `/media`). */
   media: MediaDeps;
   readiness?: ReadinessCheck;
   content: ContentSite;
@@ -32,7 +32,7 @@ export interface HandlerDeps {
   imports: SiteImportDeps;
   /** The webhook subscriptions' use cases' ports. */
   webhooks: WebhookDeps;
-  /** The preview links' use cases' ports (the previews public under `content.site.contentApiUrl` + `/preview`). */
+  /** The preview links' use cases' ports (the previews public under the Content API's address + `/preview`). */
   previewLinks: PreviewLinkDeps;
   /** The preview's renderer; by default one of its own (see `createHandlers`). */
   previewRenderer?: HtmlRenderer;
@@ -49,6 +49,7 @@ const PREVIEW_MAX_WAITING = 4;
 /** Every operation's handler, one file per spec tag. A missing operationId fails `tsc` here. */
 export function createHandlers(deps: HandlerDeps): HandlerRegistry {
   const siteUrl = deps.content.site.siteUrl;
+  const contentApiUrl = contentApiUrlOf(deps.content.apiUrl);
   const renderer = deps.content.renderer ?? new HtmlRenderer({ siteUrl });
   // The same code, site and budget as the readers' renderer, so the same HTML, but a worker and a
   // queue of its own: previews (never cached, one per pause in typing, any body an author sends)
@@ -60,7 +61,7 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
     ...authHandlers(deps.auth),
     ...postHandlers(deps.posts),
     ...revisionHandlers(deps.posts),
-    ...siteHandlers(deps.posts, deps.clock, deps.imports, { deps: deps.media, filesUrl: `${deps.content.site.contentApiUrl}/media` }),
+    ...siteHandlers(deps.posts, deps.clock, deps.imports, { deps: deps.media, filesUrl: (request) => `${contentApiUrl(request)}/media` }),
     ...siteInfoHandlers(deps.content.site),
     ...tagHandlers(deps.posts.queries),
     ...activityHandlers(deps.posts.queries),
@@ -71,8 +72,8 @@ export function createHandlers(deps: HandlerDeps): HandlerRegistry {
       { ...deps.content, renderer },
       { post: (token) => previewPost(deps.previewLinks, token), now: () => deps.clock.now() },
     ),
-    ...previewLinkHandlers(deps.previewLinks, `${deps.content.site.contentApiUrl}/preview`, deps.previewUrlTemplate ?? null),
-    ...mediaHandlers(deps.media, deps.posts.writes, `${deps.content.site.contentApiUrl}/media`),
+    ...previewLinkHandlers(deps.previewLinks, (request) => `${contentApiUrl(request)}/preview`, deps.previewUrlTemplate ?? null),
+    ...mediaHandlers(deps.media, deps.posts.writes, (request) => `${contentApiUrl(request)}/media`),
     ...webhookHandlers(deps.webhooks),
   };
 }

@@ -17,12 +17,20 @@ const etagOf = (sha256: string) => `"${sha256}"`;
 
 /**
  * The media library (tag `media`) and its public files (`getMediaFile`, tag `content`). `filesUrl`
- * is where the files are public: the Content API's address followed by `/media`.
+ * is where the files are public for a request: the Content API's address followed by `/media`.
  */
-export function mediaHandlers(media: library.MediaDeps, posts: Pick<PostWrites, 'dropCover'>, filesUrl: string): MediaHandlers {
-  const toApi = (m: Parameters<typeof toApiMedia>[0]) => toApiMedia(m, filesUrl);
+export function mediaHandlers(
+  media: library.MediaDeps,
+  posts: Pick<PostWrites, 'dropCover'>,
+  filesUrl: (request: { origin: string }) => string,
+): MediaHandlers {
+  const toApi = (request: { origin: string }) => {
+    const url = filesUrl(request);
+    return (m: Parameters<typeof toApiMedia>[0]) => toApiMedia(m, url);
+  };
   return {
-    async uploadMedia({ body, query }) {
+    async uploadMedia(request) {
+      const { body, query } = request;
       // A form carries the texts as parts; a raw upload in the query.
       const alt = body.alt ?? query.alt;
       const caption = body.caption ?? query.caption;
@@ -30,21 +38,23 @@ export function mediaHandlers(media: library.MediaDeps, posts: Pick<PostWrites, 
         ...(alt === undefined ? {} : { alt }),
         ...(caption === undefined ? {} : { caption }),
       });
-      if (!created) return { status: 200, body: toApi(stored) };
-      return { status: 201, body: toApi(stored), headers: { Location: `${API_ROOT}/media/${stored.id}` } };
+      if (!created) return { status: 200, body: toApi(request)(stored) };
+      return { status: 201, body: toApi(request)(stored), headers: { Location: `${API_ROOT}/media/${stored.id}` } };
     },
 
-    async listMedia({ query }) {
+    async listMedia(request) {
+      const { query } = request;
       const page = await library.listMedia(media, { limit: query.limit, cursor: query.cursor ?? null });
-      return { status: 200, body: { items: page.items.map(toApi), nextCursor: page.nextCursor } };
+      return { status: 200, body: { items: page.items.map(toApi(request)), nextCursor: page.nextCursor } };
     },
 
-    async getMedia({ params }) {
-      return { status: 200, body: toApi(await library.getMedia(media, params.id)) };
+    async getMedia(request) {
+      return { status: 200, body: toApi(request)(await library.getMedia(media, request.params.id)) };
     },
 
-    async updateMedia({ params, body }) {
-      return { status: 200, body: toApi(await library.updateMedia(media, params.id, body)) };
+    async updateMedia(request) {
+      const { params, body } = request;
+      return { status: 200, body: toApi(request)(await library.updateMedia(media, params.id, body)) };
     },
 
     async deleteMedia(request) {

@@ -19,21 +19,22 @@ function toApiPreviewLink({ link, status }: links.ListedPreviewLink): Schemas['P
 }
 
 /**
- * A post's preview links (tag `posts`). `previewUrl` is where getContentPreview answers: the
- * Content API's public address followed by `/preview` (the token follows). A new link's `url` is
- * `urlTemplate` with the token for `{token}` (PREVIEW_URL_TEMPLATE: the site's frontend), or that
- * same API URL without one.
+ * A post's preview links (tag `posts`). `previewUrl` is where getContentPreview answers for a
+ * request: the Content API's address followed by `/preview` (the token follows). A new link's
+ * `url` is `urlTemplate` with the token for `{token}` (PREVIEW_URL_TEMPLATE: the site's frontend),
+ * or that same API URL without one.
  */
 export function previewLinkHandlers(
   deps: links.PreviewLinkDeps,
-  previewUrl: string,
+  previewUrl: (request: { origin: string }) => string,
   urlTemplate: string | null = null,
 ): PreviewLinkHandlers {
   return {
-    async createPreviewLink({ params, body }) {
+    async createPreviewLink(request) {
+      const { params, body } = request;
       const expiresAt = body?.expiresAt === undefined ? undefined : requestInstant('/expiresAt', body.expiresAt);
       const { link, token } = await links.createPreviewLink(deps, params.id, expiresAt);
-      const apiUrl = `${previewUrl}/${token}`;
+      const apiUrl = `${previewUrl(request)}/${token}`;
       return {
         status: 201,
         body: {

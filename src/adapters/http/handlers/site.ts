@@ -34,10 +34,10 @@ function postFieldsCheck(contract: Pick<Contract, 'schemaValidator'>): PostField
     validate(fields) ? null : (validate.errors ?? []).map((error) => `${error.instancePath || '/'}: ${fieldMessage(error)}`).join('; ');
 }
 
-/** The media library, for the images an export writes and an import stores; `filesUrl` is where its files are public. */
+/** The media library, for the images an export writes and an import stores; `filesUrl` is where its files are public for a request. */
 export interface SiteMedia {
   deps: MediaDeps;
-  filesUrl: string;
+  filesUrl: (request: { origin: string }) => string;
 }
 
 /** A media and its original's bytes, or null when either is gone. */
@@ -53,7 +53,7 @@ function imageReader({ media, blobs }: Pick<MediaDeps, 'media' | 'blobs'>): Read
 const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 /** The media library as an import uses it: uploads as `POST /media` makes them, found by hash, headers read, the originals' URLs. */
-function imageImportDeps({ deps, filesUrl }: SiteMedia, limits: ImageImportDeps['limits']): ImageImportDeps {
+function imageImportDeps(deps: MediaDeps, filesUrl: string, limits: ImageImportDeps['limits']): ImageImportDeps {
   return {
     limits,
     async upload(bytes, { alt, caption }) {
@@ -78,7 +78,7 @@ function imageImportDeps({ deps, filesUrl }: SiteMedia, limits: ImageImportDeps[
  * getSite: the public site as configured, with its post URL template (`postUrl`'s rule, `{slug}`
  * left in), so the admin links to a published post where readers find it.
  */
-export function siteInfoHandlers(site: SiteInfo): Pick<HandlerRegistry, 'getSite'> {
+export function siteInfoHandlers(site: Omit<SiteInfo, 'contentApiUrl'>): Pick<HandlerRegistry, 'getSite'> {
   const body = { title: site.title, url: site.siteUrl, postUrlTemplate: site.siteUrl + site.postPath };
   return {
     getSite() {
@@ -95,7 +95,6 @@ export function siteHandlers(
 ): Pick<HandlerRegistry, 'exportSite' | 'importSite'> {
   let checkFields: PostFieldsCheck | undefined;
   const readImage = media === undefined ? undefined : imageReader(media.deps);
-  const images = media === undefined ? undefined : imageImportDeps(media, imports.imageLimits);
   return {
     async exportSite({ query }) {
       // A bad tag is a 422 here, before the first byte of the archive.
@@ -111,7 +110,9 @@ export function siteHandlers(
       };
     },
 
-    async importSite({ query, body, principal }) {
+    async importSite(request) {
+      const { query, body, principal } = request;
+      const images = media === undefined ? undefined : imageImportDeps(media.deps, media.filesUrl(request), imports.imageLimits);
       try {
         // The whole archive is checked (names, kinds, sizes, every entry inflated once) before any file is read.
         const { maxEntries } = imports.limits;

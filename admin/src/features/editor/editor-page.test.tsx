@@ -51,6 +51,32 @@ describe('the editor of a post', () => {
     expect(patch.seen.map((w) => w.body)).toEqual([{ body: 'Line one.\nLine two.\nAnd a third line' }]);
   });
 
+  it('while a save is under way the Save button keeps the focus: marked aria-disabled, never disabled (which drops the focus to the page); a second press sends nothing', async () => {
+    let answer: () => void = () => undefined;
+    let calls = 0;
+    const held = () => {
+      calls += 1;
+      return new Promise<Response>((resolve) => {
+        answer = () => resolve(json(200, post({ title: 'Hello again', version: 4 }), { etag: '"4"' }));
+      });
+    };
+    const { title } = await openEditor(held);
+    const user = userEvent.setup();
+    await user.type(title, ' again');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    const saving = await screen.findByRole('button', { name: 'Saving…' });
+    expect([saving.hasAttribute('disabled'), saving.getAttribute('aria-disabled'), document.activeElement]).toEqual([
+      false,
+      'true',
+      saving,
+    ]);
+    await user.click(saving);
+    answer();
+    expect(await screen.findByText('Saved: version 4.')).toBeTruthy();
+    expect(calls).toBe(1);
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Save' }));
+  });
+
   it('counts words by the server’s rule: a link or image counts its text, not its URL; code blocks count nothing', async () => {
     const body = [
       'See [the docs](https://example.com/docs/getting-started) now.',

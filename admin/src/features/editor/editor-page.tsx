@@ -488,7 +488,8 @@ function PostForm({ saved }: { saved: Post | null }) {
           errorAt={(pointer, label) => fieldSentences(pointer, label, problem?.problem.errors ?? [])}
         />
         <div className="actions">
-          <button type="submit" disabled={pending} aria-keyshortcuts={isMac ? 'Meta+S' : 'Control+S'}>
+          {/* aria-disabled, not disabled: a button disabled under the focus drops it to the page (save() ignores a second press). */}
+          <button type="submit" aria-disabled={pending || undefined} aria-keyshortcuts={isMac ? 'Meta+S' : 'Control+S'}>
             {pending ? 'Saving…' : 'Save'}
           </button>
           <span className="hint">or {shortcut}</span>

@@ -14,8 +14,6 @@ export const FIELD_LABELS = {
   body: 'Body',
 } as const;
 
-export type PostFieldName = keyof typeof FIELD_LABELS;
-
 /** The label of `name` within a sentence: "cover image", but "SEO" keeps its capitals. */
 export const inSentence = (label: string): string => (/^[A-Z][a-z]/.test(label) ? label.charAt(0).toLowerCase() + label.slice(1) : label);
 

@@ -12,6 +12,9 @@ const PATTERN_WORDS: Readonly<Record<string, string>> = {
   '^[A-Za-z0-9_-]+$': 'must be a cursor as the API gave it',
   '^(?:current|[1-9][0-9]{0,9})$': 'must be "current" or a version number',
   '^[^\\u0000-\\u001F\\u007F-\\u009F]+$': 'must not contain line breaks or other control characters',
+  '^(original|[0-9]{1,5})\\.(jpg|png|webp|avif|gif)$': 'must be "original" or a width, then .jpg, .png, .webp, .avif or .gif',
+  '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$': 'must be one or more v1,<base64 signature> separated by spaces',
+  '^[0-9]{1,15}$': 'must be whole seconds in decimal digits',
 };
 
 /** What a schema's `format` asks for, in words. */

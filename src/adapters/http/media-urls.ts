@@ -11,7 +11,7 @@ const MEDIA_ID = '[a-z2-7]{26}';
 
 /**
  * The absolute URL of a media file: `${contentApiUrl}/media/<id>/<file>`, where `contentApiUrl` is
- * the Content API's (`SiteInfo.contentApiUrl`: PUBLIC_API_URL + `/api/v1/content`).
+ * the Content API's (`SiteInfo.contentApiUrl`: PUBLIC_API_URL, else the request's own origin, + `/api/v1/content`).
  */
 export function mediaFileUrl(contentApiUrl: string, mediaId: string, fileName: string): string {
   return `${contentApiUrl}/media/${mediaId}/${fileName}`;

@@ -6,7 +6,7 @@ const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/auth
 
 /**
  * Sends `Authorization: Bearer <access token>` on every protected operation (unless the caller set
- * the header itself). On a 401 it asks the session for a fresh token, which refreshes at most once
+ * the header itself), refreshing first when the session holds a refresh token only. On a 401 it asks the session for a fresh token, which refreshes at most once
  * however many requests were refused together, and repeats the request once with it; when there is
  * no fresh token the 401 is returned as it came. The retry bypasses the middleware chain, so it can
  * never refresh again. Register it first so the request it copies for the retry is the final one.
@@ -14,9 +14,10 @@ const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/auth
 export function bearerMiddleware(session: TokenSession): Middleware {
   const pending = new Map<string, { copy: Request; token: string }>();
   return {
-    onRequest({ request, schemaPath, id }) {
+    async onRequest({ request, schemaPath, id }) {
       if (PUBLIC_PATHS.has(schemaPath) || request.headers.has('authorization')) return undefined;
-      const token = session.accessToken;
+      // A session taken up from a refresh token alone gets its access token before the first request.
+      const token = session.accessToken ?? (await session.renew(null));
       if (!token) return undefined;
       request.headers.set('authorization', `Bearer ${token}`);
       pending.set(id, { copy: request.clone(), token });

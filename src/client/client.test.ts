@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN, FixedClock, testServer } from '../../test/support/http.js';
 import { describeOnEveryStore, type MakeStore } from '../../test/support/stores.js';
 import { createMemoryStore } from '../adapters/memory/store.js';
-import { createMarginClient, type MarginClientOptions, type TokenPair } from './index.js';
+import { createMarginClient, type MarginClientOptions, type SharedRefresh, type TokenPair } from './index.js';
 
 const BASE_URL = 'http://localhost/api/v1';
 const START = new Date('2026-12-01T10:00:00.000Z');
@@ -17,7 +17,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 type Intercept = (request: Request, respond: (request: Request) => Promise<Response>) => Promise<Response>;
 
 /** The app over a store, with a fetch that records each request and a factory of clients over it. */
-async function serve(make: MakeStore, options: { accessTokenTtlSeconds?: number } = {}) {
+async function serve(make: MakeStore, options: { accessTokenTtlSeconds?: number; refreshGraceSeconds?: number } = {}) {
   const clock = new FixedClock(START);
   const server = await testServer({ store: await make(), clock, ...options });
   const calls: string[] = [];
@@ -329,5 +329,97 @@ describe('createMarginClient on 401', () => {
     expect(me.response.status).toBe(401);
     expect(refreshes()).toBe(0);
     expect(await client.logout()).toBeUndefined();
+  });
+});
+
+/** A refresh token shared as a browser's tabs share it: one stored value, one lock (a promise chain). */
+function sharedStore(initial: string | null) {
+  let stored = initial;
+  let queue: Promise<unknown> = Promise.resolve();
+  const shared: SharedRefresh = {
+    read: () => stored,
+    exclusive<T>(task: () => Promise<T>): Promise<T> {
+      const run = queue.then(task);
+      queue = run.catch(() => undefined);
+      return run;
+    },
+  };
+  const onTokens = (pair: TokenPair | null) => {
+    stored = pair?.refreshToken ?? null;
+  };
+  return { shared, onTokens, stored: () => stored, remove: () => (stored = null) };
+}
+
+describe('createMarginClient sharing its refresh token between holders (browser tabs)', () => {
+  const memory: MakeStore = async () => createMemoryStore();
+  const TWO_MINUTES = 2 * 60 * 1000;
+
+  it('takes up a session from a refresh token alone: the first request refreshes, then goes with the new access token (200)', async () => {
+    const { server, refreshes, calls, newClient } = await serve(memory);
+    const { refreshToken } = await server.login();
+    const store = sharedStore(refreshToken);
+    const client = newClient({ tokens: { accessToken: null, refreshToken }, ...store });
+
+    const me = await client.api.GET('/auth/me');
+    expect(me.response.status).toBe(200);
+    expect(calls).toEqual(['POST /auth/refresh', 'GET /auth/me']);
+    expect(refreshes()).toBe(1);
+    expect(store.stored()).toBe(client.tokens?.refreshToken);
+    expect(store.stored()).not.toBe(refreshToken);
+  });
+
+  it('two holders refused together refresh one after the other, each spending the token as stored: both 200, and the session lives on', async () => {
+    // No grace window: a token spent twice is a reuse at once, and ends the session family.
+    const { server, clock, refreshes, newClient, setIntercept } = await serve(memory, {
+      accessTokenTtlSeconds: 60,
+      refreshGraceSeconds: 0,
+    });
+    const first = await server.login();
+    // Each refresh a second after the one before, so a token spent twice is spent past the grace window.
+    setIntercept((request, respond) => {
+      if (new URL(request.url).pathname.endsWith('/auth/refresh')) clock.advance(1000);
+      return respond(request);
+    });
+    const store = sharedStore(first.refreshToken);
+    const tabs = [newClient({ tokens: first, ...store }), newClient({ tokens: first, ...store })];
+    clock.advance(TWO_MINUTES);
+
+    const answers = await Promise.all(tabs.map((tab) => tab.api.GET('/auth/me')));
+    expect(answers.map((answer) => answer.response.status)).toEqual([200, 200]);
+    expect(refreshes()).toBe(2);
+    expect(tabs.map((tab) => tab.tokens !== null)).toEqual([true, true]);
+
+    // Past another expiry, the first tab (whose own refresh token is spent) refreshes with the stored one.
+    clock.advance(TWO_MINUTES);
+    const later = await Promise.all(tabs.map((tab) => tab.api.GET('/auth/me')));
+    expect(later.map((answer) => answer.response.status)).toEqual([200, 200]);
+    expect(refreshes()).toBe(4);
+  });
+
+  it('answers 401 without refreshing once another holder signed out (the stored token removed), and forgets the tokens', async () => {
+    const seen: (TokenPair | null)[] = [];
+    const { server, clock, refreshes, newClient } = await serve(memory, { accessTokenTtlSeconds: 60 });
+    const first = await server.login();
+    const store = sharedStore(first.refreshToken);
+    const client = newClient({ tokens: first, shared: store.shared, onTokens: (pair) => seen.push(pair) });
+    store.remove();
+    clock.advance(TWO_MINUTES);
+
+    const me = await client.api.GET('/auth/me');
+    expect(me.response.status).toBe(401);
+    expect(refreshes()).toBe(0);
+    expect(client.tokens).toBeNull();
+    expect(seen).toEqual([null]);
+  });
+
+  it('resume(null) forgets the session without a request; resume(token) does not replace a session held', async () => {
+    const { server, calls, newClient } = await serve(memory);
+    const first = await server.login();
+    const client = newClient({ tokens: first });
+    client.resume('another refresh token');
+    expect(client.tokens).toEqual({ accessToken: first.accessToken, refreshToken: first.refreshToken });
+    client.resume(null);
+    expect(client.tokens).toBeNull();
+    expect(calls).toEqual([]);
   });
 });

@@ -9,10 +9,10 @@ import type { components, operations, paths } from '../../generated/api.js';
 import { bearerMiddleware } from './bearer-middleware.js';
 import { mediaCalls, type MediaCalls } from './media.js';
 import { webhookCalls, type WebhookCalls } from './webhooks.js';
-import { TokenSession, type SessionTokens, type TokenPair } from './session.js';
+import { TokenSession, type SessionTokens, type SharedRefresh, type TokenPair } from './session.js';
 import type { ApiResult } from './types.js';
 
-export type { SessionTokens, TokenPair } from './session.js';
+export type { SessionTokens, SharedRefresh, TokenPair } from './session.js';
 export type { ApiResult } from './types.js';
 export { preferMiddleware, type PreferAnswer, type PreferChooser, type PreferOptions } from './prefer-middleware.js';
 export {
@@ -77,6 +77,11 @@ export interface MarginClientOptions {
   tokens?: SessionTokens;
   /** Called with each new pair (login, refresh) and with null when the session ends. */
   onTokens?: (pair: TokenPair | null) => void;
+  /**
+   * Where other holders of the session (a browser's other tabs) share its refresh token: each
+   * refresh then runs alone and spends the token as stored, never one another holder spent.
+   */
+  shared?: SharedRefresh;
 }
 
 /** `If-Match` to send instead of the remembered ETag (`*` matches any existing post). */
@@ -103,6 +108,12 @@ export interface MarginClient extends MediaCalls, WebhookCalls {
   login(email: string, password: string): Promise<ApiResult<'login'>>;
   /** Revokes the refresh token's family on the server and forgets the tokens (even if the call fails). */
   logout(): Promise<ApiResult<'logout'> | undefined>;
+  /**
+   * Takes up the session of a refresh token stored by another holder (a reload, another tab): the
+   * first request fetches its access token. With null, forgets the tokens without telling the
+   * server, as when the session was ended elsewhere. A session already held is kept when given a token.
+   */
+  resume(refreshToken: string | null): void;
   /** The ETag last seen for a post, if any. */
   etagOf(id: string): string | undefined;
   getPost(id: string): Promise<ApiResult<'getPost'>>;
@@ -130,6 +141,7 @@ export function createMarginClient(options: MarginClientOptions): MarginClient {
   const session = new TokenSession({
     tokens: options.tokens,
     onTokens: options.onTokens,
+    shared: options.shared,
     async refresh(refreshToken) {
       const { data, response } = await plain.POST('/auth/refresh', { body: { refreshToken } });
       if (data) return { pair: data };
@@ -178,6 +190,10 @@ export function createMarginClient(options: MarginClientOptions): MarginClient {
         session.clear();
         etags.clear();
       }
+    },
+    resume(refreshToken) {
+      session.resume(refreshToken);
+      if (refreshToken === null) etags.clear();
     },
     etagOf: (id) => etags.get(id),
     async getPost(id) {

@@ -1,16 +1,24 @@
 import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
-import { createMarginClient, type MarginClient, type SessionTokens } from '../../../src/client/index.js';
+import { createMarginClient, type MarginClient, type SessionTokens, type SharedRefresh } from '../../../src/client/index.js';
 
 /**
  * The signed-in user's session: the one API client of the app (src/client, with its bearer token,
- * its single refresh on a 401 and its If-Match bookkeeping) and whether it holds tokens.
+ * its refresh on a 401 and its If-Match bookkeeping) and whether it holds tokens.
  *
- * Where the tokens live: in that client's memory only (a private field of its TokenSession), never
- * in localStorage, sessionStorage, IndexedDB or a cookie. XSS is the threat (#30): anything a
- * script can read from storage, an injected script can read and send away, and the refresh token
- * is good for 30 days. In memory it lives as long as the tab; a reload or a new tab asks to sign
- * in again. That is the price, and the strict CSP (no inline or foreign script) is the other half
- * of the defence.
+ * Where the tokens live, and the threat each choice answers:
+ * - The access token (15 minutes) stays in this tab's memory only, never in storage.
+ * - The refresh token is kept in localStorage, so that a reload, a new tab or a bookmark finds the
+ *   session. A script running in the page could read it there (XSS); the admin is served under a
+ *   strict CSP (no inline or foreign script, a nonce per load), which is what keeps such a script
+ *   out. Should one get a refresh token anyway, the server rotates it on every use and detects a
+ *   reuse: the first of thief and user to refresh after the other ends the whole session family.
+ * - Tabs share the token without ever spending it twice (which would look like that reuse): each
+ *   refresh runs under one Web Lock and spends the token as stored at that moment (src/client's
+ *   SharedRefresh). Where the Web Locks API is missing (a page served over plain HTTP to a host
+ *   other than localhost), refreshes read the stored token first but are not serialised.
+ * - Signing out (or a refused refresh) removes the stored token; the other tabs hear of it through
+ *   the storage event and forget the session too. Signing in in one tab signs in the others.
+ * No cookie is involved: the API takes bearer tokens only, so no request can be forged across sites.
  */
 export interface Session {
   readonly client: MarginClient;
@@ -25,17 +33,66 @@ export interface SessionOptions {
   baseUrl?: string;
   /** For tests: the client's fetch. */
   fetch?: (request: Request) => Promise<Response>;
-  /** For tests: a session already signed in. */
+  /** For tests: a session already signed in (its refresh token stored as a sign-in stores it). */
   tokens?: SessionTokens;
 }
 
+/** The key of the refresh token in localStorage, and the name of the lock its refreshes run under. */
+export const REFRESH_TOKEN_KEY = 'margincms:refresh-token';
+const REFRESH_LOCK = 'margincms:refresh';
+
+/** Storage that is disabled or full keeps the session in memory only, as before. */
+const stored = {
+  read(): string | null {
+    try {
+      return localStorage.getItem(REFRESH_TOKEN_KEY);
+    } catch {
+      return null;
+    }
+  },
+  write(token: string | null): void {
+    try {
+      if (token === null) localStorage.removeItem(REFRESH_TOKEN_KEY);
+      else localStorage.setItem(REFRESH_TOKEN_KEY, token);
+    } catch {
+      // The session lives on in this tab's memory.
+    }
+  },
+};
+
+/** The refresh token as this browser's tabs share it: in localStorage, refreshed under one Web Lock. */
+const sharedRefresh: SharedRefresh = {
+  read: stored.read,
+  async exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
+    return locks ? await locks.request(REFRESH_LOCK, task) : await task();
+  },
+};
+
 export function createSession(options: SessionOptions = {}): Session {
   const listeners = new Set<() => void>();
+  const notify = () => listeners.forEach((listener) => listener());
+  if (options.tokens) stored.write(options.tokens.refreshToken);
+  const kept = stored.read();
+  const tokens = options.tokens ?? (kept === null ? undefined : { accessToken: null, refreshToken: kept });
   const client = createMarginClient({
     baseUrl: options.baseUrl ?? `${window.location.origin}/api/v1`,
     ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.tokens ? { tokens: options.tokens } : {}),
-    onTokens: () => listeners.forEach((listener) => listener()),
+    ...(tokens ? { tokens } : {}),
+    shared: sharedRefresh,
+    onTokens: (pair) => {
+      stored.write(pair?.refreshToken ?? null);
+      notify();
+    },
+  });
+  // Another tab signed in or out (localStorage.clear() reports a null key).
+  window.addEventListener('storage', (event) => {
+    if (event.key !== REFRESH_TOKEN_KEY && event.key !== null) return;
+    const token = stored.read();
+    if (token === null) return client.resume(null);
+    if (client.tokens) return;
+    client.resume(token);
+    notify();
   });
   return {
     client,

@@ -7,7 +7,7 @@ import { render } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { AppProviders, createQueryClient } from '../app/providers';
 import { AppRoutes } from '../app/routes';
-import { createSession, type Session } from '../lib/session';
+import { createSession, REFRESH_TOKEN_KEY, type Session } from '../lib/session';
 
 type Handler = (request: Request, url: URL) => Response | Promise<Response>;
 
@@ -77,7 +77,9 @@ export function renderApp(path: string, session: Session) {
   );
 }
 
+/** A session over `fetch`, signed in with `signedInAs` as its access token, in a browser that kept no other. */
 export function sessionOver(fetch: (request: Request) => Promise<Response>, signedInAs?: string) {
+  localStorage.removeItem(REFRESH_TOKEN_KEY);
   return createSession({
     baseUrl: API,
     fetch,

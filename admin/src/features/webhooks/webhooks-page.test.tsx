@@ -2,6 +2,7 @@
 import { cleanup, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
+import { REFRESH_TOKEN_KEY } from '../../lib/session';
 import { fakeApi, json, problem, renderApp, sessionOver } from '../../test/fake-api';
 
 /** The webhooks route is loaded on demand: its first render waits for the chunk. */
@@ -110,7 +111,9 @@ describe('the webhooks page', () => {
     await user.click(within(panel).getByRole('button', { name: 'Dismiss' }));
     expect(document.body.innerHTML).not.toContain(SECRET);
     expect(screen.getByRole('form', { name: 'New subscription' })).toBeTruthy();
-    expect(localStorage.length + sessionStorage.length).toBe(0);
+    // Nothing but the session's refresh token is kept in storage.
+    expect(Object.keys(localStorage)).toEqual([REFRESH_TOKEN_KEY]);
+    expect(sessionStorage.length).toBe(0);
     expect(window.location.href).not.toContain(SECRET);
   });
 

@@ -1,9 +1,11 @@
+import { DRAFT_PREFIX } from '../../lib/local-drafts';
 import { EMPTY_SEO, type Fields } from './fields';
 
 /**
  * The author's unsaved work on one post, kept in this browser's localStorage while the form has
  * changes, so that a crash, a closed tab or a lost session loses nothing; removed once saved or
- * discarded. Only the post's fields are kept (never a token). Storage that is full, disabled or
+ * discarded, and every copy is dropped on sign-out (lib/local-drafts.ts). Only the post's fields are
+ * kept (never a token). Storage that is full, disabled or
  * holds something unreadable is treated as empty: the copy is a safety net, not a requirement.
  */
 export interface LocalCopy {
@@ -14,7 +16,7 @@ export interface LocalCopy {
   keptAt: string;
 }
 
-const keyOf = (postId: string | null) => `margincms:unsaved:${postId ?? 'new'}`;
+const keyOf = (postId: string | null) => `${DRAFT_PREFIX}${postId ?? 'new'}`;
 
 export function readLocalCopy(postId: string | null): LocalCopy | null {
   try {

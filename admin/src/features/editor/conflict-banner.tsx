@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { LineDiff, linesBetween } from '../../components/line-diff';
 import { differingFields, type FieldName, type Fields } from './fields';
 import { localTime } from './schedule';
@@ -41,7 +41,10 @@ function asText(fields: Fields): string {
 }
 
 /**
- * A 412 is a conversation: someone saved the post since the author opened it. The banner shows,
+ * A 412 is a conversation: someone saved the post since the author opened it. The banner comes up
+ * when a save is refused (`refused`), or before any save, as soon as the editor reads the newer
+ * version (on focus). It is an alert, scrolled into view and given focus each time a version
+ * arrives, wherever the author was on the page. It shows,
  * field by field, how the author's edit and the post as it is now (`current`) differ, and offers
  * the three ways on: take theirs, apply mine on top of theirs, or copy mine to keep it elsewhere.
  */
@@ -52,16 +55,25 @@ export function ConflictBanner({
   onKeepTheirs,
   onApplyMine,
   applying,
+  refused,
 }: {
   mine: Fields;
   theirs: Fields;
   theirsVersion: number;
+  /** Whether a save was refused (412), or the newer version was read before any save. */
+  refused: boolean;
   onKeepTheirs: () => void;
   onApplyMine: () => void;
   applying: boolean;
 }) {
   const [copied, setCopied] = useState<string>('');
   const differing = differingFields(mine, theirs);
+  const banner = useRef<HTMLElement>(null);
+  useEffect(() => {
+    // jsdom has no scrollIntoView.
+    banner.current?.scrollIntoView?.({ block: 'start' });
+    banner.current?.focus({ preventScroll: true });
+  }, [theirsVersion]);
 
   async function copyMine() {
     try {
@@ -73,10 +85,10 @@ export function ConflictBanner({
   }
 
   return (
-    <section className="conflict" aria-labelledby="conflict-title">
+    <section ref={banner} className="conflict" role="alert" aria-labelledby="conflict-title" tabIndex={-1}>
       <h2 id="conflict-title">Someone else saved this post meanwhile</h2>
       <p>
-        It is now at version {theirsVersion}. Your edit was not saved.{' '}
+        It is now at version {theirsVersion}. {refused ? 'Your edit was not saved.' : 'Your changes are not saved yet.'}{' '}
         {differing.length === 0 ? 'Their version and yours are the same.' : 'Here is how yours differs from theirs:'}
       </p>
       {differing.length > 0 && (

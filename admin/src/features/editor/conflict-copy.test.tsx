@@ -32,7 +32,7 @@ describe('the conflict banner after a 412', () => {
     await user.type(title, 'My title');
     await user.click(screen.getByRole('button', { name: 'Save' }));
 
-    const banner = await screen.findByRole('region', { name: 'Someone else saved this post meanwhile' });
+    const banner = await screen.findByRole('alert', { name: 'Someone else saved this post meanwhile' });
     await user.click(within(banner).getByRole('button', { name: 'Copy mine' }));
     expect(await within(banner).findByText('Your version is on the clipboard.')).toBeTruthy();
     expect(writeText.mock.calls).toEqual([
@@ -41,7 +41,7 @@ describe('the conflict banner after a 412', () => {
     // Only the save that met the 412 went out: copying writes nothing to the server.
     expect(patch.seen).toHaveLength(1);
     expect(api.requests.filter((r) => r.method !== 'GET' && r.url.pathname !== '/api/v1/preview')).toHaveLength(1);
-    expect(screen.getByRole('region', { name: 'Someone else saved this post meanwhile' })).toBeTruthy();
+    expect(screen.getByRole('alert', { name: 'Someone else saved this post meanwhile' })).toBeTruthy();
     expect(title.value).toBe('My title');
   });
 });

@@ -151,7 +151,7 @@ describe('the editor of a post', () => {
     await user.type(title, 'My title');
     await user.click(screen.getByRole('button', { name: 'Save' }));
 
-    const banner = await screen.findByRole('region', { name: 'Someone else saved this post meanwhile' });
+    const banner = await screen.findByRole('alert', { name: 'Someone else saved this post meanwhile' });
     expect(within(banner).getByText(/version 5/)).toBeTruthy();
     const terms = within(banner)
       .getAllByRole('term')
@@ -162,11 +162,11 @@ describe('the editor of a post', () => {
     const body = within(banner).getByRole('list', { name: 'Body, line by line' });
     expect(body.querySelector('del')?.textContent).toBe('Only in theirs: Their line two.');
     expect(body.querySelector('ins')?.textContent).toBe('Only in yours: Line two.');
-    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getAllByRole('alert')).toEqual([banner]);
 
     await user.click(within(banner).getByRole('button', { name: 'Apply mine on top' }));
     expect(await screen.findByText('Saved: version 6.', undefined, LOAD)).toBeTruthy();
-    expect(screen.queryByRole('region', { name: 'Someone else saved this post meanwhile' })).toBeNull();
+    expect(screen.queryByRole('alert', { name: 'Someone else saved this post meanwhile' })).toBeNull();
     expect(patch.seen).toEqual([
       { ifMatch: '"3"', key: null, body: { title: 'My title' } },
       { ifMatch: '"5"', key: null, body: { title: 'My title' } },

@@ -66,7 +66,7 @@ function ExistingPost({ id }: { id: string }) {
 type Outcome =
   | { kind: 'problem'; problem: ApiProblem }
   | { kind: 'slug-taken'; problem: ApiProblem; suggestedSlug: string }
-  | { kind: 'conflict'; current: Post };
+  | { kind: 'conflict'; current: Post; refused: boolean };
 
 const isMac = typeof navigator !== 'undefined' && /Mac|iP(hone|ad)/.test(navigator.platform);
 
@@ -108,6 +108,20 @@ function PostForm({ saved }: { saved: Post | null }) {
   const baseFields = base ? fieldsOf(base) : EMPTY_FIELDS;
   const dirty = differingFields(baseFields, draft).length > 0;
   const postId = saved?.id ?? null;
+  // A newer version read while the form is open (on focus): it replaces a form without changes;
+  // over changes, the conflict banner says so now, before a save would be refused. A save under
+  // way is left to its own answer (its 412, or the version it made).
+  const [shown, setShown] = useState(saved);
+  if (saved !== shown) {
+    setShown(saved);
+    if (saved && base && saved.version > base.version && !pending) {
+      if (dirty) setOutcome({ kind: 'conflict', current: saved, refused: false });
+      else {
+        setBase(saved);
+        setDraft(fieldsOf(saved));
+      }
+    }
+  }
   /** Unsaved work this browser kept from an earlier visit, offered until restored or discarded. */
   const [offered, setOffered] = useState<LocalCopy | null>(() => {
     const copy = readLocalCopy(postId);
@@ -144,7 +158,7 @@ function PostForm({ saved }: { saved: Post | null }) {
     const problem = problemOf(error, response);
     setFailures((n) => n + 1);
     if (response.status === 412 && error !== null && typeof error === 'object' && 'current' in error) {
-      setOutcome({ kind: 'conflict', current: (error as PreconditionFailed).current });
+      setOutcome({ kind: 'conflict', current: (error as PreconditionFailed).current, refused: true });
     } else if (response.status === 409 && typeof (error as Partial<SlugTaken>).suggestedSlug === 'string') {
       setOutcome({ kind: 'slug-taken', problem, suggestedSlug: (error as SlugTaken).suggestedSlug });
     } else {
@@ -172,8 +186,9 @@ function PostForm({ saved }: { saved: Post | null }) {
           setStatus('Nothing to save.');
           return;
         }
-        // src/client sends If-Match with the last ETag it saw for the post (after a 412, current's).
-        const result = await client.updatePost(from.id, patch, { autosave });
+        // If-Match names the version the change is measured from (the post's ETag is its version
+        // quoted), not the last ETag src/client saw: a refetch on focus may have seen a newer one.
+        const result = await client.updatePost(from.id, patch, { ifMatch: `"${from.version}"`, autosave });
         if (result.error !== undefined) return failed(result.error, result.response);
         setOutcome(null);
         setBase(result.data);
@@ -330,6 +345,7 @@ function PostForm({ saved }: { saved: Post | null }) {
           mine={draft}
           theirs={fieldsOf(outcome.current)}
           theirsVersion={outcome.current.version}
+          refused={outcome.refused}
           applying={pending}
           onKeepTheirs={() => {
             setBase(outcome.current);
@@ -493,7 +509,13 @@ function PostForm({ saved }: { saved: Post | null }) {
             {pending ? 'Saving…' : 'Save'}
           </button>
           <span className="hint">or {shortcut}</span>
-          <span aria-live="polite">{pending ? 'Saving…' : status || (dirty ? 'Unsaved changes.' : '')}</span>
+          <span aria-live="polite">
+            {pending
+              ? 'Saving…'
+              : outcome?.kind === 'conflict'
+                ? 'Conflict: see the notice above.'
+                : status || (dirty ? 'Unsaved changes.' : '')}
+          </span>
         </div>
       </form>
       {saved && <SharePreview postId={saved.id} />}

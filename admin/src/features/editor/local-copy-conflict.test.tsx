@@ -25,7 +25,7 @@ describe('the local copy of unsaved work after a 412', () => {
     await user.clear(title);
     await user.type(title, 'My title');
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    await screen.findByRole('region', { name: 'Someone else saved this post meanwhile' });
+    await screen.findByRole('alert', { name: 'Someone else saved this post meanwhile' });
     expect(patch.seen).toHaveLength(1);
     expect(kept()).toMatchObject({ fields: { title: 'My title', body: 'Line one.\nLine two.\n' }, baseVersion: 3 });
     cleanup();

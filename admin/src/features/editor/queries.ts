@@ -4,13 +4,19 @@ import { tagKeys } from '../../lib/query-keys';
 import { postQuery } from '../../lib/post-query';
 import { useSession } from '../../lib/session';
 
-/** One post with its body, as the editor opens it (src/client remembers its ETag for the save). */
+/**
+ * One post with its body, as the editor opens it: read afresh on every opening and whenever the
+ * window regains focus, so a change made in another tab, by someone else or by the scheduler shows
+ * at once. What a newer version does to the form is the form's to decide (PostForm: it replaces a
+ * form without changes, and brings up the conflict banner over one with changes).
+ */
 export function usePost(id: string) {
   const { client } = useSession();
   return useQuery({
     ...postQuery(client, id),
-    // The editor's copy is the author's working base: never swapped under them by a refetch.
-    staleTime: Infinity,
+    staleTime: 0,
+    refetchOnMount: 'always',
+    refetchOnWindowFocus: 'always',
   });
 }
 

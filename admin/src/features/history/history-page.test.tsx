@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, screen, within } from '@testing-library/react';
+import { cleanup, screen, within, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bodyText } from '../../test/codemirror';
@@ -206,8 +206,8 @@ describe('the history of a post', () => {
     expect(title.value).toBe('Hello');
     expect(bodyText()).toBe('Line one.\nLine two.\n');
     expect(seen).toEqual(['"3"']);
-    // The editor shows the restored post as it came back: no second read.
-    expect(api.calls('GET', '/posts/01A')).toHaveLength(1);
+    // The editor shows the restored post as it came back, then reads it afresh as every opening does.
+    await waitFor(() => expect(api.calls('GET', '/posts/01A')).toHaveLength(2));
   });
 
   it('"Cancel" restores nothing and gives the focus back to the restore button', async () => {

@@ -1,5 +1,6 @@
 import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
-import { createMarginClient, type MarginClient, type SessionTokens, type SharedRefresh } from '../../../src/client/index.js';
+import { createMarginClient, type MarginClient, type SessionTokens } from '../../../src/client/index.js';
+import { browserSharedRefresh } from './shared-refresh';
 
 /**
  * The signed-in user's session: the one API client of the app (src/client, with its bearer token,
@@ -13,9 +14,10 @@ import { createMarginClient, type MarginClient, type SessionTokens, type SharedR
  *   out. Should one get a refresh token anyway, the server rotates it on every use and detects a
  *   reuse: the first of thief and user to refresh after the other ends the whole session family.
  * - Tabs share the token without ever spending it twice (which would look like that reuse): each
- *   refresh runs under one Web Lock and spends the token as stored at that moment (src/client's
- *   SharedRefresh). Where the Web Locks API is missing (a page served over plain HTTP to a host
- *   other than localhost), refreshes read the stored token first but are not serialised.
+ *   refresh runs under one Web Lock and spends the token as the tab before it left it (src/client's
+ *   SharedRefresh; shared-refresh.ts reads it from IndexedDB inside the lock). Where the Web Locks
+ *   API is missing (a page served over plain HTTP to a host other than localhost), refreshes read
+ *   the stored token first but are not serialised.
  * - Signing out (or a refused refresh) removes the stored token; the other tabs hear of it through
  *   the storage event and forget the session too. Signing in in one tab signs in the others.
  * No cookie is involved: the API takes bearer tokens only, so no request can be forged across sites.
@@ -37,11 +39,10 @@ export interface SessionOptions {
   tokens?: SessionTokens;
 }
 
-/** The key of the refresh token in localStorage, and the name of the lock its refreshes run under. */
+/** The key of the refresh token in localStorage. */
 export const REFRESH_TOKEN_KEY = 'margincms:refresh-token';
-const REFRESH_LOCK = 'margincms:refresh';
 
-/** Storage that is disabled or full keeps the session in memory only, as before. */
+/** Storage that is disabled or full keeps the session in this tab's memory only. */
 const stored = {
   read(): string | null {
     try {
@@ -60,19 +61,16 @@ const stored = {
   },
 };
 
-/** The refresh token as this browser's tabs share it: in localStorage, refreshed under one Web Lock. */
-const sharedRefresh: SharedRefresh = {
-  read: stored.read,
-  async exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const locks = typeof navigator === 'undefined' ? undefined : navigator.locks;
-    return locks ? await locks.request(REFRESH_LOCK, task) : await task();
-  },
-};
+/** The refresh token as this browser's tabs share it, refreshed under one Web Lock (shared-refresh.ts). */
+const sharedRefresh = browserSharedRefresh(stored.read);
 
 export function createSession(options: SessionOptions = {}): Session {
   const listeners = new Set<() => void>();
   const notify = () => listeners.forEach((listener) => listener());
-  if (options.tokens) stored.write(options.tokens.refreshToken);
+  if (options.tokens) {
+    stored.write(options.tokens.refreshToken);
+    sharedRefresh.keep(options.tokens.refreshToken);
+  }
   const kept = stored.read();
   const tokens = options.tokens ?? (kept === null ? undefined : { accessToken: null, refreshToken: kept });
   const client = createMarginClient({
@@ -82,6 +80,7 @@ export function createSession(options: SessionOptions = {}): Session {
     shared: sharedRefresh,
     onTokens: (pair) => {
       stored.write(pair?.refreshToken ?? null);
+      sharedRefresh.keep(pair?.refreshToken ?? null);
       notify();
     },
   });

@@ -12,7 +12,7 @@ describeAdmin('the admin app in headless Chromium', (site) => {
     expect(created.response.status).toBe(201);
   });
 
-  it('signs in with a created user and lists a post created through the API: no console error, nothing from elsewhere, no serious axe violation (light and dark), tokens in no storage', async () => {
+  it('signs in with a created user and lists a post created through the API: no console error, nothing from elsewhere, no serious axe violation (light and dark), only the refresh token in storage, none after sign-out', async () => {
     const page = await site.page();
 
     // Signed out, /admin/ leads to the sign-in page.
@@ -60,11 +60,16 @@ describeAdmin('the admin app in headless Chromium', (site) => {
     expect(await seriousViolations(page)).toEqual([]);
     await site.screenshot(page, 'posts-360-dark', true);
 
-    // The tokens live in the client's memory only.
-    expect(await page.evaluate<unknown[]>('[localStorage.length, sessionStorage.length, document.cookie]')).toEqual([0, 0, '']);
+    // The access token lives in the client's memory; only the refresh token is kept, and no cookie.
+    expect(await page.evaluate<unknown[]>('[Object.keys(localStorage), sessionStorage.length, document.cookie]')).toEqual([
+      ['margincms:refresh-token'],
+      0,
+      '',
+    ]);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to MarginCMS' }).waitFor();
+    expect(await page.evaluate<number>('localStorage.length')).toBe(0);
 
     site.expectClean(page);
     await page.context().close();
@@ -101,7 +106,7 @@ describeAdmin('the admin app in headless Chromium', (site) => {
     // Bob, still on version 1, changes the body's second line and saves: 412, the banner.
     await bob.getByLabel('Body (markdown)').fill('The first line.\nBob rewrote the second line.');
     await bob.getByRole('button', { name: 'Save' }).click();
-    const banner = bob.getByRole('region', { name: 'Someone else saved this post meanwhile' });
+    const banner = bob.getByRole('alert', { name: 'Someone else saved this post meanwhile' });
     await banner.waitFor();
     expect(await banner.getByRole('term').allTextContents()).toEqual(['Title', 'Body']);
     expect(await banner.locator('del').allTextContents()).toEqual(['Only in theirs: The second line.']);
@@ -123,8 +128,9 @@ describeAdmin('the admin app in headless Chromium', (site) => {
     });
 
     // Saved work leaves no local copy behind (it is kept only while a form has changes).
-    expect(await ada.evaluate<number>('localStorage.length')).toBe(0);
-    expect(await bob.evaluate<number>('localStorage.length')).toBe(0);
+    const copies = "Object.keys(localStorage).filter((key) => key.startsWith('margincms:unsaved:')).length";
+    expect(await ada.evaluate<number>(copies)).toBe(0);
+    expect(await bob.evaluate<number>(copies)).toBe(0);
     site.expectClean(ada);
     site.expectClean(bob);
     await ada.context().close();

@@ -13,7 +13,7 @@ import type { SharedRefresh } from '../../../src/client/index.js';
  * token for what must be synchronous (whether a new tab starts signed in) and for the storage event
  * that tells the other tabs of a sign-in or sign-out.
  */
-export interface BrowserSharedRefresh extends SharedRefresh {
+interface BrowserSharedRefresh extends SharedRefresh {
   /** Records the token (or the end of the session) for the next holder of the lock. */
   keep(token: string | null): void;
 }

@@ -41,22 +41,19 @@ export function clientAddressOf(c: Context<Env>, trustProxy: boolean): string {
 }
 
 /**
- * The origin (scheme, host, port) the client asked this server by: with `trustProxy`, the last
- * X-Forwarded-Proto (http or https) and X-Forwarded-Host entries (the ones our trusted proxy set)
- * where given, else the request's own URL (the Host header). Only an origin comes out: whatever
- * else a header holds (a path, a user) is not part of it.
+ * The origin (scheme, host, port) the client asked this server by: its host from the request's
+ * own URL (the Host header), its scheme with `trustProxy` from the last X-Forwarded-Proto entry
+ * (http or https: the one our trusted proxy set, which ended TLS), else the request's own.
+ * X-Forwarded-Host is never read: a proxy that does not set it passes on the client's, which no
+ * cache keys its answers by, so one forged request would put another host into the public,
+ * cached Content API answers every reader gets. A proxy that rewrites Host wants PUBLIC_API_URL.
  */
 export function originOf(c: Context<Env>, trustProxy: boolean): string {
   const own = new URL(c.req.url);
   if (!trustProxy) return own.origin;
   const proto = c.req.header('x-forwarded-proto')?.split(',').at(-1)?.trim().toLowerCase();
-  const host = c.req.header('x-forwarded-host')?.split(',').at(-1)?.trim();
-  const scheme = proto === 'http' || proto === 'https' ? proto : own.protocol.slice(0, -1);
-  try {
-    return new URL(`${scheme}://${host || own.host}`).origin;
-  } catch {
-    return own.origin; // a forwarded host that is no host
-  }
+  if (proto !== 'http' && proto !== 'https') return own.origin;
+  return new URL(`${proto}://${own.host}`).origin;
 }
 
 /**

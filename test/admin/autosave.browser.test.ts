@@ -137,7 +137,7 @@ describeAdmin('autosave in headless Chromium', (site) => {
     await page.getByLabel('Body (markdown)').click();
     await page.keyboard.press('Control+End');
     await page.keyboard.type(' Mine.', { delay: 40 });
-    const banner = page.getByRole('region', { name: 'Someone else saved this post meanwhile' });
+    const banner = page.getByRole('alert', { name: 'Someone else saved this post meanwhile' });
     await banner.waitFor();
     expect((await api.GET('/posts/{id}', { params: { path: { id } } })).data).toMatchObject({ version: 2, body: 'Shared line.' });
     site.expectClean(page);

@@ -38,10 +38,19 @@ describe('autosave in the editor', () => {
     );
     await openEditor({}, { 'PATCH /posts/01A': patch.handler });
     typeInBody(' Mine');
-    expect(await screen.findByRole('region', { name: BANNER }, AFTER_DELAY)).toBeTruthy();
+    expect(await screen.findByRole('alert', { name: BANNER }, AFTER_DELAY)).toBeTruthy();
     typeInBody(' and more');
     await pause(AUTOSAVE_DELAY_MS + 500);
     expect(patch.seen).toHaveLength(1);
+  });
+
+  it('a draft scheduled to go out within half an hour does not save itself: the scheduler would publish half an edit', async () => {
+    const patch = writes((_n, body) => json(200, post({ ...body, version: 4 }), { etag: '"4"' }));
+    await openEditor({ publishAt: new Date(Date.now() + 10 * 60_000).toISOString() }, { 'PATCH /posts/01A': patch.handler });
+    typeInBody(' Half an edit');
+    await pause(AUTOSAVE_DELAY_MS + 500);
+    expect(patch.seen).toEqual([]);
+    expect(screen.getByText('Unsaved changes.')).toBeTruthy();
   });
 
   it('a published post does not save itself: its change waits for Save, kept in the local copy meanwhile', async () => {

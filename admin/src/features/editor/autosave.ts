@@ -9,12 +9,20 @@ import type { Fields } from './fields';
 export const AUTOSAVE_DELAY_MS = 2_500;
 
 /**
- * Whether the editor saves `draft` by itself: a draft on the server (scheduled or not) whose edit
- * keeps it a draft with its schedule, as the server autosaves. A published post's changes, and a
- * publish or a schedule, wait for Save, so half an edit never goes live.
+ * How close to its publish time a scheduled draft stops saving itself: the scheduler publishes
+ * what is saved, so an edit begun this near going out waits for Save, as a published post's does.
  */
-export function autosaves(base: Post | null, draft: Fields): boolean {
-  return base !== null && base.status === 'draft' && draft.status === 'draft' && draft.publishAt === base.publishAt;
+export const AUTOSAVE_SCHEDULED_MARGIN_MS = 30 * 60_000;
+
+/**
+ * Whether the editor saves `draft` by itself: a draft on the server (scheduled or not) whose edit
+ * keeps it a draft with its schedule, as the server autosaves, unless it is scheduled to go out
+ * within AUTOSAVE_SCHEDULED_MARGIN_MS of `now`. A published post's changes, and a publish or a
+ * schedule, wait for Save, so half an edit never goes live.
+ */
+export function autosaves(base: Post | null, draft: Fields, now = Date.now()): boolean {
+  if (base === null || base.status !== 'draft' || draft.status !== 'draft' || draft.publishAt !== base.publishAt) return false;
+  return base.publishAt === null || Date.parse(base.publishAt) - now > AUTOSAVE_SCHEDULED_MARGIN_MS;
 }
 
 /**

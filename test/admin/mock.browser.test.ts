@@ -99,7 +99,7 @@ describe.skipIf(!executablePath)('the admin against the mock (make dev)', () => 
 
     await page.getByLabel('Title').fill('Mine');
     await page.getByRole('button', { name: 'Save' }).click();
-    const banner = page.getByRole('region', { name: 'Someone else saved this post meanwhile' });
+    const banner = page.getByRole('alert', { name: 'Someone else saved this post meanwhile' });
     await banner.waitFor();
     expect(await banner.textContent()).toContain('Theirs: Writing markdown that lasts');
     expect(await panel.getByRole('listitem').first().textContent()).toBe('PATCH /posts/{id} (code=412): 412');

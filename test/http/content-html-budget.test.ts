@@ -112,7 +112,7 @@ describe('a published post of 148,000 unclosed <div> lines asked for with includ
   it('answers a matching If-None-Match 304 at once, without rendering', async () => {
     // A client holding the rendered answer (from another process) of a version never rendered here.
     const post = await create('Hostile, revalidated', HOSTILE);
-    const { rendered } = htmlEtagsOf(post, loadConfig({}).content.siteUrl);
+    const { rendered } = htmlEtagsOf(post, loadConfig({}).content.siteUrl, [], `${base}/content`);
     const started = performance.now();
     const response = await fetch(`${base}/content/posts/slug/${post.slug}?include=html`, { headers: { 'if-none-match': rendered } });
     expect(response.status).toBe(304);

@@ -12,7 +12,7 @@ export const AUTOSAVE_DELAY_MS = 2_500;
  * How close to its publish time a scheduled draft stops saving itself: the scheduler publishes
  * what is saved, so an edit begun this near going out waits for Save, as a published post's does.
  */
-export const AUTOSAVE_SCHEDULED_MARGIN_MS = 30 * 60_000;
+const AUTOSAVE_SCHEDULED_MARGIN_MS = 30 * 60_000;
 
 /**
  * Whether the editor saves `draft` by itself: a draft on the server (scheduled or not) whose edit

@@ -8,19 +8,8 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import type { BrowserContext, Page, Response } from 'playwright-core';
 import { expect, it } from 'vitest';
-import type { Clock } from '../../src/domain/index.js';
+import { AheadClock } from '../support/ahead-clock.js';
 import { describeAdmin, SCREENSHOTS, watchPage, type AdminSite } from './harness.js';
-
-/** Real time, plus what the test moved it on by. */
-class AheadClock implements Clock {
-  #aheadMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.#aheadMs);
-  }
-  advance(ms: number): void {
-    this.#aheadMs += ms;
-  }
-}
 
 const clock = new AheadClock();
 /**

@@ -5,19 +5,8 @@
  * answers 401, and the typed client must refresh and send the request again.
  */
 import { expect, it } from 'vitest';
-import type { Clock } from '../../src/domain/index.js';
+import { AheadClock } from '../support/ahead-clock.js';
 import { describeAdmin } from './harness.js';
-
-/** Real time, plus what the test moved it on by. */
-class AheadClock implements Clock {
-  #aheadMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.#aheadMs);
-  }
-  advance(ms: number): void {
-    this.#aheadMs += ms;
-  }
-}
 
 const clock = new AheadClock();
 /** Past the default access-token lifetime (900 s) and its tolerance. */

@@ -1,19 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
 import { LineDiff, linesBetween } from '../../components/line-diff';
+import { FIELD_LABELS } from '../../lib/post-fields';
 import { differingFields, type FieldName, type Fields } from './fields';
 import { localTime } from './schedule';
 
-const LABELS: Record<FieldName, string> = {
-  title: 'Title',
-  slug: 'Slug',
-  excerpt: 'Excerpt',
-  tags: 'Tags',
-  status: 'Status',
-  publishAt: 'Publish at',
-  coverImage: 'Cover image',
-  seo: 'Search and sharing',
-  body: 'Body',
-};
+/** Each field named as the editor labels it. */
+const LABELS: Record<FieldName, string> = FIELD_LABELS;
 
 const shown = (fields: Fields, name: Exclude<FieldName, 'body'>): string => {
   if (name === 'publishAt') return fields.publishAt === null ? '(not scheduled)' : localTime(fields.publishAt);

@@ -68,6 +68,13 @@ function brotliOptions(bytes: number): BrotliOptions {
   return {
     params: {
       [constants.BROTLI_PARAM_QUALITY]: 5,
+      // A window as large as the body and no larger (brotli's default is 4 MiB): the same bytes
+      // out, and an encoder of kilobytes, not megabytes, allocated and freed on every answer,
+      // which cost as much again as compressing an 8 KB page (bench/NOTES.md).
+      [constants.BROTLI_PARAM_LGWIN]: Math.min(
+        22, // brotli's default window, for bodies of 4 MiB and more
+        Math.max(constants.BROTLI_MIN_WINDOW_BITS, Math.ceil(Math.log2(bytes + 1))),
+      ),
       [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
       [constants.BROTLI_PARAM_SIZE_HINT]: bytes,
     },

@@ -8,16 +8,13 @@
  * it is open in a second tab; two tabs on one post; a reload; export → edit a file → import; sign
  * out with unsaved work. About three minutes, most of it the two expiries.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { strFromU8, strToU8, unzipSync, zipSync } from 'fflate';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMarginClient, type MarginClient } from '../../src/client/index.js';
 import { chromiumPath, launchChromium } from '../support/chromium.js';
-import { freePort } from '../support/ports.js';
-import { firstHealthz, spawnServer, stopServers } from '../support/server-process.js';
+import { startBuiltEmbedded } from '../support/server-process.js';
 import { watchPage } from './harness.js';
 
 const executable = chromiumPath('test/admin/author-day.browser.test.ts');
@@ -42,30 +39,20 @@ async function switchTo(page: Page): Promise<void> {
 }
 
 describe.skipIf(executable === null)('an author’s day on the built server, in headless Chromium', () => {
-  let dataDir = '';
+  let stop: (() => void) | undefined;
   let base = '';
   let browser: Browser;
   let api: MarginClient;
 
   beforeAll(
     async () => {
-      dataDir = mkdtempSync(join(tmpdir(), 'margin-author-day-'));
-      const port = await freePort();
-      base = `http://127.0.0.1:${port}`;
-      const server = spawnServer(
-        {
-          DATA_DIR: dataDir,
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          ADMIN_EMAIL: AUTHOR.email,
-          ADMIN_PASSWORD: AUTHOR.password,
-          ACCESS_TOKEN_TTL_SECONDS: String(TOKEN_TTL_SECONDS),
-          PUBLISH_INTERVAL_SECONDS: '1',
-          LOG_LEVEL: 'warn',
-        },
-        { built: true },
+      const server = await startBuiltEmbedded(
+        AUTHOR,
+        { ACCESS_TOKEN_TTL_SECONDS: String(TOKEN_TTL_SECONDS), PUBLISH_INTERVAL_SECONDS: '1', LOG_LEVEL: 'warn' },
+        FIRST_START_SECONDS,
       );
-      await firstHealthz(server, `${base}/api/v1`, FIRST_START_SECONDS);
+      base = server.origin;
+      stop = server.stop;
       api = createMarginClient({ baseUrl: `${base}/api/v1` });
       expect((await api.login(AUTHOR.email, AUTHOR.password)).response.status).toBe(200);
       browser = await launchChromium(executable!);
@@ -75,8 +62,7 @@ describe.skipIf(executable === null)('an author’s day on the built server, in 
 
   afterAll(async () => {
     await browser?.close();
-    stopServers();
-    if (dataDir !== '') rmSync(dataDir, { recursive: true, force: true });
+    stop?.();
   });
 
   /** The post as the API has it now. */

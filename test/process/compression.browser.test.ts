@@ -3,14 +3,10 @@
  * PGlite): what its scripts weigh on the wire, as the browser's own resource timing counts it
  * (`encodedBodySize`, the bytes received, against `decodedBodySize`) (#41 item 9).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchChromium } from '../support/chromium.js';
-import { freePort } from '../support/ports.js';
-import { firstHealthz, spawnServer, stopServers } from '../support/server-process.js';
+import { startBuiltEmbedded } from '../support/server-process.js';
 
 const executablePath = chromiumPath(import.meta.filename);
 
@@ -23,33 +19,18 @@ interface Loaded {
 describe.skipIf(executablePath === null)("the admin's first load in Chromium", () => {
   let browser: Browser;
   let origin: string;
-  let dataDir: string;
+  let stop: (() => void) | undefined;
 
   beforeAll(async () => {
-    const port = await freePort();
-    dataDir = mkdtempSync(join(tmpdir(), 'margin-compression-browser-'));
-    const server = spawnServer(
-      {
-        DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        ADMIN_EMAIL: 'owner@example.com',
-        ADMIN_PASSWORD: 'correct horse battery staple 42!',
-        HOUSEKEEPING_INTERVAL_SECONDS: '0',
-        PUBLISH_INTERVAL_SECONDS: '0',
-        WEBHOOK_POLL_MS: '0',
-      },
-      { built: true },
-    );
-    origin = `http://127.0.0.1:${port}`;
-    await firstHealthz(server, `${origin}/api/v1`, 90);
+    const server = await startBuiltEmbedded({ email: 'owner@example.com', password: 'correct horse battery staple 42!' });
+    origin = server.origin;
+    stop = server.stop;
     browser = await launchChromium(executablePath!);
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    stopServers();
-    rmSync(dataDir, { recursive: true, force: true });
+    stop?.();
   });
 
   it('receives its scripts in brotli: under a third of their bytes', async () => {

@@ -5,13 +5,11 @@
  * compressed as they are made (#41 item 9).
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstHealthz, spawnServer, stopServers } from '../support/server-process.js';
-import { freePort } from '../support/ports.js';
+import { startBuiltEmbedded } from '../support/server-process.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const OWNER = { email: 'owner@example.com', password: 'correct horse battery staple 42!' };
@@ -24,7 +22,7 @@ interface Answer {
 }
 
 let origin: string;
-let dataDir: string;
+let stop: (() => void) | undefined;
 let token: string;
 
 /** One request, its answer's bytes as sent. */
@@ -58,23 +56,9 @@ async function api(path: string, init: { method?: string; body?: unknown; header
 }
 
 beforeAll(async () => {
-  const port = await freePort();
-  dataDir = mkdtempSync(join(tmpdir(), 'margin-compression-'));
-  const server = spawnServer(
-    {
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ADMIN_EMAIL: OWNER.email,
-      ADMIN_PASSWORD: OWNER.password,
-      HOUSEKEEPING_INTERVAL_SECONDS: '0',
-      PUBLISH_INTERVAL_SECONDS: '0',
-      WEBHOOK_POLL_MS: '0',
-    },
-    { built: true },
-  );
-  origin = `http://127.0.0.1:${port}`;
-  await firstHealthz(server, `${origin}/api/v1`, 90);
+  const server = await startBuiltEmbedded(OWNER);
+  origin = server.origin;
+  stop = server.stop;
   const login = await fetch(`${origin}/api/v1/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -90,10 +74,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(() => {
-  stopServers();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => stop?.());
 
 describe('the admin app built with brotli and gzip copies', () => {
   const index = () => readFileSync(join(ROOT, 'dist/admin/index.html'), 'utf8');

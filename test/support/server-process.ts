@@ -7,7 +7,9 @@
  * its server orphaned, still running its jobs against a database the test has dropped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './databases.js';
 import { createRequire } from 'node:module';
@@ -84,6 +86,47 @@ export async function firstHealthz(server: Spawned, base: string, seconds = 30):
     if (i > seconds * 10) throw new Error(`no /healthz answer within ${seconds} s:\n${server.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * The built server (`dist/main.js`) as `make run` serves it, on embedded PGlite in a data folder
+ * of its own whose first admin is `admin`, its periodic jobs off unless `env` turns them on;
+ * waits for its first /healthz (a first PGlite start takes half a minute on a busy machine).
+ * `stop()` kills it and removes the folder.
+ */
+export async function startBuiltEmbedded(
+  admin: { email: string; password: string },
+  env: Record<string, string> = {},
+  seconds = 100,
+): Promise<{ origin: string; stop: () => void }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'margin-built-'));
+  const port = await freePort();
+  const server = spawnServer(
+    {
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ADMIN_EMAIL: admin.email,
+      ADMIN_PASSWORD: admin.password,
+      HOUSEKEEPING_INTERVAL_SECONDS: '0',
+      PUBLISH_INTERVAL_SECONDS: '0',
+      WEBHOOK_POLL_MS: '0',
+      ...env,
+    },
+    { built: true },
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  const stop = () => {
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await firstHealthz(server, `${origin}/api/v1`, seconds);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return { origin, stop };
 }
 
 /**
